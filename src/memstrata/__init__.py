@@ -1,0 +1,123 @@
+"""memstrata: layered, auditable long-term memory for LLM agents.
+
+The public names are loaded on first use, so ``import memstrata`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Memory": "memstrata.api",
+    "IngestReport": "memstrata.api",
+    "DeleteReport": "memstrata.api",
+    "Settings": "memstrata.settings",
+    "load_settings": "memstrata.settings",
+    "Scope": "memstrata.model",
+    "Turn": "memstrata.model",
+    "Episode": "memstrata.model",
+    "Fact": "memstrata.model",
+    "Document": "memstrata.model",
+    "DocumentKind": "memstrata.model",
+    "Identity": "memstrata.model",
+    "Profile": "memstrata.model",
+    "Slot": "memstrata.model",
+    "TopicDocument": "memstrata.model",
+    "ItemVersion": "memstrata.model",
+    "Category": "memstrata.model",
+    "Role": "memstrata.model",
+    "DeleteReason": "memstrata.model",
+    "EpisodeFilter": "memstrata.model",
+    "FactFilter": "memstrata.model",
+    "Stats": "memstrata.model",
+    "MemstrataError": "memstrata.errors",
+    "ConfigError": "memstrata.errors",
+    "InvalidInputError": "memstrata.errors",
+    "ImportFormatError": "memstrata.errors",
+    "NotFoundError": "memstrata.errors",
+    "ConflictError": "memstrata.errors",
+    "BusyError": "memstrata.errors",
+    "StoreError": "memstrata.errors",
+    "MigrationError": "memstrata.errors",
+}
+
+__all__ = [
+    "BusyError",
+    "Category",
+    "ConfigError",
+    "ConflictError",
+    "DeleteReason",
+    "DeleteReport",
+    "Document",
+    "DocumentKind",
+    "Episode",
+    "EpisodeFilter",
+    "Fact",
+    "FactFilter",
+    "Identity",
+    "ImportFormatError",
+    "IngestReport",
+    "InvalidInputError",
+    "ItemVersion",
+    "Memory",
+    "MemstrataError",
+    "MigrationError",
+    "NotFoundError",
+    "Profile",
+    "Role",
+    "Scope",
+    "Settings",
+    "Slot",
+    "Stats",
+    "StoreError",
+    "TopicDocument",
+    "Turn",
+    "__version__",
+    "load_settings",
+]
+
+if TYPE_CHECKING:
+    from memstrata.api import DeleteReport, IngestReport, Memory
+    from memstrata.errors import (
+        BusyError,
+        ConfigError,
+        ConflictError,
+        ImportFormatError,
+        InvalidInputError,
+        MemstrataError,
+        MigrationError,
+        NotFoundError,
+        StoreError,
+    )
+    from memstrata.model import (
+        Category,
+        DeleteReason,
+        Document,
+        DocumentKind,
+        Episode,
+        EpisodeFilter,
+        Fact,
+        FactFilter,
+        Identity,
+        ItemVersion,
+        Profile,
+        Role,
+        Scope,
+        Slot,
+        Stats,
+        TopicDocument,
+        Turn,
+    )
+    from memstrata.settings import Settings, load_settings
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memstrata' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,583 @@
+"""The facade: :class:`Memory`, the one entry point the CLI, HTTP and MCP front-ends call.
+
+Synchronous and thread-safe (the store serialises its own access). Every method takes the
+scope it acts in; a bare string is taken as a user id.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Final, Literal
+
+from memstrata import importers
+from memstrata.codec import episode_to_json, parse_time, record_to_json
+from memstrata.errors import ConflictError, InvalidInputError
+from memstrata.ids import kind_of, new_id
+from memstrata.importers import ImportBatch
+from memstrata.model import (
+    Category,
+    DeleteReason,
+    Document,
+    DocumentKind,
+    Episode,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
+    HistoryOp,
+    Identity,
+    ItemVersion,
+    JsonValue,
+    Profile,
+    Role,
+    Scope,
+    Stats,
+    Turn,
+    utc,
+)
+from memstrata.ports import Clock, RecordStore, SystemClock, TraceSink
+from memstrata.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+TurnLike = str | Turn | Mapping[str, Any]
+ScopeLike = Scope | str
+Record = Episode | Fact | Document
+ListKind = Literal["episode", "fact", "document"]
+
+_FACT_FIELDS: Final = frozenset(
+    {
+        "text",
+        "category",
+        "confidence",
+        "importance",
+        "topic",
+        "sources",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+    }
+)
+_TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
+_SAMPLE_FILE: Final = "sample.jsonl"
+
+
+def as_scope(scope: ScopeLike) -> Scope:
+    if isinstance(scope, Scope):
+        return scope
+    if isinstance(scope, str):
+        return Scope(scope)
+    raise InvalidInputError(f"a scope must be a Scope or a user id, not {type(scope).__name__}")
+
+
+def as_turn(value: TurnLike) -> Turn:
+    if isinstance(value, Turn):
+        return value
+    if isinstance(value, str):
+        return Turn(text=value)
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - _TURN_KEYS)
+        if unknown:
+            raise InvalidInputError(f"unknown turn field(s): {', '.join(unknown)}")
+        if "text" not in value:
+            raise InvalidInputError("a turn needs a 'text'")
+        try:
+            role = Role(value.get("role") or "user")
+        except ValueError:
+            raise InvalidInputError(f"unknown role {value.get('role')!r}") from None
+        time = value.get("time")
+        if isinstance(time, str):
+            time = parse_time(time)
+        return Turn(
+            text=value["text"],
+            speaker=value.get("speaker"),
+            role=role,
+            time=time,
+            session_id=value.get("session_id"),
+            metadata=dict(value.get("metadata") or {}),
+        )
+    raise InvalidInputError(f"a turn must be text, a Turn or a mapping, not {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """What an import stored."""
+
+    source: str
+    format: str
+    conversations: int
+    turns: int
+    questions: int
+    scopes: tuple[Scope, ...]
+    seconds: float
+
+    @property
+    def turns_per_s(self) -> float:
+        return self.turns / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteReport:
+    """What a delete removed: the item and what cascaded from it."""
+
+    deleted: tuple[str, ...]
+    cascaded: tuple[str, ...] = field(default_factory=tuple)
+
+
+class Memory:
+    """Long-term memory for agents: capture, curate, serve.
+
+    ``Memory.open()`` uses the settings (data directory, trace); tests and embedders can pass
+    their own ``store``, ``trace`` and ``clock``.
+    """
+
+    def __init__(
+        self,
+        store: RecordStore,
+        *,
+        trace: TraceSink | None = None,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        self.store = store
+        self.trace = trace
+        self.clock = clock or SystemClock()
+        self.settings = settings
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        clock: Clock | None = None,
+    ) -> Memory:
+        """Open (creating if needed) the embedded memory in ``data_dir``."""
+        from memstrata.store.sqlite import SqliteStore
+        from memstrata.trace import JsonlTrace
+
+        settings = settings or load_settings(data_dir=data_dir)
+        store = SqliteStore(settings.db_path, clock=clock)
+        trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
+        return cls(store, trace=trace, clock=clock, settings=settings)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # capture ---------------------------------------------------------------------
+    def remember(
+        self,
+        turns: TurnLike | Iterable[TurnLike],
+        scope: ScopeLike,
+        *,
+        surface: str = "chat",
+        session_id: str | None = None,
+    ) -> list[Episode]:
+        """Store turns verbatim as episodes (L3) and append them to the raw trace.
+
+        ``turns`` is one turn or several: text, :class:`Turn` or a mapping with the same
+        fields. All turns are checked before any is stored; the batch is stored whole.
+        """
+        scope = as_scope(scope)
+        items = [turns] if isinstance(turns, str | Turn | Mapping) else list(turns)
+        if not items:
+            raise InvalidInputError("no turns to remember")
+        parsed = [as_turn(t) for t in items]
+        episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
+        self.store.add_episodes(scope, episodes)
+        self._capture(surface, episodes)
+        return episodes
+
+    def _episodes(
+        self, turns: Sequence[Turn], scope: Scope, *, surface: str, session_id: str | None
+    ) -> list[Episode]:
+        if not surface or not surface.strip():
+            raise InvalidInputError("surface must not be empty")
+        now = self.clock.now()
+        default_session = session_id or now.strftime("%Y-%m-%d")
+        return [
+            Episode(
+                id=new_id("ep"),
+                scope=scope,
+                surface=surface,
+                session_id=t.session_id or default_session,
+                speaker=t.speaker if t.speaker is not None else t.role.value,
+                role=t.role,
+                text=t.text,
+                time=utc(t.time) if t.time is not None else now,
+                metadata=dict(t.metadata),
+            )
+            for t in turns
+        ]
+
+    def _capture(self, surface: str, episodes: Sequence[Episode]) -> None:
+        if self.trace is None:
+            return
+        events: list[Mapping[str, JsonValue]] = [
+            {"event": "episode", **episode_to_json(e)} for e in episodes
+        ]
+        self.trace.append(surface, events)
+
+    def ingest(
+        self,
+        source: str | Path | ImportBatch,
+        user: str,
+        *,
+        fmt: str | None = None,
+    ) -> IngestReport:
+        """Import a conversation file; each conversation goes to thread ``<key>`` of ``user``.
+
+        The whole file is parsed and checked before anything is stored.
+        """
+        started = perf_counter()
+        if isinstance(source, ImportBatch):
+            batch = source
+        else:
+            if fmt is None:
+                raise InvalidInputError("name the import format (locomo, longmemeval or jsonl)")
+            batch = importers.load(source, fmt)
+        prepared = []
+        for conv in batch.conversations:
+            scope = Scope(user, conv.key)
+            prepared.append(
+                (scope, self._episodes(conv.turns, scope, surface="import", session_id=None))
+            )
+        everything = [e for _, episodes in prepared for e in episodes]
+        self.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
+        self._capture("import", everything)
+        return IngestReport(
+            source=batch.source,
+            format=batch.format,
+            conversations=len(batch.conversations),
+            turns=batch.turn_count,
+            questions=batch.question_count,
+            scopes=tuple(s for s, _ in prepared),
+            seconds=perf_counter() - started,
+        )
+
+    # facts -----------------------------------------------------------------------
+    def add_fact(
+        self,
+        text: str,
+        scope: ScopeLike,
+        *,
+        category: Category | str = Category.OTHER,
+        confidence: float = 1.0,
+        importance: float = 0.5,
+        topic: str | None = None,
+        sources: Sequence[str] = (),
+        valid_from: datetime | None = None,
+    ) -> Fact:
+        """Add a fact. With no ``sources`` the statement itself is captured as an episode
+        (surface ``manual``) and cited, so every fact keeps its provenance."""
+        scope = as_scope(scope)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("fact text is empty")
+        category = _category(category)
+        _check_unit("confidence", confidence)
+        _check_unit("importance", importance)
+        if not sources:
+            sources = [
+                self.remember(Turn(text=text, role=Role.USER), scope, surface="manual")[0].id
+            ]
+        now = self.clock.now()
+        fact = Fact(
+            id=new_id("fa"),
+            scope=scope,
+            text=text.strip(),
+            category=category,
+            confidence=float(confidence),
+            importance=float(importance),
+            topic=topic,
+            sources=tuple(sources),
+            valid_from=utc(valid_from) if valid_from else now,
+            valid_to=None,
+            superseded_by=None,
+            created_at=now,
+            updated_at=now,
+        )
+        return self.store.add_fact(scope, fact)
+
+    # reading and changing any item ------------------------------------------------
+    def get(self, item_id: str, scope: ScopeLike) -> Record:
+        """The episode, fact or document with this id, if the scope contains it."""
+        scope = as_scope(scope)
+        kind = kind_of(item_id)
+        if kind == "episode":
+            return self.store.get_episode(scope, item_id)
+        if kind == "fact":
+            return self.store.get_fact(scope, item_id)
+        if kind == "document":
+            return self.store.get_document_by_id(scope, item_id)
+        raise InvalidInputError(f"{item_id} names a {kind}, which is not a stored record")
+
+    def update(
+        self,
+        item_id: str,
+        scope: ScopeLike,
+        *,
+        expected_version: int | None = None,
+        **changes: Any,
+    ) -> Fact | Document:
+        """Change a fact's fields or a document's ``content``.
+
+        With ``expected_version`` the write is a strict compare-and-swap; without it the
+        current version is read and the write retried once if another writer got in first.
+        Episodes are verbatim and cannot be edited.
+        """
+        scope = as_scope(scope)
+        kind = kind_of(item_id)
+        if kind == "episode":
+            raise InvalidInputError("episodes are verbatim and cannot be edited; delete it instead")
+        if not changes:
+            raise InvalidInputError("nothing to update")
+        attempts = 1 if expected_version is not None else 2
+        for attempt in range(attempts):
+            try:
+                if kind == "fact":
+                    return self._update_fact(item_id, scope, expected_version, changes)
+                if kind == "document":
+                    return self._update_document(item_id, scope, expected_version, changes)
+                raise InvalidInputError(f"{item_id} names a {kind}, which cannot be updated")
+            except ConflictError:
+                if attempt + 1 == attempts:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _update_fact(
+        self, fact_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]
+    ) -> Fact:
+        unknown = sorted(set(changes) - _FACT_FIELDS)
+        if unknown:
+            raise InvalidInputError(
+                f"cannot update fact field(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(sorted(_FACT_FIELDS))}"
+            )
+        current = self.store.get_fact(scope, fact_id)
+        values = dict(changes)
+        if "category" in values:
+            values["category"] = _category(values["category"])
+        for name in ("confidence", "importance"):
+            if name in values:
+                _check_unit(name, values[name])
+                values[name] = float(values[name])
+        if "text" in values and (not isinstance(values["text"], str) or not values["text"].strip()):
+            raise InvalidInputError("fact text is empty")
+        if "sources" in values:
+            values["sources"] = tuple(values["sources"])
+        for name in ("valid_from", "valid_to"):
+            if values.get(name) is not None:
+                values[name] = utc(values[name])
+        updated = current.evolve(**values, updated_at=self.clock.now())
+        op = "supersede" if values.get("superseded_by") else "update"
+        return self.store.update_fact(
+            scope,
+            updated,
+            expected_version=current.version if expected is None else expected,
+            op=op,
+        )
+
+    def _update_document(
+        self, doc_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]
+    ) -> Document:
+        if set(changes) != {"content"} or not isinstance(changes["content"], Mapping):
+            raise InvalidInputError(
+                "a document update takes exactly one field, content (a mapping)"
+            )
+        current = self.store.get_document_by_id(scope, doc_id)
+        return self.store.put_document(
+            current.scope,
+            current.kind,
+            current.key,
+            changes["content"],
+            expected_version=current.version if expected is None else expected,
+        )
+
+    def delete(
+        self,
+        item_id: str,
+        scope: ScopeLike,
+        *,
+        reason: DeleteReason | str = DeleteReason.USER_REQUEST,
+    ) -> DeleteReport:
+        """Delete an item. Deleting an episode removes it from the facts that cite it, and
+        deletes facts left citing nothing (reason ``source-deleted``)."""
+        scope = as_scope(scope)
+        why = _reason(reason)
+        kind = kind_of(item_id)
+        if kind == "fact":
+            self.store.delete_fact(scope, item_id, reason=why.value)
+            return DeleteReport(deleted=(item_id,))
+        if kind == "document":
+            self.store.delete_document(scope, item_id, reason=why.value)
+            return DeleteReport(deleted=(item_id,))
+        if kind != "episode":
+            raise InvalidInputError(f"{item_id} names a {kind}, which cannot be deleted")
+        self.store.get_episode(scope, item_id)  # NotFoundError when absent
+        citing = self.store.facts_citing(scope, [item_id])
+        self.store.delete_episodes(scope, [item_id])
+        cascaded = []
+        for fact in citing:
+            remaining = tuple(s for s in fact.sources if s != item_id)
+            if remaining:
+                self.store.update_fact(
+                    scope,
+                    fact.evolve(sources=remaining, updated_at=self.clock.now()),
+                    expected_version=fact.version,
+                )
+            else:
+                self.store.delete_fact(scope, fact.id, reason=DeleteReason.SOURCE_DELETED.value)
+                cascaded.append(fact.id)
+        return DeleteReport(deleted=(item_id,), cascaded=tuple(cascaded))
+
+    def history(self, item_id: str, scope: ScopeLike) -> list[ItemVersion]:
+        """Every version of a fact or document, oldest first (episodes never change)."""
+        scope = as_scope(scope)
+        if kind_of(item_id) == "episode":
+            episode = self.store.get_episode(scope, item_id)
+            return [
+                ItemVersion(
+                    item_id, 1, HistoryOp.CREATE, episode.time, None, episode_to_json(episode)
+                )
+            ]
+        return self.store.history(scope, item_id)
+
+    def list(
+        self,
+        scope: ScopeLike,
+        kind: ListKind = "episode",
+        *,
+        limit: int = 100,
+        after: str | None = None,
+        episode_filter: EpisodeFilter | None = None,
+        fact_filter: FactFilter | None = None,
+    ) -> list[Record]:
+        """One page of the scope's records of one kind, in id order."""
+        scope = as_scope(scope)
+        if kind == "episode":
+            return list(self.store.list_episodes(scope, episode_filter, after=after, limit=limit))
+        if kind == "fact":
+            return list(self.store.list_facts(scope, fact_filter, after=after, limit=limit))
+        if kind == "document":
+            docs = [d for d in self.store.list_documents(scope) if after is None or d.id > after]
+            return list(sorted(docs, key=lambda d: d.id)[:limit])
+        raise InvalidInputError(f"unknown kind {kind!r}; expected episode, fact or document")
+
+    def stats(self, scope: ScopeLike) -> Stats:
+        return self.store.stats(as_scope(scope))
+
+    def export(self, scope: ScopeLike) -> Iterator[dict[str, JsonValue]]:
+        """Every record of the scope as JSON objects: episodes, then facts, then documents."""
+        scope = as_scope(scope)
+        for episode in self.store.iter_episodes(scope):
+            yield record_to_json(episode)
+        after: str | None = None
+        while True:
+            page = self.store.list_facts(scope, after=after, limit=500)
+            yield from (record_to_json(f) for f in page)
+            if len(page) < 500:
+                break
+            after = page[-1].id
+        for doc in self.store.list_documents(scope):
+            yield record_to_json(doc)
+
+    # L0 and L1 documents -----------------------------------------------------------
+    def identity(self, scope: ScopeLike) -> Identity:
+        doc = self.store.get_document(as_scope(scope), DocumentKind.IDENTITY, "identity")
+        return Identity(text="") if doc is None else Identity.from_document(doc)
+
+    def set_identity(
+        self, text: str, scope: ScopeLike, *, expected_version: int | None = None
+    ) -> Identity:
+        scope = as_scope(scope)
+        version = self.identity(scope).version if expected_version is None else expected_version
+        doc = self.store.put_document(
+            scope,
+            DocumentKind.IDENTITY,
+            "identity",
+            Identity(text).to_content(),
+            expected_version=version,
+        )
+        return Identity.from_document(doc)
+
+    def profile(self, scope: ScopeLike) -> Profile:
+        doc = self.store.get_document(as_scope(scope), DocumentKind.PROFILE, "profile")
+        return Profile() if doc is None else Profile.from_document(doc)
+
+    def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
+        """Store a profile; ``profile.version`` must be the version it was read at."""
+        scope = as_scope(scope)
+        for slot in [*profile.fields.values(), *profile.preferences.values()]:
+            if not slot.sources:
+                raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
+            found = {e.id for e in self.store.get_episodes(scope, slot.sources)}
+            missing = sorted(set(slot.sources) - found)
+            if missing:
+                raise InvalidInputError(
+                    f"profile value {slot.value!r} cites episodes not in scope: "
+                    + ", ".join(missing)
+                )
+        doc = self.store.put_document(
+            scope,
+            DocumentKind.PROFILE,
+            "profile",
+            profile.to_content(),
+            expected_version=profile.version,
+        )
+        return Profile.from_document(doc)
+
+    # sample memory -----------------------------------------------------------------
+    def is_empty(self) -> bool:
+        return not self.store.users()
+
+    def load_sample(self, user: str = "demo") -> IngestReport:
+        """Load the small bilingual sample memory shipped with memstrata into ``user``."""
+        resource = resources.files("memstrata.sample").joinpath(_SAMPLE_FILE)
+        with resources.as_file(resource) as path:
+            report = self.ingest(path, user, fmt="jsonl")
+        scope = Scope(user)
+        if not self.identity(scope).text:
+            self.set_identity(
+                "I am a helpful assistant for a bilingual (English/中文) software engineer. "
+                "I remember their projects and preferences and say where each memory comes from.",
+                scope,
+            )
+        return report
+
+
+def _category(value: Category | str) -> Category:
+    try:
+        return Category(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown category {value!r}; expected one of {', '.join(c.value for c in Category)}"
+        ) from None
+
+
+def _reason(value: DeleteReason | str) -> DeleteReason:
+    try:
+        return DeleteReason(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown delete reason {value!r}; expected one of "
+            + ", ".join(r.value for r in DeleteReason)
+        ) from None
+
+
+def _check_unit(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise InvalidInputError(f"{name} must be a number between 0 and 1, got {value!r}")
+
+
+__all__ = ["DeleteReport", "IngestReport", "Memory", "as_scope", "as_turn"]

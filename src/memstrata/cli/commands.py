@@ -1,0 +1,362 @@
+"""The commands of the ``memstrata`` CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+import click
+
+from memstrata.codec import format_time, item_version_to_json, record_to_json, stats_to_json
+from memstrata.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from memstrata.api import Memory
+    from memstrata.model import Scope
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def data_dir_option(func: F) -> F:
+    return click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Data directory (default: $MEMSTRATA_DATA_DIR or ~/.local/share/memstrata).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def scope_options(func: F) -> F:
+    func = click.option("--agent", default=None, help="Agent id (optional).")(func)
+    func = click.option("--thread", default=None, help="Thread id (optional).")(func)
+    return click.option("--user", required=True, help="User id (the scope's owner).")(func)
+
+
+def _memory(data_dir: Path | None) -> Memory:
+    from memstrata.api import Memory
+    from memstrata.settings import load_settings
+
+    return Memory.open(settings=load_settings(data_dir=data_dir))
+
+
+def _scope(user: str, thread: str | None, agent: str | None) -> Scope:
+    from memstrata.model import Scope
+
+    return Scope(user, thread, agent)
+
+
+def _print_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _when(value: datetime) -> str:
+    return format_time(value)[:19].replace("T", " ")
+
+
+def _describe(record: Any) -> str:
+    data = record_to_json(record)
+    if data["kind"] == "episode":
+        return (
+            f"{data['id']}  [{data['session_id']}] {_when(record.time)}  "
+            f"{data['speaker']}: {data['text']}"
+        )
+    if data["kind"] == "fact":
+        state = "current" if record.valid_to is None else f"ended {_when(record.valid_to)}"
+        return (
+            f"{data['id']}  v{data['version']} {data['category']} ({state}, "
+            f"confidence {data['confidence']:.2f}, importance {data['importance']:.2f})\n"
+            f"  {data['text']}\n  sources: {', '.join(data['sources'])}"
+        )
+    return f"{data['id']}  v{data['version']} {data['doc_kind']}/{data['key']}\n" + json.dumps(
+        data["content"], ensure_ascii=False, indent=2
+    )
+
+
+@click.group(help="memstrata: layered, auditable long-term memory for LLM agents.")
+@click.version_option(package_name="memstrata")
+def cli() -> None:
+    """The command group."""
+
+
+@cli.command(help="Create the data directory and the database.")
+@data_dir_option
+@json_option
+def init(data_dir: Path | None, as_json: bool) -> None:
+    from memstrata.api import Memory
+    from memstrata.settings import load_settings
+
+    settings = load_settings(data_dir=data_dir)
+    with Memory.open(settings=settings) as mem:
+        info = {
+            "data_dir": str(settings.data_dir),
+            "database": str(settings.db_path),
+            "migrations": mem.store.applied_migrations(),
+        }
+    if as_json:
+        _print_json(info)
+    else:
+        click.echo(f"memory ready in {info['data_dir']} ({len(info['migrations'])} migrations)")
+
+
+@cli.command(help="Store turns verbatim. TEXT '-' reads one turn per line from stdin.")
+@click.argument("text", nargs=-1, required=True)
+@scope_options
+@click.option("--speaker", default=None, help="Who said it.")
+@click.option(
+    "--role",
+    default="user",
+    show_default=True,
+    type=click.Choice(["user", "assistant", "system", "tool", "other"]),
+)
+@click.option("--session", "session_id", default=None, help="Session id (default: today).")
+@click.option("--surface", default="chat", show_default=True, help="Where it was said.")
+@data_dir_option
+@json_option
+def remember(
+    text: tuple[str, ...],
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    speaker: str | None,
+    role: str,
+    session_id: str | None,
+    surface: str,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    from memstrata.model import Role, Turn
+
+    if text == ("-",):
+        lines = [line.rstrip("\n") for line in sys.stdin if line.strip()]
+    else:
+        lines = [" ".join(text)]
+    turns = [Turn(text=line, speaker=speaker, role=Role(role)) for line in lines]
+    with _memory(data_dir) as mem:
+        episodes = mem.remember(
+            turns, _scope(user, thread, agent), surface=surface, session_id=session_id
+        )
+    if as_json:
+        _print_json([record_to_json(e) for e in episodes])
+    else:
+        for ep in episodes:
+            click.echo(ep.id)
+
+
+@cli.command(help="Import a conversation file; each conversation becomes a thread of --user.")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice(["locomo", "longmemeval", "jsonl"]),
+    help="The file's format.",
+)
+@click.option("--user", required=True, help="User id that receives the conversations.")
+@data_dir_option
+@json_option
+def ingest(file: Path, fmt: str, user: str, data_dir: Path | None, as_json: bool) -> None:
+    from memstrata import importers
+
+    batch = importers.load(file, fmt)  # parse and check the whole file before opening the store
+    with _memory(data_dir) as mem:
+        report = mem.ingest(batch, user)
+    summary = {
+        "source": report.source,
+        "format": report.format,
+        "conversations": report.conversations,
+        "turns": report.turns,
+        "questions": report.questions,
+        "threads": [s.thread for s in report.scopes],
+        "seconds": round(report.seconds, 4),
+        "turns_per_s": round(report.turns_per_s, 1),
+    }
+    if as_json:
+        _print_json(summary)
+    else:
+        click.echo(
+            f"imported {report.turns} turns in {report.conversations} conversation(s) "
+            f"into user {user} ({summary['turns_per_s']} turns/s)"
+        )
+
+
+@cli.command(help="Show one episode, fact or document.")
+@click.argument("item_id")
+@scope_options
+@data_dir_option
+@json_option
+def get(
+    item_id: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with _memory(data_dir) as mem:
+        record = mem.get(item_id, _scope(user, thread, agent))
+    click.echo(
+        json.dumps(record_to_json(record), ensure_ascii=False, indent=2)
+        if as_json
+        else _describe(record)
+    )
+
+
+@cli.command(name="list", help="List one page of a scope's episodes, facts or documents.")
+@scope_options
+@click.option(
+    "--kind",
+    default="episode",
+    show_default=True,
+    type=click.Choice(["episode", "fact", "document"]),
+)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--after", default=None, help="Continue after this id.")
+@data_dir_option
+@json_option
+def list_(
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    kind: str,
+    limit: int,
+    after: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with _memory(data_dir) as mem:
+        records = mem.list(
+            _scope(user, thread, agent),
+            cast(Literal["episode", "fact", "document"], kind),
+            limit=limit,
+            after=after,
+        )
+    if as_json:
+        _print_json([record_to_json(r) for r in records])
+    else:
+        for record in records:
+            click.echo(_describe(record))
+
+
+@cli.command(help="Delete an item (episodes cascade to the facts citing them).")
+@click.argument("item_id")
+@scope_options
+@click.option(
+    "--reason",
+    default="user-request",
+    show_default=True,
+    type=click.Choice(["contradicted", "superseded", "stale", "low-signal", "user-request"]),
+)
+@data_dir_option
+@json_option
+def delete(
+    item_id: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    reason: str,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with _memory(data_dir) as mem:
+        report = mem.delete(item_id, _scope(user, thread, agent), reason=reason)
+    if as_json:
+        _print_json({"deleted": list(report.deleted), "cascaded": list(report.cascaded)})
+    else:
+        extra = f" and {len(report.cascaded)} fact(s) citing only it" if report.cascaded else ""
+        click.echo(f"deleted {item_id}{extra}")
+
+
+@cli.command(help="Show every version of an item, oldest first.")
+@click.argument("item_id")
+@scope_options
+@data_dir_option
+@json_option
+def history(
+    item_id: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with _memory(data_dir) as mem:
+        entries = mem.history(item_id, _scope(user, thread, agent))
+    if as_json:
+        _print_json([item_version_to_json(e) for e in entries])
+        return
+    for e in entries:
+        reason = f" ({e.reason})" if e.reason else ""
+        text = e.data.get("text", "") if isinstance(e.data, dict) else ""
+        click.echo(f"v{e.version} {e.op.value}{reason} at {_when(e.at)}  {text}".rstrip())
+
+
+@cli.command(help="Count what a scope holds.")
+@scope_options
+@data_dir_option
+@json_option
+def stats(
+    user: str, thread: str | None, agent: str | None, data_dir: Path | None, as_json: bool
+) -> None:
+    with _memory(data_dir) as mem:
+        result = stats_to_json(mem.stats(_scope(user, thread, agent)))
+    if as_json:
+        _print_json(result)
+        return
+    for key, value in result.items():
+        if key != "scope":
+            click.echo(f"{key}: {value}")
+
+
+@cli.command(help="Export every record of a scope as JSONL (episodes, facts, documents).")
+@scope_options
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
+@data_dir_option
+def export(
+    user: str, thread: str | None, agent: str | None, out: Path | None, data_dir: Path | None
+) -> None:
+    with _memory(data_dir) as mem:
+        lines = (
+            json.dumps(r, ensure_ascii=False) + "\n"
+            for r in mem.export(_scope(user, thread, agent))
+        )
+        if out is None:
+            for line in lines:
+                click.echo(line, nl=False)
+            return
+        tmp = out.with_name(out.name + ".tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.writelines(lines)
+            tmp.replace(out)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise InvalidInputError(f"cannot write {out}: {exc}") from exc
+    click.echo(f"exported to {out}", err=True)
+
+
+@cli.command(help="Run the HTTP server (loads the sample memory into an empty store).")
+@click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
+@click.option("--port", default=None, type=click.IntRange(1, 65535), help="Port (default 8765).")
+@click.option("--no-sample", is_flag=True, help="Do not load the sample memory.")
+@data_dir_option
+def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | None) -> None:
+    from memstrata.server import serve as run_server
+    from memstrata.settings import load_settings
+
+    settings = load_settings(
+        data_dir=data_dir, host=host, port=port, load_sample=False if no_sample else None
+    )
+    run_server(settings)

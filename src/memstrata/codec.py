@@ -1,0 +1,196 @@
+"""JSON encoding of the domain records, shared by stores, export and the front-ends.
+
+Pure functions, no I/O. Times are ISO 8601 in UTC with microseconds and a ``Z``, a form
+that sorts as text and that every store backend can keep in a text column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from memstrata.errors import InvalidInputError
+from memstrata.model import (
+    Category,
+    Document,
+    DocumentKind,
+    Episode,
+    Fact,
+    ItemVersion,
+    JsonValue,
+    Role,
+    Scope,
+    Stats,
+    utc,
+)
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def format_time(value: datetime) -> str:
+    return utc(value).strftime(_TIME_FORMAT)
+
+
+def parse_time(value: str) -> datetime:
+    """Parse an ISO 8601 time; a value without a zone is taken as UTC."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{value!r} is not an ISO 8601 time") from exc
+    return utc(parsed)
+
+
+def _opt_time(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)
+
+
+def _opt_parse(value: Any) -> datetime | None:
+    return None if value is None else parse_time(str(value))
+
+
+def scope_to_json(scope: Scope) -> dict[str, JsonValue]:
+    data: dict[str, JsonValue] = {"user": scope.user}
+    if scope.thread is not None:
+        data["thread"] = scope.thread
+    if scope.agent is not None:
+        data["agent"] = scope.agent
+    return data
+
+
+def scope_from_json(data: Mapping[str, Any]) -> Scope:
+    return Scope(data["user"], data.get("thread"), data.get("agent"))
+
+
+def episode_to_json(ep: Episode) -> dict[str, JsonValue]:
+    return {
+        "id": ep.id,
+        "kind": "episode",
+        "scope": scope_to_json(ep.scope),
+        "surface": ep.surface,
+        "session_id": ep.session_id,
+        "speaker": ep.speaker,
+        "role": ep.role.value,
+        "text": ep.text,
+        "time": format_time(ep.time),
+        "metadata": dict(ep.metadata),
+        "archived": ep.archived,
+    }
+
+
+def episode_from_json(data: Mapping[str, Any]) -> Episode:
+    return Episode(
+        id=data["id"],
+        scope=scope_from_json(data["scope"]),
+        surface=data["surface"],
+        session_id=data["session_id"],
+        speaker=data.get("speaker"),
+        role=Role(data.get("role", "user")),
+        text=data["text"],
+        time=parse_time(data["time"]),
+        metadata=dict(data.get("metadata") or {}),
+        archived=bool(data.get("archived", False)),
+    )
+
+
+def fact_to_json(fact: Fact) -> dict[str, JsonValue]:
+    return {
+        "id": fact.id,
+        "kind": "fact",
+        "scope": scope_to_json(fact.scope),
+        "text": fact.text,
+        "category": fact.category.value,
+        "confidence": fact.confidence,
+        "importance": fact.importance,
+        "topic": fact.topic,
+        "sources": list(fact.sources),
+        "valid_from": format_time(fact.valid_from),
+        "valid_to": _opt_time(fact.valid_to),
+        "superseded_by": fact.superseded_by,
+        "created_at": format_time(fact.created_at),
+        "updated_at": format_time(fact.updated_at),
+        "access_count": fact.access_count,
+        "version": fact.version,
+    }
+
+
+def fact_from_json(data: Mapping[str, Any]) -> Fact:
+    return Fact(
+        id=data["id"],
+        scope=scope_from_json(data["scope"]),
+        text=data["text"],
+        category=Category(data["category"]),
+        confidence=float(data["confidence"]),
+        importance=float(data["importance"]),
+        topic=data.get("topic"),
+        sources=tuple(data.get("sources", ())),
+        valid_from=parse_time(data["valid_from"]),
+        valid_to=_opt_parse(data.get("valid_to")),
+        superseded_by=data.get("superseded_by"),
+        created_at=parse_time(data["created_at"]),
+        updated_at=parse_time(data["updated_at"]),
+        access_count=int(data.get("access_count", 0)),
+        version=int(data.get("version", 1)),
+    )
+
+
+def document_to_json(doc: Document) -> dict[str, JsonValue]:
+    return {
+        "id": doc.id,
+        "kind": "document",
+        "scope": scope_to_json(doc.scope),
+        "doc_kind": doc.kind.value,
+        "key": doc.key,
+        "content": dict(doc.content),
+        "version": doc.version,
+        "created_at": format_time(doc.created_at),
+        "updated_at": format_time(doc.updated_at),
+    }
+
+
+def document_from_json(data: Mapping[str, Any]) -> Document:
+    return Document(
+        id=data["id"],
+        scope=scope_from_json(data["scope"]),
+        kind=DocumentKind(data["doc_kind"]),
+        key=data["key"],
+        content=dict(data["content"]),
+        version=int(data["version"]),
+        created_at=parse_time(data["created_at"]),
+        updated_at=parse_time(data["updated_at"]),
+    )
+
+
+def item_version_to_json(entry: ItemVersion) -> dict[str, JsonValue]:
+    return {
+        "item_id": entry.item_id,
+        "version": entry.version,
+        "op": entry.op.value,
+        "at": format_time(entry.at),
+        "reason": entry.reason,
+        "data": dict(entry.data),
+    }
+
+
+def stats_to_json(stats: Stats) -> dict[str, JsonValue]:
+    return {
+        "scope": scope_to_json(stats.scope),
+        "episodes": stats.episodes,
+        "archived_episodes": stats.archived_episodes,
+        "sessions": stats.sessions,
+        "speakers": stats.speakers,
+        "facts_current": stats.facts_current,
+        "facts_superseded": stats.facts_superseded,
+        "documents": dict(stats.documents),
+        "first_time": _opt_time(stats.first_time),
+        "last_time": _opt_time(stats.last_time),
+    }
+
+
+def record_to_json(record: Episode | Fact | Document) -> dict[str, JsonValue]:
+    """Encode any stored record; the ``kind`` key tells them apart."""
+    if isinstance(record, Episode):
+        return episode_to_json(record)
+    if isinstance(record, Fact):
+        return fact_to_json(record)
+    return document_to_json(record)

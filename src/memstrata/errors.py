@@ -1,0 +1,83 @@
+"""The one exception tree of memstrata.
+
+Every error memstrata raises on purpose derives from :class:`MemstrataError`;
+vendor and driver errors are translated at the boundary with ``raise ... from exc``.
+Front-ends (CLI, HTTP, MCP) map this tree to exit codes and status codes in one table
+each::
+
+    MemstrataError
+     ├── ConfigError           bad settings or an unusable data directory
+     ├── InvalidInputError     input the caller can fix (bad turn, unknown option, bad id)
+     │    └── ImportFormatError   a file that does not match its declared format
+     ├── NotFoundError         no such item in this scope (other scopes are invisible)
+     ├── ConflictError         a compare-and-swap write against a stale version
+     ├── BusyError             a resource is held by another run
+     └── StoreError            the record store failed (I/O, driver, corruption)
+          └── MigrationError      a schema migration could not be applied
+"""
+
+from __future__ import annotations
+
+
+class MemstrataError(Exception):
+    """Root of every error memstrata raises on purpose."""
+
+
+class ConfigError(MemstrataError):
+    """Settings are invalid or the data directory cannot be used."""
+
+
+class InvalidInputError(MemstrataError):
+    """The caller passed something memstrata cannot accept; nothing was written."""
+
+
+class ImportFormatError(InvalidInputError):
+    """An import file does not match its format.
+
+    ``source`` names the file and ``line`` (1-based) or ``where`` the place, when known.
+    """
+
+    def __init__(
+        self, message: str, *, source: str = "", line: int | None = None, where: str = ""
+    ) -> None:
+        place = source
+        if line is not None:
+            place = f"{place}:{line}" if place else f"line {line}"
+        if where:
+            place = f"{place} ({where})" if place else where
+        super().__init__(f"{place}: {message}" if place else message)
+        self.source = source
+        self.line = line
+        self.where = where
+
+
+class NotFoundError(MemstrataError):
+    """The item does not exist in the caller's scope."""
+
+
+class ConflictError(MemstrataError):
+    """A versioned write was based on a stale version.
+
+    ``expected`` is the version the writer read, ``actual`` the one stored now.
+    """
+
+    def __init__(self, item_id: str, expected: int, actual: int | None) -> None:
+        now = "deleted" if actual is None else f"at version {actual}"
+        super().__init__(
+            f"{item_id} changed since version {expected} (now {now}); re-read and retry"
+        )
+        self.item_id = item_id
+        self.expected = expected
+        self.actual = actual
+
+
+class BusyError(MemstrataError):
+    """Another run holds the resource (for example one consolidation per layer and key)."""
+
+
+class StoreError(MemstrataError):
+    """The record store failed."""
+
+
+class MigrationError(StoreError):
+    """A schema migration could not be applied; the database was left as it was."""

@@ -1,0 +1,357 @@
+"""The domain model: plain, frozen records with no I/O.
+
+Layers of memory (see DESIGN.md 1): L0 :class:`Identity`, L1 :class:`Profile` and the most
+important :class:`Fact` s, L2 :class:`TopicDocument`, L3 every :class:`Fact` and every verbatim
+:class:`Episode`. Every record belongs to a :class:`Scope`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Final
+
+from memstrata.errors import InvalidInputError
+
+JsonValue = Any
+"""A value that survives ``json.dumps``; metadata values must be of this kind."""
+
+_SCOPE_PART_RE: Final = re.compile(r"^[^\x00-\x1f/\\]{1,128}$")
+
+
+def _check_scope_part(name: str, value: str | None, *, required: bool) -> None:
+    if value is None:
+        if required:
+            raise InvalidInputError(f"scope needs a {name}")
+        return
+    if not isinstance(value, str) or not _SCOPE_PART_RE.match(value) or value != value.strip():
+        raise InvalidInputError(
+            f"scope {name} {value!r} must be 1-128 characters without slashes, control "
+            "characters or surrounding spaces"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who a record belongs to: a user (required), optionally a thread and an agent.
+
+    A scope *contains* another when the users are equal and every part this scope names
+    (thread, agent) is equal in the other. A user scope therefore sees all of that user's
+    threads, while a thread scope sees only its own thread. No scope ever sees another user.
+    """
+
+    user: str
+    thread: str | None = None
+    agent: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_scope_part("user", self.user, required=True)
+        _check_scope_part("thread", self.thread, required=False)
+        _check_scope_part("agent", self.agent, required=False)
+
+    def contains(self, other: Scope) -> bool:
+        return (
+            self.user == other.user
+            and (self.thread is None or self.thread == other.thread)
+            and (self.agent is None or self.agent == other.agent)
+        )
+
+    def user_scope(self) -> Scope:
+        """The scope of this scope's user, without thread or agent."""
+        return Scope(self.user)
+
+    def __str__(self) -> str:
+        parts = [f"user={self.user}"]
+        if self.thread is not None:
+            parts.append(f"thread={self.thread}")
+        if self.agent is not None:
+            parts.append(f"agent={self.agent}")
+        return " ".join(parts)
+
+
+def utc(value: datetime) -> datetime:
+    """Return ``value`` as an aware UTC datetime (naive values are taken as UTC)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+class Role(StrEnum):
+    """Who produced a turn, in the chat-API sense."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+    OTHER = "other"
+
+
+class Category(StrEnum):
+    """What a fact is about; confidence thresholds and decay are set per category."""
+
+    PROFILE = "profile"
+    PREFERENCE = "preference"
+    PERSONAL = "personal"
+    EXPERTISE = "expertise"
+    DECISION = "decision"
+    PLAN = "plan"
+    EVENT = "event"
+    RELATIONSHIP = "relationship"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn as a caller hands it to ``remember``: text plus what is known about it."""
+
+    text: str
+    speaker: str | None = None
+    role: Role = Role.USER
+    time: datetime | None = None
+    session_id: str | None = None
+    metadata: Mapping[str, JsonValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise InvalidInputError(f"turn text must be a string, not {type(self.text).__name__}")
+        if not self.text.strip():
+            raise InvalidInputError("turn text is empty")
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """One verbatim turn as stored in the L3 archive. Episodes are never edited."""
+
+    id: str
+    scope: Scope
+    surface: str
+    session_id: str
+    speaker: str | None
+    role: Role
+    text: str
+    time: datetime
+    metadata: Mapping[str, JsonValue] = field(default_factory=dict)
+    archived: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One atomic fact, with provenance and a validity interval.
+
+    ``sources`` are the ids of the episodes the fact rests on. A fact whose ``valid_to`` is
+    set has been superseded (``superseded_by``) or expired; it stays queryable by time.
+    ``version`` counts writes and guards compare-and-swap updates.
+    """
+
+    id: str
+    scope: Scope
+    text: str
+    category: Category
+    confidence: float
+    importance: float
+    topic: str | None
+    sources: tuple[str, ...]
+    valid_from: datetime
+    valid_to: datetime | None
+    superseded_by: str | None
+    created_at: datetime
+    updated_at: datetime
+    access_count: int = 0
+    version: int = 1
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    def evolve(self, **changes: Any) -> Fact:
+        return replace(self, **changes)
+
+
+class DocumentKind(StrEnum):
+    """The kinds of versioned documents kept per scope."""
+
+    IDENTITY = "identity"
+    PROFILE = "profile"
+    TOPIC = "topic"
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A versioned document of a scope: identity (L0), profile (L1) or a topic (L2).
+
+    ``key`` is unique per scope and kind (``"identity"``, ``"profile"`` or a topic slug);
+    ``content`` is the kind's JSON body. Writes are compare-and-swap on ``version``.
+    """
+
+    id: str
+    scope: Scope
+    kind: DocumentKind
+    key: str
+    content: Mapping[str, JsonValue]
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """L0: the text the user writes about who the agent is and whom it serves."""
+
+    text: str
+    version: int = 0
+
+    def to_content(self) -> dict[str, JsonValue]:
+        return {"text": self.text}
+
+    @classmethod
+    def from_document(cls, doc: Document) -> Identity:
+        return cls(text=str(doc.content.get("text", "")), version=doc.version)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One profile or preference value with the episodes it rests on."""
+
+    value: str
+    sources: tuple[str, ...] = ()
+    confidence: float = 1.0
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"value": self.value, "sources": list(self.sources), "confidence": self.confidence}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JsonValue]) -> Slot:
+        return cls(
+            value=str(data["value"]),
+            sources=tuple(str(s) for s in data.get("sources", ())),
+            confidence=float(data.get("confidence", 1.0)),
+        )
+
+
+PROFILE_FIELDS: Final = ("name", "role", "expertise", "language", "context")
+PREFERENCE_FIELDS: Final = ("tone", "verbosity", "code_style", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """L1: the structured profile and preferences of a scope."""
+
+    fields: Mapping[str, Slot] = field(default_factory=dict)
+    preferences: Mapping[str, Slot] = field(default_factory=dict)
+    version: int = 0
+
+    def to_content(self) -> dict[str, JsonValue]:
+        return {
+            "fields": {k: v.to_json() for k, v in self.fields.items()},
+            "preferences": {k: v.to_json() for k, v in self.preferences.items()},
+        }
+
+    @classmethod
+    def from_document(cls, doc: Document) -> Profile:
+        return cls(
+            fields={k: Slot.from_json(v) for k, v in doc.content.get("fields", {}).items()},
+            preferences={
+                k: Slot.from_json(v) for k, v in doc.content.get("preferences", {}).items()
+            },
+            version=doc.version,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDocument:
+    """L2: the summary document of one topic, as markdown with footnote citations."""
+
+    topic: str
+    title: str
+    markdown: str
+    sources: tuple[str, ...] = ()
+    version: int = 0
+
+    def to_content(self) -> dict[str, JsonValue]:
+        return {"title": self.title, "markdown": self.markdown, "sources": list(self.sources)}
+
+    @classmethod
+    def from_document(cls, doc: Document) -> TopicDocument:
+        return cls(
+            topic=doc.key,
+            title=str(doc.content.get("title", doc.key)),
+            markdown=str(doc.content.get("markdown", "")),
+            sources=tuple(str(s) for s in doc.content.get("sources", ())),
+            version=doc.version,
+        )
+
+
+class DeleteReason(StrEnum):
+    """Why an item was deleted; kept in its history."""
+
+    CONTRADICTED = "contradicted"
+    SUPERSEDED = "superseded"
+    STALE = "stale"
+    LOW_SIGNAL = "low-signal"
+    USER_REQUEST = "user-request"
+    SOURCE_DELETED = "source-deleted"
+
+
+class HistoryOp(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    SUPERSEDE = "supersede"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemVersion:
+    """One entry of an item's history: the item as it was after ``op`` at ``version``.
+
+    A delete entry keeps no content (``data`` is empty): deletion on request removes the
+    text from history too, and leaves only the fact that it happened, when and why.
+    """
+
+    item_id: str
+    version: int
+    op: HistoryOp
+    at: datetime
+    reason: str | None
+    data: Mapping[str, JsonValue]
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """Counts of what a scope holds."""
+
+    scope: Scope
+    episodes: int
+    archived_episodes: int
+    sessions: int
+    speakers: int
+    facts_current: int
+    facts_superseded: int
+    documents: dict[str, int]
+    first_time: datetime | None
+    last_time: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFilter:
+    """Optional narrowing of an episode listing (the scope is always applied)."""
+
+    session_id: str | None = None
+    speaker: str | None = None
+    surface: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_archived: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class FactFilter:
+    """Optional narrowing of a fact listing (the scope is always applied)."""
+
+    category: Category | None = None
+    topic: str | None = None
+    current_only: bool = False
+    valid_at: datetime | None = None
+    source: str | None = None

@@ -1,0 +1,166 @@
+"""Ports: the contracts adapters implement. Protocols only; no I/O here.
+
+Each port has one shared test suite (``tests/contract``) that every implementation passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
+
+from memstrata.model import (
+    Document,
+    DocumentKind,
+    Episode,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
+    ItemVersion,
+    JsonValue,
+    Scope,
+    Stats,
+)
+
+
+class Clock(Protocol):
+    """Where time comes from; tests pass a fixed clock."""
+
+    def now(self) -> datetime:
+        """The current time, aware, in UTC."""
+        ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+@runtime_checkable
+class RecordStore(Protocol):
+    """The record store: episodes, facts, versioned documents and item history.
+
+    Contract (checked by ``tests/contract/test_store_contract.py``):
+
+    * **Isolation.** Every method takes the caller's scope and applies it inside the
+      store: reads return only records the scope contains (see :meth:`Scope.contains`);
+      an id from another scope behaves exactly like a missing id (:class:`NotFoundError`);
+      writing a record that the scope does not contain raises :class:`InvalidInputError`.
+    * **Atomicity.** Each call is one transaction: a batch is stored whole or not at all.
+    * **Episodes are immutable**; they can be archived or deleted, never edited.
+    * **Versioned writes** (facts, documents) are compare-and-swap: the caller names the
+      version it read; if the stored one differs the write raises :class:`ConflictError`
+      and changes nothing. A successful write stores ``version + 1``.
+    * **History.** Every create, update, supersede and delete of a fact or document adds an
+      :class:`ItemVersion`. Deleting removes the content of earlier versions and leaves a
+      delete entry with the reason.
+    * **Migrations** are named, recorded in the database and applied when the store opens.
+    * Listings are ordered by id (creation order) and paged with ``after`` (an id).
+    """
+
+    # lifecycle -----------------------------------------------------------------
+    def close(self) -> None: ...
+
+    def applied_migrations(self) -> list[str]: ...
+
+    # episodes ------------------------------------------------------------------
+    def add_episodes(self, scope: Scope, episodes: Sequence[Episode]) -> None: ...
+
+    def get_episode(self, scope: Scope, episode_id: str) -> Episode: ...
+
+    def get_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> list[Episode]:
+        """The episodes among ``episode_ids`` that exist in the scope, in id order."""
+        ...
+
+    def list_episodes(
+        self,
+        scope: Scope,
+        filters: EpisodeFilter | None = None,
+        *,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[Episode]: ...
+
+    def iter_episodes(
+        self, scope: Scope, filters: EpisodeFilter | None = None
+    ) -> Iterator[Episode]:
+        """Every matching episode in id order, read in pages."""
+        ...
+
+    def archive_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> int: ...
+
+    def delete_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> int:
+        """Delete episodes and their citations; returns how many existed."""
+        ...
+
+    # facts ---------------------------------------------------------------------
+    def add_fact(self, scope: Scope, fact: Fact) -> Fact: ...
+
+    def get_fact(self, scope: Scope, fact_id: str) -> Fact: ...
+
+    def update_fact(
+        self, scope: Scope, fact: Fact, *, expected_version: int, op: str = "update"
+    ) -> Fact:
+        """Store ``fact`` (same id) if the stored version is ``expected_version``."""
+        ...
+
+    def list_facts(
+        self,
+        scope: Scope,
+        filters: FactFilter | None = None,
+        *,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[Fact]: ...
+
+    def delete_fact(self, scope: Scope, fact_id: str, *, reason: str) -> None: ...
+
+    def facts_citing(self, scope: Scope, episode_ids: Sequence[str]) -> list[Fact]:
+        """Facts in the scope that cite any of ``episode_ids``."""
+        ...
+
+    # documents -----------------------------------------------------------------
+    def get_document(self, scope: Scope, kind: DocumentKind, key: str) -> Document | None:
+        """The document stored at exactly this scope, kind and key, if any."""
+        ...
+
+    def get_document_by_id(self, scope: Scope, document_id: str) -> Document: ...
+
+    def put_document(
+        self,
+        scope: Scope,
+        kind: DocumentKind,
+        key: str,
+        content: Mapping[str, JsonValue],
+        *,
+        expected_version: int,
+    ) -> Document:
+        """Create (``expected_version=0``) or replace a document by compare-and-swap."""
+        ...
+
+    def list_documents(self, scope: Scope, kind: DocumentKind | None = None) -> list[Document]: ...
+
+    def delete_document(self, scope: Scope, document_id: str, *, reason: str) -> None: ...
+
+    # history and counts --------------------------------------------------------
+    def history(self, scope: Scope, item_id: str) -> list[ItemVersion]: ...
+
+    def stats(self, scope: Scope) -> Stats: ...
+
+    def users(self) -> list[str]:
+        """Every user with at least one record (for operators; not scoped)."""
+        ...
+
+
+class TraceSink(Protocol):
+    """The raw trace: an append-only log of capture events.
+
+    ``append`` never raises into the caller and never interleaves lines written
+    concurrently (threads or processes); it reports failures through logging.
+    """
+
+    def append(self, surface: str, events: Sequence[Mapping[str, JsonValue]]) -> bool:
+        """Append events; True when every line was written."""
+        ...

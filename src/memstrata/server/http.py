@@ -1,0 +1,156 @@
+"""HTTP routes: each one parses, calls :class:`memstrata.api.Memory`, encodes the result.
+
+Errors of the exception tree map to status codes in one table (:data:`STATUS_CODES`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import JSONResponse
+
+from memstrata import __version__
+from memstrata.api import Memory
+from memstrata.codec import item_version_to_json, record_to_json, stats_to_json
+from memstrata.errors import (
+    BusyError,
+    ConfigError,
+    ConflictError,
+    InvalidInputError,
+    MemstrataError,
+    NotFoundError,
+    StoreError,
+)
+from memstrata.model import Role, Scope, Turn
+from memstrata.server.schemas import FactIn, RememberIn, ScopeIn, UpdateIn
+
+STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
+    (InvalidInputError, 422),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (BusyError, 409),
+    (ConfigError, 500),
+    (StoreError, 503),
+    (MemstrataError, 500),
+)
+
+
+def status_for(exc: MemstrataError) -> int:
+    return next(code for cls, code in STATUS_CODES if isinstance(exc, cls))
+
+
+def _scope(scope: ScopeIn) -> Scope:
+    return Scope(scope.user, scope.thread, scope.agent)
+
+
+def create_app(memory: Memory) -> FastAPI:
+    app = FastAPI(
+        title="memstrata",
+        version=__version__,
+        description="Layered, auditable long-term memory for LLM agents.",
+    )
+
+    @app.exception_handler(MemstrataError)
+    async def _error(_: Request, exc: MemstrataError) -> JSONResponse:
+        return JSONResponse(
+            status_code=status_for(exc),
+            content={"error": type(exc).__name__, "message": str(exc)},
+        )
+
+    def scope_q(user: str, thread: str | None, agent: str | None) -> Scope:
+        return Scope(user, thread, agent)
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "version": __version__,
+            "migrations": memory.store.applied_migrations(),
+        }
+
+    @app.post("/v1/remember", status_code=201)
+    def remember(body: RememberIn) -> list[dict[str, Any]]:
+        turns = [
+            Turn(
+                text=t.text,
+                speaker=t.speaker,
+                role=Role(t.role),
+                time=t.time,
+                session_id=t.session_id,
+                metadata=t.metadata,
+            )
+            for t in body.turns
+        ]
+        episodes = memory.remember(
+            turns, _scope(body.scope), surface=body.surface, session_id=body.session_id
+        )
+        return [record_to_json(e) for e in episodes]
+
+    @app.post("/v1/facts", status_code=201)
+    def add_fact(body: FactIn) -> dict[str, Any]:
+        fact = memory.add_fact(
+            body.text,
+            _scope(body.scope),
+            category=body.category,
+            confidence=body.confidence,
+            importance=body.importance,
+            topic=body.topic,
+            sources=body.sources,
+        )
+        return record_to_json(fact)
+
+    @app.get("/v1/items/{item_id}")
+    def get(
+        item_id: str, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        return record_to_json(memory.get(item_id, scope_q(user, thread, agent)))
+
+    @app.patch("/v1/items/{item_id}")
+    def update(
+        item_id: str, body: UpdateIn, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        record = memory.update(
+            item_id,
+            scope_q(user, thread, agent),
+            expected_version=body.expected_version,
+            **body.changes,
+        )
+        return record_to_json(record)
+
+    @app.delete("/v1/items/{item_id}")
+    def delete(
+        item_id: str,
+        user: str,
+        thread: str | None = None,
+        agent: str | None = None,
+        reason: str = "user-request",
+    ) -> dict[str, Any]:
+        report = memory.delete(item_id, scope_q(user, thread, agent), reason=reason)
+        return {"deleted": list(report.deleted), "cascaded": list(report.cascaded)}
+
+    @app.get("/v1/items/{item_id}/history")
+    def history(
+        item_id: str, user: str, thread: str | None = None, agent: str | None = None
+    ) -> list[dict[str, Any]]:
+        return [
+            item_version_to_json(e) for e in memory.history(item_id, scope_q(user, thread, agent))
+        ]
+
+    @app.get("/v1/list")
+    def list_(
+        user: str,
+        thread: str | None = None,
+        agent: str | None = None,
+        kind: Literal["episode", "fact", "document"] = "episode",
+        limit: int = Query(100, ge=1, le=10_000),
+        after: str | None = None,
+    ) -> list[dict[str, Any]]:
+        records = memory.list(scope_q(user, thread, agent), kind, limit=limit, after=after)
+        return [record_to_json(r) for r in records]
+
+    @app.get("/v1/stats")
+    def stats(user: str, thread: str | None = None, agent: str | None = None) -> dict[str, Any]:
+        return stats_to_json(memory.stats(scope_q(user, thread, agent)))
+
+    return app

@@ -1,0 +1,1 @@
+"""Record store adapters. Each implements :class:`memstrata.ports.RecordStore`."""

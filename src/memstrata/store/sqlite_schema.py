@@ -1,0 +1,90 @@
+"""The SQLite schema, as named migrations (see :mod:`memstrata.store.migrations`).
+
+Absent thread and agent are stored as ``''`` so that unique keys treat them as equal.
+Times are ISO 8601 UTC text (see :mod:`memstrata.codec`), which sorts correctly.
+"""
+
+from __future__ import annotations
+
+from memstrata.store.migrations import Migration
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001_initial",
+        (
+            """CREATE TABLE episodes (
+                id TEXT PRIMARY KEY,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                surface TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                speaker TEXT,
+                role TEXT NOT NULL,
+                text TEXT NOT NULL,
+                time TEXT NOT NULL,
+                metadata TEXT NOT NULL DEFAULT '{}'
+            )""",
+            "CREATE INDEX episodes_scope ON episodes (user, thread, agent, id)",
+            "CREATE INDEX episodes_session ON episodes (user, session_id)",
+            """CREATE TABLE facts (
+                id TEXT PRIMARY KEY,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                text TEXT NOT NULL,
+                category TEXT NOT NULL,
+                confidence REAL NOT NULL,
+                importance REAL NOT NULL,
+                topic TEXT,
+                valid_from TEXT NOT NULL,
+                valid_to TEXT,
+                superseded_by TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                access_count INTEGER NOT NULL DEFAULT 0,
+                version INTEGER NOT NULL
+            )""",
+            "CREATE INDEX facts_scope ON facts (user, thread, agent, id)",
+            """CREATE TABLE fact_sources (
+                fact_id TEXT NOT NULL REFERENCES facts (id) ON DELETE CASCADE,
+                episode_id TEXT NOT NULL,
+                ord INTEGER NOT NULL,
+                PRIMARY KEY (fact_id, episode_id)
+            )""",
+            "CREATE INDEX fact_sources_episode ON fact_sources (episode_id)",
+            """CREATE TABLE documents (
+                id TEXT PRIMARY KEY,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                kind TEXT NOT NULL,
+                key TEXT NOT NULL,
+                content TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                UNIQUE (user, thread, agent, kind, key)
+            )""",
+            """CREATE TABLE item_history (
+                item_id TEXT NOT NULL,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                version INTEGER NOT NULL,
+                op TEXT NOT NULL,
+                reason TEXT,
+                at TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (item_id, version)
+            )""",
+        ),
+    ),
+    Migration(
+        "0002_episode_archive",
+        (
+            "ALTER TABLE episodes ADD COLUMN archived INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX episodes_time ON episodes (user, time)",
+        ),
+    ),
+)

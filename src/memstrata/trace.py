@@ -1,0 +1,92 @@
+"""The raw trace: append-only JSONL, one file per surface per day.
+
+``<data dir>/trace/<surface>/<YYYY-MM-DD>.jsonl``. Each event is one line. A batch of lines is
+written with one ``write`` on a file opened with ``O_APPEND`` while holding an exclusive
+``flock``, so lines from concurrent threads and processes never interleave. Capture must never
+crash or slow the producer: :meth:`JsonlTrace.append` swallows and logs its own failures.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Final
+
+from memstrata.codec import format_time
+from memstrata.model import JsonValue
+from memstrata.ports import Clock, SystemClock
+
+log = logging.getLogger(__name__)
+
+_SURFACE_RE: Final = re.compile(r"[^\w-]+")
+
+
+def surface_slug(surface: str) -> str:
+    """A file-system-safe name for a surface (``chat``, ``notebook``, ``import`` ...)."""
+    slug = _SURFACE_RE.sub("-", surface.strip().lower()).strip("-")
+    return slug[:64] or "unknown"
+
+
+class JsonlTrace:
+    """:class:`memstrata.ports.TraceSink` writing JSONL files under ``root``."""
+
+    def __init__(self, root: str | Path, *, clock: Clock | None = None) -> None:
+        self.root = Path(root)
+        self._clock = clock or SystemClock()
+        self._lock = threading.Lock()
+        self.failures = 0
+
+    def path_for(self, surface: str, day: datetime) -> Path:
+        return self.root / surface_slug(surface) / f"{day.strftime('%Y-%m-%d')}.jsonl"
+
+    def append(self, surface: str, events: Sequence[Mapping[str, JsonValue]]) -> bool:
+        if not events:
+            return True
+        try:
+            now = self._clock.now()
+            stamp = format_time(now)
+            payload = "".join(
+                json.dumps(
+                    {"at": stamp, "surface": surface, **event}, ensure_ascii=False, default=str
+                )
+                + "\n"
+                for event in events
+            ).encode("utf-8")
+            path = self.path_for(surface, now)
+            with self._lock:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    view = memoryview(payload)
+                    while view:
+                        written = os.write(fd, view)
+                        view = view[written:]
+                finally:
+                    os.close(fd)  # closing releases the flock
+            return True
+        except Exception:  # capture never raises into the caller
+            self.failures += 1
+            log.warning("trace append failed for surface %r", surface, exc_info=True)
+            return False
+
+    def read(self, surface: str | None = None) -> Iterator[dict[str, JsonValue]]:
+        """Every event, file by file in name order (day order within a surface)."""
+        if not self.root.exists():
+            return
+        dirs = [self.root / surface_slug(surface)] if surface else sorted(self.root.iterdir())
+        for folder in dirs:
+            if not folder.is_dir():
+                continue
+            for file in sorted(folder.glob("*.jsonl")):
+                with file.open(encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.strip():
+                            yield json.loads(line)

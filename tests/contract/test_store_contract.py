@@ -1,0 +1,370 @@
+"""The RecordStore contract (see memstrata.ports.RecordStore): one suite, every store.
+
+A new store joins by adding a factory to ``STORE_FACTORIES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
+from memstrata.ids import new_id
+from memstrata.model import (
+    Category,
+    DocumentKind,
+    Episode,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
+    HistoryOp,
+    Role,
+    Scope,
+)
+from memstrata.ports import RecordStore
+from memstrata.store.sqlite import SqliteStore
+from tests.conftest import FixedClock
+
+StoreFactory = Callable[[Path, FixedClock], RecordStore]
+
+STORE_FACTORIES: dict[str, StoreFactory] = {
+    "sqlite": lambda tmp, clock: SqliteStore(tmp / "store.db", clock=clock),
+}
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+ALICE = Scope("alice")
+ALICE_T1 = Scope("alice", "t1")
+ALICE_T2 = Scope("alice", "t2")
+BOB = Scope("bob")
+
+
+@pytest.fixture(params=sorted(STORE_FACTORIES))
+def store(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: FixedClock
+) -> Iterator[RecordStore]:
+    s = STORE_FACTORIES[request.param](tmp_path, clock)
+    yield s
+    s.close()
+
+
+def episode(
+    scope: Scope,
+    text: str = "hello",
+    *,
+    session: str = "s1",
+    speaker: str = "alice",
+    minutes: int = 0,
+) -> Episode:
+    return Episode(
+        id=new_id("ep"),
+        scope=scope,
+        surface="chat",
+        session_id=session,
+        speaker=speaker,
+        role=Role.USER,
+        text=text,
+        time=T0 + timedelta(minutes=minutes),
+        metadata={"n": minutes, "note": "中文"},
+    )
+
+
+def fact(
+    scope: Scope,
+    sources: tuple[str, ...],
+    text: str = "Alice likes tea",
+    category: Category = Category.PREFERENCE,
+) -> Fact:
+    return Fact(
+        id=new_id("fa"),
+        scope=scope,
+        text=text,
+        category=category,
+        confidence=0.9,
+        importance=0.5,
+        topic="drinks",
+        sources=sources,
+        valid_from=T0,
+        valid_to=None,
+        superseded_by=None,
+        created_at=T0,
+        updated_at=T0,
+    )
+
+
+def test_store_satisfies_the_protocol(store: RecordStore) -> None:
+    assert isinstance(store, RecordStore)
+    assert store.applied_migrations()
+
+
+class TestEpisodes:
+    def test_round_trip_keeps_every_field(self, store: RecordStore) -> None:
+        ep = episode(ALICE_T1, "我喜欢喝茶, I like tea")
+        store.add_episodes(ALICE_T1, [ep])
+        assert store.get_episode(ALICE_T1, ep.id) == ep
+
+    def test_listing_is_in_id_order_and_pages(self, store: RecordStore) -> None:
+        eps = [episode(ALICE, f"turn {i}", minutes=i) for i in range(7)]
+        store.add_episodes(ALICE, eps)
+        first = store.list_episodes(ALICE, limit=3)
+        rest = store.list_episodes(ALICE, after=first[-1].id, limit=10)
+        assert [e.id for e in first + rest] == [e.id for e in eps]
+        assert [e.id for e in store.iter_episodes(ALICE)] == [e.id for e in eps]
+
+    def test_filters(self, store: RecordStore) -> None:
+        a = episode(ALICE, "a", session="s1", speaker="alice", minutes=0)
+        b = episode(ALICE, "b", session="s2", speaker="bot", minutes=10)
+        c = episode(ALICE, "c", session="s2", speaker="alice", minutes=20)
+        store.add_episodes(ALICE, [a, b, c])
+
+        def ids(f: EpisodeFilter) -> list[str]:
+            return [e.id for e in store.list_episodes(ALICE, f)]
+
+        assert ids(EpisodeFilter(session_id="s2")) == [b.id, c.id]
+        assert ids(EpisodeFilter(speaker="alice")) == [a.id, c.id]
+        assert ids(EpisodeFilter(since=T0 + timedelta(minutes=5))) == [b.id, c.id]
+        assert ids(EpisodeFilter(until=T0 + timedelta(minutes=10))) == [a.id]
+        assert ids(EpisodeFilter(surface="notebook")) == []
+
+    def test_batch_is_atomic(self, store: RecordStore) -> None:
+        good = episode(ALICE)
+        store.add_episodes(ALICE, [good])
+        with pytest.raises(InvalidInputError):
+            store.add_episodes(ALICE, [episode(ALICE, "new"), good])  # duplicate id
+        assert [e.id for e in store.list_episodes(ALICE)] == [good.id]
+
+    def test_archive_and_delete(self, store: RecordStore) -> None:
+        a, b = episode(ALICE), episode(ALICE)
+        store.add_episodes(ALICE, [a, b])
+        assert store.archive_episodes(ALICE, [a.id]) == 1
+        assert store.get_episode(ALICE, a.id).archived
+        assert [
+            e.id for e in store.list_episodes(ALICE, EpisodeFilter(include_archived=False))
+        ] == [b.id]
+        assert store.delete_episodes(ALICE, [a.id, "ep_01AAAAAAAAAAAAAAAAAAAAAAAA"]) == 1
+        with pytest.raises(NotFoundError):
+            store.get_episode(ALICE, a.id)
+
+    def test_get_episodes_returns_only_existing(self, store: RecordStore) -> None:
+        a = episode(ALICE)
+        store.add_episodes(ALICE, [a])
+        assert [e.id for e in store.get_episodes(ALICE, [a.id, new_id("ep")])] == [a.id]
+
+
+class TestIsolation:
+    def test_a_user_never_sees_another_user(self, store: RecordStore) -> None:
+        mine, theirs = episode(ALICE), episode(BOB)
+        store.add_episodes(ALICE, [mine])
+        store.add_episodes(BOB, [theirs])
+        f = store.add_fact(BOB, fact(BOB, (theirs.id,)))
+        doc = store.put_document(
+            BOB, DocumentKind.IDENTITY, "identity", {"text": "bob"}, expected_version=0
+        )
+        with pytest.raises(NotFoundError):
+            store.get_episode(ALICE, theirs.id)
+        with pytest.raises(NotFoundError):
+            store.get_fact(ALICE, f.id)
+        with pytest.raises(NotFoundError):
+            store.get_document_by_id(ALICE, doc.id)
+        with pytest.raises(NotFoundError):
+            store.history(ALICE, f.id)
+        assert store.get_episodes(ALICE, [theirs.id]) == []
+        assert [e.id for e in store.list_episodes(ALICE)] == [mine.id]
+        assert store.list_facts(ALICE) == []
+        assert store.list_documents(ALICE) == []
+        assert store.facts_citing(ALICE, [theirs.id]) == []
+        assert store.stats(ALICE).episodes == 1
+
+    def test_writes_and_deletes_cannot_reach_another_scope(self, store: RecordStore) -> None:
+        theirs = episode(BOB)
+        store.add_episodes(BOB, [theirs])
+        f = store.add_fact(BOB, fact(BOB, (theirs.id,)))
+        with pytest.raises(InvalidInputError):
+            store.add_episodes(ALICE, [episode(BOB)])
+        with pytest.raises(InvalidInputError):
+            store.add_fact(ALICE, fact(BOB, (theirs.id,)))
+        with pytest.raises(InvalidInputError):  # citing another user's episode
+            store.add_fact(ALICE, fact(ALICE, (theirs.id,)))
+        assert store.delete_episodes(ALICE, [theirs.id]) == 0
+        assert store.archive_episodes(ALICE, [theirs.id]) == 0
+        with pytest.raises(NotFoundError):
+            store.delete_fact(ALICE, f.id, reason="user-request")
+        with pytest.raises(NotFoundError):
+            store.update_fact(ALICE, f.evolve(text="hijacked"), expected_version=1)
+        assert store.get_fact(BOB, f.id).text == f.text
+        assert store.get_episode(BOB, theirs.id) == theirs
+
+    def test_threads(self, store: RecordStore) -> None:
+        t1, t2, top = episode(ALICE_T1), episode(ALICE_T2), episode(ALICE)
+        store.add_episodes(ALICE, [t1, t2, top])
+        assert [e.id for e in store.list_episodes(ALICE_T1)] == [t1.id]
+        assert {e.id for e in store.list_episodes(ALICE)} == {t1.id, t2.id, top.id}
+        with pytest.raises(NotFoundError):
+            store.get_episode(ALICE_T1, t2.id)
+        with pytest.raises(InvalidInputError):
+            store.add_episodes(ALICE_T1, [episode(ALICE_T2)])
+
+    def test_agents(self, store: RecordStore) -> None:
+        a = episode(Scope("alice", agent="coder"))
+        b = episode(Scope("alice", agent="writer"))
+        store.add_episodes(ALICE, [a, b])
+        assert [e.id for e in store.list_episodes(Scope("alice", agent="coder"))] == [a.id]
+
+    def test_documents_are_per_exact_scope(self, store: RecordStore) -> None:
+        store.put_document(
+            ALICE, DocumentKind.IDENTITY, "identity", {"text": "user"}, expected_version=0
+        )
+        store.put_document(
+            ALICE_T1, DocumentKind.IDENTITY, "identity", {"text": "thread"}, expected_version=0
+        )
+        user_doc = store.get_document(ALICE, DocumentKind.IDENTITY, "identity")
+        thread_doc = store.get_document(ALICE_T1, DocumentKind.IDENTITY, "identity")
+        assert user_doc is not None and user_doc.content == {"text": "user"}
+        assert thread_doc is not None and thread_doc.content == {"text": "thread"}
+        assert store.get_document(ALICE_T2, DocumentKind.IDENTITY, "identity") is None
+        assert store.get_document(BOB, DocumentKind.IDENTITY, "identity") is None
+
+
+class TestFacts:
+    def _setup(self, store: RecordStore) -> tuple[Episode, Fact]:
+        ep = episode(ALICE)
+        store.add_episodes(ALICE, [ep])
+        return ep, store.add_fact(ALICE, fact(ALICE, (ep.id,)))
+
+    def test_round_trip(self, store: RecordStore) -> None:
+        _, f = self._setup(store)
+        assert store.get_fact(ALICE, f.id) == f
+        assert f.version == 1
+
+    def test_sources_must_exist(self, store: RecordStore) -> None:
+        with pytest.raises(InvalidInputError, match="cite"):
+            store.add_fact(ALICE, fact(ALICE, (new_id("ep"),)))
+        with pytest.raises(InvalidInputError, match="cites no episode"):
+            store.add_fact(ALICE, fact(ALICE, ()))
+        assert store.list_facts(ALICE) == []
+
+    def test_compare_and_swap(self, store: RecordStore, clock: FixedClock) -> None:
+        _, f = self._setup(store)
+        clock.advance(minutes=1)
+        v2 = store.update_fact(ALICE, f.evolve(text="Alice likes green tea"), expected_version=1)
+        assert v2.version == 2
+        with pytest.raises(ConflictError) as info:
+            store.update_fact(ALICE, f.evolve(text="stale writer"), expected_version=1)
+        assert (info.value.expected, info.value.actual) == (1, 2)
+        assert store.get_fact(ALICE, f.id).text == "Alice likes green tea"
+
+    def test_history_keeps_every_version(self, store: RecordStore) -> None:
+        ep, f = self._setup(store)
+        later = store.update_fact(ALICE, f.evolve(importance=0.9), expected_version=1)
+        newer = store.add_fact(ALICE, fact(ALICE, (ep.id,), "Alice likes coffee now"))
+        store.update_fact(
+            ALICE,
+            later.evolve(valid_to=T0 + timedelta(days=1), superseded_by=newer.id),
+            expected_version=2,
+            op="supersede",
+        )
+        hist = store.history(ALICE, f.id)
+        assert [(h.version, h.op) for h in hist] == [
+            (1, HistoryOp.CREATE),
+            (2, HistoryOp.UPDATE),
+            (3, HistoryOp.SUPERSEDE),
+        ]
+        assert hist[0].data["importance"] == 0.5 and hist[1].data["importance"] == 0.9
+        assert hist[2].data["superseded_by"] == newer.id
+
+    def test_delete_erases_history_content(self, store: RecordStore) -> None:
+        _, f = self._setup(store)
+        store.delete_fact(ALICE, f.id, reason="user-request")
+        with pytest.raises(NotFoundError):
+            store.get_fact(ALICE, f.id)
+        hist = store.history(ALICE, f.id)
+        assert hist[-1].op == HistoryOp.DELETE and hist[-1].reason == "user-request"
+        assert all(h.data == {} for h in hist)
+        with pytest.raises(NotFoundError):
+            store.update_fact(ALICE, f, expected_version=1)
+
+    def test_filters_and_validity(self, store: RecordStore) -> None:
+        ep, f = self._setup(store)
+        other = store.add_fact(
+            ALICE,
+            replace(fact(ALICE, (ep.id,), "Alice is a nurse", Category.PROFILE), topic="work"),
+        )
+        store.update_fact(ALICE, f.evolve(valid_to=T0 + timedelta(days=10)), expected_version=1)
+        assert [x.id for x in store.list_facts(ALICE, FactFilter(current_only=True))] == [other.id]
+        assert [
+            x.id for x in store.list_facts(ALICE, FactFilter(category=Category.PREFERENCE))
+        ] == [f.id]
+        assert [x.id for x in store.list_facts(ALICE, FactFilter(topic="work"))] == [other.id]
+        at_day_5 = FactFilter(valid_at=T0 + timedelta(days=5))
+        assert {x.id for x in store.list_facts(ALICE, at_day_5)} == {f.id, other.id}
+        at_day_20 = FactFilter(valid_at=T0 + timedelta(days=20))
+        assert [x.id for x in store.list_facts(ALICE, at_day_20)] == [other.id]
+        assert {x.id for x in store.list_facts(ALICE, FactFilter(source=ep.id))} == {f.id, other.id}
+
+    def test_deleting_episodes_removes_citations(self, store: RecordStore) -> None:
+        ep, f = self._setup(store)
+        assert [x.id for x in store.facts_citing(ALICE, [ep.id])] == [f.id]
+        store.delete_episodes(ALICE, [ep.id])
+        assert store.facts_citing(ALICE, [ep.id]) == []
+        assert store.get_fact(ALICE, f.id).sources == ()
+
+
+class TestDocuments:
+    def test_create_update_conflict(self, store: RecordStore, clock: FixedClock) -> None:
+        d1 = store.put_document(
+            ALICE, DocumentKind.TOPIC, "travel", {"markdown": "# Travel"}, expected_version=0
+        )
+        assert d1.version == 1
+        with pytest.raises(ConflictError):
+            store.put_document(
+                ALICE, DocumentKind.TOPIC, "travel", {"markdown": "again"}, expected_version=0
+            )
+        clock.advance(seconds=5)
+        d2 = store.put_document(
+            ALICE, DocumentKind.TOPIC, "travel", {"markdown": "# 旅行"}, expected_version=1
+        )
+        assert (d2.id, d2.version, d2.created_at) == (d1.id, 2, d1.created_at)
+        assert d2.updated_at > d1.updated_at
+        with pytest.raises(ConflictError) as info:
+            store.put_document(
+                ALICE, DocumentKind.TOPIC, "travel", {"markdown": "stale"}, expected_version=1
+            )
+        assert info.value.actual == 2
+        assert store.get_document_by_id(ALICE, d1.id).content == {"markdown": "# 旅行"}
+        assert [h.version for h in store.history(ALICE, d1.id)] == [1, 2]
+
+    def test_list_and_delete(self, store: RecordStore) -> None:
+        a = store.put_document(ALICE, DocumentKind.TOPIC, "a", {}, expected_version=0)
+        store.put_document(ALICE, DocumentKind.PROFILE, "profile", {}, expected_version=0)
+        assert [d.key for d in store.list_documents(ALICE, DocumentKind.TOPIC)] == ["a"]
+        assert len(store.list_documents(ALICE)) == 2
+        store.delete_document(ALICE, a.id, reason="stale")
+        assert store.get_document(ALICE, DocumentKind.TOPIC, "a") is None
+        assert store.history(ALICE, a.id)[-1].op == HistoryOp.DELETE
+        # the key is free again
+        assert (
+            store.put_document(ALICE, DocumentKind.TOPIC, "a", {}, expected_version=0).version == 1
+        )
+
+
+def test_stats(store: RecordStore) -> None:
+    eps = [
+        episode(ALICE_T1, session="s1", speaker="alice", minutes=1),
+        episode(ALICE_T1, session="s1", speaker="bot", minutes=2),
+        episode(ALICE_T2, session="s1", speaker="alice", minutes=3),
+    ]
+    store.add_episodes(ALICE, eps)
+    f = store.add_fact(ALICE, fact(ALICE, (eps[0].id,)))
+    store.update_fact(ALICE, f.evolve(valid_to=T0), expected_version=1)
+    store.add_fact(ALICE, fact(ALICE, (eps[1].id,)))
+    store.put_document(ALICE, DocumentKind.TOPIC, "x", {}, expected_version=0)
+    s = store.stats(ALICE)
+    assert (s.episodes, s.sessions, s.speakers) == (3, 2, 2)
+    assert (s.facts_current, s.facts_superseded) == (1, 1)
+    assert s.documents == {"topic": 1}
+    assert s.first_time == T0 + timedelta(minutes=1) and s.last_time == T0 + timedelta(minutes=3)
+    assert store.stats(BOB).episodes == 0
+    assert store.users() == ["alice"]

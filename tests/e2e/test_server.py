@@ -1,0 +1,132 @@
+"""The HTTP server: health, the first /v1 routes, error mapping, and `memstrata serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from memstrata.api import Memory
+from memstrata.server.http import create_app
+
+
+@pytest.fixture
+def client(memory: Memory) -> Iterator[TestClient]:
+    with TestClient(create_app(memory)) as c:
+        yield c
+
+
+def test_healthz(client: TestClient) -> None:
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok" and "0001_initial" in body["migrations"]
+
+
+def test_remember_get_update_history_delete(client: TestClient) -> None:
+    scope = {"user": "alice", "thread": "t1"}
+    r = client.post(
+        "/v1/remember",
+        json={
+            "scope": scope,
+            "turns": [{"text": "I moved to Hangzhou. 我搬到杭州了。", "speaker": "alice"}],
+        },
+    )
+    assert r.status_code == 201
+    ep = r.json()[0]
+    fact = client.post(
+        "/v1/facts",
+        json={
+            "scope": scope,
+            "text": "Alice lives in Hangzhou",
+            "category": "personal",
+            "sources": [ep["id"]],
+        },
+    ).json()
+    params = {"user": "alice", "thread": "t1"}
+    assert client.get(f"/v1/items/{ep['id']}", params=params).json()["text"] == ep["text"]
+    r = client.patch(
+        f"/v1/items/{fact['id']}",
+        params=params,
+        json={"changes": {"importance": 0.9}, "expected_version": 1},
+    )
+    assert r.status_code == 200 and r.json()["version"] == 2
+    r = client.patch(
+        f"/v1/items/{fact['id']}",
+        params=params,
+        json={"changes": {"importance": 0.1}, "expected_version": 1},
+    )
+    assert r.status_code == 409 and r.json()["error"] == "ConflictError"
+    hist = client.get(f"/v1/items/{fact['id']}/history", params=params).json()
+    assert [h["op"] for h in hist] == ["create", "update"]
+    assert client.get("/v1/stats", params={"user": "alice"}).json()["facts_current"] == 1
+    listed = client.get("/v1/list", params={"user": "alice", "kind": "fact"}).json()
+    assert [f["id"] for f in listed] == [fact["id"]]
+    r = client.delete(f"/v1/items/{ep['id']}", params=params)
+    assert r.json() == {"deleted": [ep["id"]], "cascaded": [fact["id"]]}
+    assert client.get(f"/v1/items/{ep['id']}", params=params).status_code == 404
+
+
+def test_scopes_are_isolated(client: TestClient) -> None:
+    ep = client.post(
+        "/v1/remember", json={"scope": {"user": "alice"}, "turns": [{"text": "secret"}]}
+    ).json()[0]
+    r = client.get(f"/v1/items/{ep['id']}", params={"user": "mallory"})
+    assert r.status_code == 404
+
+
+def test_bad_input_is_422(client: TestClient) -> None:
+    assert (
+        client.post("/v1/remember", json={"scope": {"user": "a"}, "turns": []}).status_code == 422
+    )
+    r = client.post("/v1/remember", json={"scope": {"user": "a"}, "turns": [{"text": "  "}]})
+    assert r.status_code == 422 and "empty" in r.json()["message"]
+    assert client.get("/v1/items/bogus", params={"user": "a"}).status_code == 422
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_serve_loads_the_sample_and_answers_healthz(tmp_path: Path) -> None:
+    port = _free_port()
+    exe = Path(sys.executable).with_name("memstrata")
+    env = {**os.environ, "MEMSTRATA_DATA_DIR": str(tmp_path / "d")}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            [str(exe), "serve", "--port", str(port)],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        body = None
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    body = json.loads(r.read())
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    raise AssertionError(log.read_text()) from None
+                time.sleep(0.2)
+        assert body is not None and body["status"] == "ok"
+        url = f"http://127.0.0.1:{port}/v1/stats?user=demo"
+        with urllib.request.urlopen(url, timeout=5) as r:
+            assert json.loads(r.read())["episodes"] >= 10
+        assert "loaded the sample memory" in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -1,0 +1,79 @@
+"""Schema migrations: named, recorded, applied on open, also to an older database file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memstrata.errors import MigrationError, StoreError
+from memstrata.model import EpisodeFilter, Scope
+from memstrata.store.migrations import Migration
+from memstrata.store.sqlite import SqliteStore
+from memstrata.store.sqlite_schema import MIGRATIONS
+
+
+def _old_database(path: Path) -> None:
+    """A database as the first release wrote it: only 0001_initial, with a row in it."""
+    with SqliteStore(path, migrations=MIGRATIONS[:1]) as old:
+        assert old.applied_migrations() == ["0001_initial"]
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "INSERT INTO episodes (id, user, thread, agent, surface, session_id, speaker, role, text,"
+        " time, metadata) VALUES ('ep_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'alice', '', '', 'chat', 's1',"
+        " 'alice', 'user', '旧的记录 old turn', '2024-01-01T00:00:00.000000Z', '{}')"
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_an_older_file_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    _old_database(path)
+    with SqliteStore(path) as store:
+        assert store.applied_migrations() == [m.name for m in MIGRATIONS]
+        [ep] = store.list_episodes(Scope("alice"))
+        assert ep.text == "旧的记录 old turn" and ep.archived is False
+        store.archive_episodes(Scope("alice"), [ep.id])  # the column 0002 added works
+        assert store.list_episodes(Scope("alice"), EpisodeFilter(include_archived=False)) == []
+    with sqlite3.connect(path) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+    assert names == ["0001_initial", "0002_episode_archive"]
+
+
+def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    SqliteStore(path).close()
+    with SqliteStore(path) as store:
+        assert store.applied_migrations() == [m.name for m in MIGRATIONS]
+
+
+def test_a_failing_migration_rolls_back_and_names_itself(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    SqliteStore(path).close()
+    broken = (
+        *MIGRATIONS,
+        Migration("0099_broken", ("CREATE TABLE extra (x)", "SELECT * FROM no_such_table")),
+    )
+    with pytest.raises(MigrationError, match="0099_broken"):
+        SqliteStore(path, migrations=broken)
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        names = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
+    assert "extra" not in tables and "0099_broken" not in names
+
+
+def test_a_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    newer = (*MIGRATIONS, Migration("0999_future", ("CREATE TABLE future (x)",)))
+    SqliteStore(path, migrations=newer).close()
+    with pytest.raises(MigrationError, match="0999_future"):
+        SqliteStore(path)
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a usable memstrata database"):
+        SqliteStore(path)
