@@ -6,6 +6,7 @@ scope it acts in; a bare string is taken as a user id.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,6 @@ _FACT_FIELDS: Final = frozenset(
     }
 )
 _TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
-_SAMPLE_FILE: Final = "sample.jsonl"
 
 
 def as_scope(scope: ScopeLike) -> Scope:
@@ -543,10 +543,22 @@ class Memory:
 
     def load_sample(self, user: str = "demo") -> IngestReport:
         """Load the small bilingual sample memory shipped with memstrata into ``user``."""
-        resource = resources.files("memstrata.sample").joinpath(_SAMPLE_FILE)
-        with resources.as_file(resource) as path:
+        package = resources.files("memstrata.sample")
+        with resources.as_file(package.joinpath("sample.jsonl")) as path:
             report = self.ingest(path, user, fmt="jsonl")
         scope = Scope(user)
+        episodes = list(self.store.iter_episodes(scope))
+        for item in json.loads(package.joinpath("facts.json").read_text(encoding="utf-8")):
+            cited = [episodes[i] for i in item["turns"]]
+            self.add_fact(
+                item["text"],
+                cited[0].scope,
+                category=item["category"],
+                importance=item["importance"],
+                topic=item["topic"],
+                sources=[e.id for e in cited],
+                valid_from=cited[-1].time,
+            )
         if not self.identity(scope).text:
             self.set_identity(
                 "I am a helpful assistant for a bilingual (English/中文) software engineer. "

@@ -360,3 +360,36 @@ def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | 
         data_dir=data_dir, host=host, port=port, load_sample=False if no_sample else None
     )
     run_server(settings)
+
+
+@cli.group(help="Benchmarks (medians over runs, measured on this machine).")
+def bench() -> None:
+    """The bench group."""
+
+
+@bench.command(name="ingest", help="Ingest throughput of a conversation file (no embeddings).")
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    default="locomo",
+    show_default=True,
+    type=click.Choice(["locomo", "longmemeval", "jsonl"]),
+)
+@click.option("--runs", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option("--no-trace", is_flag=True, help="Do not write the raw trace.")
+@json_option
+def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool) -> None:
+    from memstrata.bench.ingest import run_ingest_bench
+
+    result = run_ingest_bench(path, fmt, runs=runs, trace=not no_trace)
+    if as_json:
+        _print_json(result)
+    else:
+        click.echo(
+            f"{result['turns']} turns: {result['ingest_turns_per_s']} turns/s "
+            f"(median of {runs}; parse {result['parse_ms_p50']} ms, "
+            f"store {result['store_ms_p50']} ms)"
+        )

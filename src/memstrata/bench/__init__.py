@@ -1,0 +1,1 @@
+"""The benchmark harness: part of the product, run as ``memstrata bench ...``."""
