@@ -12,6 +12,7 @@ each::
      ├── NotFoundError         no such item in this scope (other scopes are invisible)
      ├── ConflictError         a compare-and-swap write against a stale version
      ├── BusyError             a resource is held by another run
+     ├── EmbeddingError        an embedding provider failed or is not installed
      └── StoreError            the record store failed (I/O, driver, corruption)
           └── MigrationError      a schema migration could not be applied
 """
@@ -73,6 +74,10 @@ class ConflictError(MemstrataError):
 
 class BusyError(MemstrataError):
     """Another run holds the resource (for example one consolidation per layer and key)."""
+
+
+class EmbeddingError(MemstrataError):
+    """An embedding provider failed, returned malformed vectors or is not installed."""
 
 
 class StoreError(MemstrataError):

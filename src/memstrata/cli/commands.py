@@ -156,7 +156,7 @@ def remember(
     "--format",
     "fmt",
     required=True,
-    type=click.Choice(["locomo", "longmemeval", "jsonl"]),
+    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
     help="The file's format.",
 )
 @click.option("--user", required=True, help="User id that receives the conversations.")
@@ -376,7 +376,7 @@ def bench() -> None:
     "fmt",
     default="locomo",
     show_default=True,
-    type=click.Choice(["locomo", "longmemeval", "jsonl"]),
+    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
 )
 @click.option("--runs", default=5, show_default=True, type=click.IntRange(1, 100))
 @click.option("--no-trace", is_flag=True, help="Do not write the raw trace.")

@@ -15,11 +15,13 @@ from memstrata.importers.base import Conversation, ImportBatch, Question
 from memstrata.importers.jsonl import load_jsonl
 from memstrata.importers.locomo import load_locomo
 from memstrata.importers.longmemeval import load_longmemeval
+from memstrata.importers.madial import load_madial
 
 FORMATS: Final[dict[str, Callable[[Path], ImportBatch]]] = {
     "locomo": load_locomo,
     "longmemeval": load_longmemeval,
     "jsonl": load_jsonl,
+    "madial": load_madial,
 }
 
 

