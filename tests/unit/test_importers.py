@@ -162,13 +162,38 @@ MADIAL_ZH = LOCOMO_DEV.parents[1] / "madial" / "madial_zh_dev.json"
 class TestMadial:
     def test_fixture(self, tmp_path: Path) -> None:
         path = tmp_path / "m.json"
-        path.write_text(json.dumps([{
-            "sample_id": "u1",
-            "sessions": [{"session_id": "M1", "date": "2022-01-01", "turns": [
-                {"turn_id": "M1", "speaker": "memory", "text": "元旦晚会上做了彩纸灯笼。"}]}],
-            "qa": [{"question": "Bart: 元旦晚会我要表演魔术！", "answer": "...",
-                    "evidence": ["M1"], "category": "memory_recall"}],
-        }], ensure_ascii=False), encoding="utf-8")
+        path.write_text(
+            json.dumps(
+                [
+                    {
+                        "sample_id": "u1",
+                        "sessions": [
+                            {
+                                "session_id": "M1",
+                                "date": "2022-01-01",
+                                "turns": [
+                                    {
+                                        "turn_id": "M1",
+                                        "speaker": "memory",
+                                        "text": "元旦晚会上做了彩纸灯笼。",
+                                    }
+                                ],
+                            }
+                        ],
+                        "qa": [
+                            {
+                                "question": "Bart: 元旦晚会我要表演魔术！",
+                                "answer": "...",
+                                "evidence": ["M1"],
+                                "category": "memory_recall",
+                            }
+                        ],
+                    }
+                ],
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
         [conv] = importers.load(path, "madial").conversations
         assert conv.turns[0].metadata == {"turn_id": "M1"}
         assert conv.turns[0].time == datetime(2022, 1, 1, tzinfo=UTC)
@@ -183,7 +208,15 @@ class TestMadial:
 
     def test_bad_date(self, tmp_path: Path) -> None:
         path = tmp_path / "m.json"
-        path.write_text(json.dumps([{"sample_id": "u1", "sessions": [
-            {"session_id": "M1", "date": "Jan 1", "turns": []}]}]))
+        path.write_text(
+            json.dumps(
+                [
+                    {
+                        "sample_id": "u1",
+                        "sessions": [{"session_id": "M1", "date": "Jan 1", "turns": []}],
+                    }
+                ]
+            )
+        )
         with pytest.raises(ImportFormatError, match="YYYY-MM-DD"):
             importers.load(path, "madial")

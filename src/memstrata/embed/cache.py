@@ -30,8 +30,9 @@ def text_hash(text: str) -> bytes:
 class CachedEmbedder:
     """An :class:`memstrata.ports.Embedder` that remembers what ``inner`` computed."""
 
-    def __init__(self, inner: Embedder, path: str | Path | None = None, *,
-                 query_cache_size: int = 1024) -> None:
+    def __init__(
+        self, inner: Embedder, path: str | Path | None = None, *, query_cache_size: int = 1024
+    ) -> None:
         self.inner = inner
         self._lock = threading.Lock()
         self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
@@ -42,8 +43,9 @@ class CachedEmbedder:
         if path is not None:
             try:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-                self._conn = sqlite3.connect(str(path), check_same_thread=False,
-                                             isolation_level=None, timeout=10)
+                self._conn = sqlite3.connect(
+                    str(path), check_same_thread=False, isolation_level=None, timeout=10
+                )
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute(
                     "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL,"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,7 +36,7 @@ class HashingEmbedder:
 
     def _features(self, text: str) -> list[str]:
         tokens = [t.lower() for t in _WORD_RE.findall(text)]
-        return tokens + [a + b for a, b in zip(tokens, tokens[1:], strict=False)]
+        return tokens + [a + b for a, b in pairwise(tokens)]
 
     def _vector(self, text: str) -> NDArray[np.float32]:
         out = np.zeros(self._dim, dtype=np.float32)
@@ -48,8 +49,9 @@ class HashingEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        return normalized(np.stack([self._vector(t) for t in texts]), dim=self._dim,
-                          provider=self.name)
+        return normalized(
+            np.stack([self._vector(t) for t in texts]), dim=self._dim, provider=self.name
+        )
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return self.embed_documents([text])[0]

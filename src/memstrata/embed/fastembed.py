@@ -50,8 +50,9 @@ class FastEmbedEmbedder:
                 except ImportError as exc:
                     raise missing_extra("fastembed", "fastembed") from exc
                 try:
-                    self._model = TextEmbedding(model_name=self.model_name,
-                                                cache_dir=self.cache_dir, local_files_only=True)
+                    self._model = TextEmbedding(
+                        model_name=self.model_name, cache_dir=self.cache_dir, local_files_only=True
+                    )
                 except Exception as exc:
                     raise EmbeddingError(f"cannot load {self.model_name!r}: {exc}") from exc
             return self._model

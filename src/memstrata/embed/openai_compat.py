@@ -49,10 +49,14 @@ class OpenAIEmbedder:
     @classmethod
     def from_settings(cls, s: OpenAIEmbedderSettings) -> OpenAIEmbedder:
         return cls(
-            base_url=s.base_url, model=s.model, dim=s.dim,
+            base_url=s.base_url,
+            model=s.model,
+            dim=s.dim,
             api_key=s.api_key.get_secret_value() if s.api_key else None,
-            batch_size=s.batch_size, timeout_s=s.timeout_s,
-            query_prefix=s.query_prefix, document_prefix=s.document_prefix,
+            batch_size=s.batch_size,
+            timeout_s=s.timeout_s,
+            query_prefix=s.query_prefix,
+            document_prefix=s.document_prefix,
         )
 
     @property
@@ -68,8 +72,9 @@ class OpenAIEmbedder:
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(f"{self.base_url}/embeddings", data=body,
-                                         headers=headers, method="POST")
+        request = urllib.request.Request(
+            f"{self.base_url}/embeddings", data=body, headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 payload: Any = json.loads(response.read())
@@ -86,8 +91,9 @@ class OpenAIEmbedder:
         except (KeyError, TypeError, AttributeError) as exc:
             raise EmbeddingError(f"{self.base_url} answered without data[].embedding") from exc
         if len(vectors) != len(texts):
-            raise EmbeddingError(f"{self.base_url} returned {len(vectors)} vectors for "
-                                 f"{len(texts)} texts")
+            raise EmbeddingError(
+                f"{self.base_url} returned {len(vectors)} vectors for {len(texts)} texts"
+            )
         return normalized(vectors, dim=self._dim, provider=self.name)
 
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 class SentenceTransformerEmbedder:
     """:class:`memstrata.ports.Embedder` over a ``SentenceTransformer`` model."""
 
-    def __init__(self, model: str, *, query_prefix: str = "", document_prefix: str = "",
-                 batch_size: int = 32) -> None:
+    def __init__(
+        self, model: str, *, query_prefix: str = "", document_prefix: str = "", batch_size: int = 32
+    ) -> None:
         self.model_name = model
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
@@ -35,8 +36,12 @@ class SentenceTransformerEmbedder:
 
     @classmethod
     def from_settings(cls, s: SentenceTransformersEmbedderSettings) -> SentenceTransformerEmbedder:
-        return cls(s.model, query_prefix=s.query_prefix, document_prefix=s.document_prefix,
-                   batch_size=s.batch_size)
+        return cls(
+            s.model,
+            query_prefix=s.query_prefix,
+            document_prefix=s.document_prefix,
+            batch_size=s.batch_size,
+        )
 
     @property
     def name(self) -> str:
@@ -65,8 +70,13 @@ class SentenceTransformerEmbedder:
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         model = self._get()
         try:
-            out = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=True, show_progress_bar=False)
+            out = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         except Exception as exc:
             raise EmbeddingError(f"{self.model_name!r} failed to encode: {exc}") from exc
         return normalized(out, dim=self._dim, provider=self.name)

@@ -20,8 +20,9 @@ def _date(value: Any, *, source: str, where: str) -> datetime:
     try:
         return datetime.strptime(str(value), "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
-        raise ImportFormatError(f"date {value!r} is not YYYY-MM-DD", source=source,
-                                where=where) from None
+        raise ImportFormatError(
+            f"date {value!r} is not YYYY-MM-DD", source=source, where=where
+        ) from None
 
 
 def _sample(raw: Any, index: int, source: str) -> Conversation:
@@ -39,19 +40,28 @@ def _sample(raw: Any, index: int, source: str) -> Conversation:
             turn_id = require(turn, "turn_id", str, source=source, where=twhere)
             if not text.strip():
                 raise ImportFormatError("empty archive item", source=source, where=twhere)
-            turns.append(Turn(text=text, speaker=str(turn.get("speaker", "memory")),
-                              role=Role.OTHER, time=when, session_id=session_id,
-                              metadata={"turn_id": turn_id}))
+            turns.append(
+                Turn(
+                    text=text,
+                    speaker=str(turn.get("speaker", "memory")),
+                    role=Role.OTHER,
+                    time=when,
+                    session_id=session_id,
+                    metadata={"turn_id": turn_id},
+                )
+            )
     questions = []
     for q, item in enumerate(raw.get("qa", [])):
         qwhere = f"{where} qa {q}"
         evidence = require(item, "evidence", list, source=source, where=qwhere)
-        questions.append(Question(
-            question=require(item, "question", str, source=source, where=qwhere),
-            answer=str(item.get("answer", "")),
-            evidence=tuple(str(e) for e in evidence),
-            category=str(item.get("category", "")),
-        ))
+        questions.append(
+            Question(
+                question=require(item, "question", str, source=source, where=qwhere),
+                answer=str(item.get("answer", "")),
+                evidence=tuple(str(e) for e in evidence),
+                category=str(item.get("category", "")),
+            )
+        )
     return Conversation(key=key, turns=tuple(turns), questions=tuple(questions))
 
 
@@ -60,5 +70,8 @@ def load_madial(path: Path) -> ImportBatch:
     data = read_json(path)
     if not isinstance(data, list):
         raise ImportFormatError("expected a list of MADial samples", source=source)
-    return ImportBatch(source=source, format="madial",
-                      conversations=tuple(_sample(s, i, source) for i, s in enumerate(data)))
+    return ImportBatch(
+        source=source,
+        format="madial",
+        conversations=tuple(_sample(s, i, source) for i, s in enumerate(data)),
+    )
