@@ -29,3 +29,8 @@ def missing_extra(package: str, extra: str) -> EmbeddingError:
     return EmbeddingError(
         f"the {package!r} package is not installed; install memstrata[{extra}] to use it"
     )
+
+
+def first_row(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Row 0 of a matrix, typed as a vector."""
+    return np.asarray(matrix[0], dtype=np.float32)

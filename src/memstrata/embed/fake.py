@@ -15,7 +15,7 @@ from itertools import pairwise
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import normalized
+from memstrata.embed.base import first_row, normalized
 
 _WORD_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.IGNORECASE)
 
@@ -54,4 +54,4 @@ class HashingEmbedder:
         )
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        return self.embed_documents([text])[0]
+        return first_row(self.embed_documents([text]))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import missing_extra, normalized
+from memstrata.embed.base import first_row, missing_extra, normalized
 from memstrata.errors import EmbeddingError
 
 if TYPE_CHECKING:
@@ -73,4 +73,4 @@ class FastEmbedEmbedder:
             rows = list(model.query_embed(text))
         except Exception as exc:
             raise EmbeddingError(f"{self.model_name!r} failed to encode: {exc}") from exc
-        return normalized(rows, dim=self._dim, provider=self.name)[0]
+        return first_row(normalized(rows, dim=self._dim, provider=self.name))

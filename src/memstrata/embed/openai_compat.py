@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import normalized
+from memstrata.embed.base import first_row, normalized
 from memstrata.errors import EmbeddingError
 
 if TYPE_CHECKING:
@@ -106,4 +106,4 @@ class OpenAIEmbedder:
         return np.vstack(parts)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        return self._post([self.query_prefix + text])[0]
+        return first_row(self._post([self.query_prefix + text]))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import missing_extra, normalized
+from memstrata.embed.base import first_row, missing_extra, normalized
 from memstrata.errors import EmbeddingError
 
 if TYPE_CHECKING:
@@ -87,4 +87,4 @@ class SentenceTransformerEmbedder:
         return self._encode([self.document_prefix + t for t in texts])
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        return self._encode([self.query_prefix + text])[0]
+        return first_row(self._encode([self.query_prefix + text]))
