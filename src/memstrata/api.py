@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from time import perf_counter
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata import importers
 from memstrata.codec import episode_to_json, parse_time, record_to_json
@@ -30,6 +31,7 @@ from memstrata.model import (
     EpisodeFilter,
     Fact,
     FactFilter,
+    Granularity,
     HistoryOp,
     Identity,
     ItemVersion,
@@ -37,12 +39,18 @@ from memstrata.model import (
     Profile,
     Role,
     Scope,
+    SearchFilter,
+    SearchHit,
     Stats,
     Turn,
     utc,
 )
-from memstrata.ports import Clock, RecordStore, SystemClock, TraceSink
+from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
 from memstrata.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from memstrata.index.config import RankingConfig
+    from memstrata.index.manager import IndexManager
 
 log = logging.getLogger(__name__)
 
@@ -143,11 +151,17 @@ class Memory:
         trace: TraceSink | None = None,
         clock: Clock | None = None,
         settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        ranking: RankingConfig | None = None,
     ) -> None:
         self.store = store
         self.trace = trace
         self.clock = clock or SystemClock()
         self.settings = settings
+        self._embedder = embedder
+        self._ranking = ranking
+        self._indexes: IndexManager | None = None
+        self._index_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -156,6 +170,7 @@ class Memory:
         *,
         settings: Settings | None = None,
         clock: Clock | None = None,
+        embedder: Embedder | None = None,
     ) -> Memory:
         """Open (creating if needed) the embedded memory in ``data_dir``."""
         from memstrata.store.sqlite import SqliteStore
@@ -164,9 +179,35 @@ class Memory:
         settings = settings or load_settings(data_dir=data_dir)
         store = SqliteStore(settings.db_path, clock=clock)
         trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
-        return cls(store, trace=trace, clock=clock, settings=settings)
+        return cls(store, trace=trace, clock=clock, settings=settings, embedder=embedder)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (built from the settings on first use, cached by content hash)."""
+        with self._index_lock:
+            if self._embedder is None:
+                from memstrata.embed import create_embedder
+                from memstrata.embed.cache import CachedEmbedder
+
+                settings = self.settings or load_settings()
+                self._embedder = CachedEmbedder(
+                    create_embedder(settings.embedder), settings.embedding_cache_path
+                )
+            return self._embedder
+
+    @property
+    def indexes(self) -> IndexManager:
+        embedder = self.embedder
+        with self._index_lock:
+            if self._indexes is None:
+                from memstrata.index.manager import IndexManager
+
+                self._indexes = IndexManager(self.store, embedder, self._ranking)
+            return self._indexes
 
     def close(self) -> None:
+        if self._embedder is not None and hasattr(self._embedder, "close"):
+            self._embedder.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -266,6 +307,38 @@ class Memory:
             questions=batch.question_count,
             scopes=tuple(s for s, _ in prepared),
             seconds=perf_counter() - started,
+        )
+
+    # search ----------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        scope: ScopeLike,
+        *,
+        k: int = 10,
+        granularity: Granularity | str = Granularity.TURN,
+        filters: SearchFilter | None = None,
+    ) -> list[SearchHit]:
+        """Hybrid (lexical + dense) search of the scope's turns, sessions or facts.
+
+        Each hit carries its score components. The index follows every write, made here or
+        by any other process, before it answers.
+        """
+        scope = as_scope(scope)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the search query is empty")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+            raise InvalidInputError(f"k must be between 1 and 1000, got {k!r}")
+        try:
+            level = Granularity(granularity)
+        except ValueError:
+            raise InvalidInputError(
+                f"unknown granularity {granularity!r}; expected turn, session or fact"
+            ) from None
+        index = self.indexes.index(scope.user)
+        vector = self.embedder.embed_query(query)
+        return index.search(
+            query, vector, scope, k=k, granularity=level, filters=filters or SearchFilter()
         )
 
     # facts -----------------------------------------------------------------------

@@ -318,6 +318,23 @@ class ItemVersion:
     data: Mapping[str, JsonValue]
 
 
+class ChangeOp(StrEnum):
+    UPSERT = "upsert"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One entry of a user's change feed: an item was written (upsert) or deleted.
+
+    ``seq`` grows with every change, across processes; it carries ids only, never text.
+    """
+
+    seq: int
+    item_id: str
+    op: ChangeOp
+
+
 @dataclass(frozen=True, slots=True)
 class Stats:
     """Counts of what a scope holds."""
@@ -355,3 +372,47 @@ class FactFilter:
     current_only: bool = False
     valid_at: datetime | None = None
     source: str | None = None
+
+
+class Granularity(StrEnum):
+    """What a search returns: single turns, whole sessions, or facts."""
+
+    TURN = "turn"
+    SESSION = "session"
+    FACT = "fact"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """Narrowing of a search (the scope is always applied, inside the index)."""
+
+    speaker: str | None = None
+    session_id: str | None = None
+    surface: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    category: Category | None = None
+    topic: str | None = None
+    current_only: bool = True
+    include_archived: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result with the parts of its score.
+
+    ``id`` is the episode or fact id, or for a session hit ``<thread>/<session id>``;
+    ``episodes`` lists a session hit's best-matching turns, best first. ``components`` holds
+    ``lexical`` (BM25), ``dense`` (cosine) and ``fused`` (the ranking score).
+    """
+
+    id: str
+    granularity: Granularity
+    score: float
+    components: Mapping[str, float]
+    text: str
+    scope: Scope
+    session_id: str | None
+    speaker: str | None
+    time: datetime | None
+    episodes: tuple[str, ...] = ()

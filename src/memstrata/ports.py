@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from memstrata.model import (
+    Change,
     Document,
     DocumentKind,
     Episode,
@@ -62,6 +63,8 @@ class RecordStore(Protocol):
       delete entry with the reason.
     * **Migrations** are named, recorded in the database and applied when the store opens.
     * Listings are ordered by id (creation order) and paged with ``after`` (an id).
+    * **Change feed.** Every write logs the ids it wrote or deleted, per user, in the same
+      transaction (:meth:`changes_since`); failed writes log nothing.
     """
 
     # lifecycle -----------------------------------------------------------------
@@ -103,6 +106,10 @@ class RecordStore(Protocol):
     def add_fact(self, scope: Scope, fact: Fact) -> Fact: ...
 
     def get_fact(self, scope: Scope, fact_id: str) -> Fact: ...
+
+    def get_facts(self, scope: Scope, fact_ids: Sequence[str]) -> list[Fact]:
+        """The facts among ``fact_ids`` that exist in the scope, in id order."""
+        ...
 
     def update_fact(
         self, scope: Scope, fact: Fact, *, expected_version: int, op: str = "update"
@@ -152,6 +159,16 @@ class RecordStore(Protocol):
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]: ...
 
     def stats(self, scope: Scope) -> Stats: ...
+
+    def generation(self, user: str) -> int:
+        """The ``seq`` of the user's latest change (0 when none): it grows with every write
+        that changes a record of the user, in any process, and never otherwise."""
+        ...
+
+    def changes_since(self, user: str, after: int, *, limit: int = 10_000) -> list[Change]:
+        """The user's change feed after ``seq`` ``after``, oldest first. Derived indexes
+        replay it to stay in step with writes made by any process."""
+        ...
 
     def users(self) -> list[str]:
         """Every user with at least one record (for operators; not scoped)."""

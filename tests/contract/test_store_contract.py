@@ -368,3 +368,56 @@ def test_stats(store: RecordStore) -> None:
     assert s.first_time == T0 + timedelta(minutes=1) and s.last_time == T0 + timedelta(minutes=3)
     assert store.stats(BOB).episodes == 0
     assert store.users() == ["alice"]
+
+
+def test_generation_counts_writes_not_reads(store: RecordStore) -> None:
+    assert store.generation("alice") == 0
+    ep = episode(ALICE)
+    store.add_episodes(ALICE, [ep])
+    g1 = store.generation("alice")
+    assert g1 > 0
+    store.list_episodes(ALICE)
+    store.get_episode(ALICE, ep.id)
+    store.stats(ALICE)
+    assert store.generation("alice") == g1
+    f = store.add_fact(ALICE, fact(ALICE, (ep.id,)))
+    g2 = store.generation("alice")
+    store.update_fact(ALICE, f.evolve(text="x"), expected_version=1)
+    g3 = store.generation("alice")
+    store.delete_fact(ALICE, f.id, reason="stale")
+    g4 = store.generation("alice")
+    d = store.put_document(ALICE, DocumentKind.TOPIC, "t", {}, expected_version=0)
+    g5 = store.generation("alice")
+    store.delete_document(ALICE, d.id, reason="stale")
+    g6 = store.generation("alice")
+    store.archive_episodes(ALICE, [ep.id])
+    g7 = store.generation("alice")
+    store.delete_episodes(ALICE, [ep.id])
+    g8 = store.generation("alice")
+    assert g1 < g2 < g3 < g4 < g5 < g6 < g7 < g8
+    assert store.generation("bob") == 0  # another user's feed is untouched
+    feed = store.changes_since("alice", 0)
+    assert [(c.item_id, c.op.value) for c in feed] == [
+        (ep.id, "upsert"),
+        (f.id, "upsert"),
+        (f.id, "upsert"),
+        (f.id, "delete"),
+        (d.id, "upsert"),
+        (d.id, "delete"),
+        (ep.id, "upsert"),
+        (ep.id, "delete"),
+    ]
+    assert feed[-1].seq == g8
+    assert [c.item_id for c in store.changes_since("alice", g6)] == [ep.id, ep.id]
+    with pytest.raises(ConflictError):  # a failed write counts nothing
+        store.put_document(ALICE, DocumentKind.TOPIC, "t2", {}, expected_version=3)
+    assert store.generation("alice") == g8
+
+
+def test_get_facts_returns_only_those_in_scope(store: RecordStore) -> None:
+    mine, theirs = episode(ALICE), episode(BOB)
+    store.add_episodes(ALICE, [mine])
+    store.add_episodes(BOB, [theirs])
+    a = store.add_fact(ALICE, fact(ALICE, (mine.id,)))
+    b = store.add_fact(BOB, fact(BOB, (theirs.id,)))
+    assert [f.id for f in store.get_facts(ALICE, [b.id, a.id, new_id("fa")])] == [a.id]

@@ -26,6 +26,8 @@ from memstrata.errors import (
 from memstrata.ids import new_id
 from memstrata.model import (
     Category,
+    Change,
+    ChangeOp,
     Document,
     DocumentKind,
     Episode,
@@ -152,6 +154,25 @@ class SqliteStore:
                 self._conn.execute("ROLLBACK")
                 raise StoreError(f"cannot commit to {self.path}: {exc}") from exc
 
+    @staticmethod
+    def _log(tx: sqlite3.Connection, user: str, item_ids: Sequence[str], op: ChangeOp) -> None:
+        """Append to the change feed, in the transaction that makes the change."""
+        tx.executemany(
+            "INSERT INTO changes (user, item_id, op) VALUES (?, ?, ?)",
+            [(user, item_id, op.value) for item_id in item_ids],
+        )
+
+    def generation(self, user: str) -> int:
+        rows = self._read("SELECT MAX(seq) AS seq FROM changes WHERE user = ?", (user,))
+        return int(rows[0]["seq"] or 0)
+
+    def changes_since(self, user: str, after: int, *, limit: int = 10_000) -> list[Change]:
+        rows = self._read(
+            "SELECT seq, item_id, op FROM changes WHERE user = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (user, after, _check_limit(limit)),
+        )
+        return [Change(r["seq"], r["item_id"], ChangeOp(r["op"])) for r in rows]
+
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             try:
@@ -227,6 +248,7 @@ class SqliteStore:
                 tx.executemany(
                     f"INSERT INTO episodes ({_EPISODE_COLUMNS}) VALUES ({_placeholders(12)})", rows
                 )
+                self._log(tx, scope.user, [r[0] for r in rows], ChangeOp.UPSERT)
         except sqlite3.IntegrityError as exc:
             raise InvalidInputError(f"an episode id is already stored: {exc}") from exc
         except sqlite3.Error as exc:
@@ -315,6 +337,7 @@ class SqliteStore:
                 marks = _placeholders(len(chunk))
                 tx.execute(f"DELETE FROM fact_sources WHERE episode_id IN ({marks})", chunk)
                 tx.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
+            self._log(tx, scope.user, found, ChangeOp.DELETE)
         return len(found)
 
     def _update_episodes(self, scope: Scope, episode_ids: Sequence[str], update: str) -> int:
@@ -329,6 +352,8 @@ class SqliteStore:
                     [*params, *chunk],
                 )
                 changed += cur.rowcount
+            if changed:
+                self._log(tx, scope.user, ids, ChangeOp.UPSERT)
         return changed
 
     # facts -----------------------------------------------------------------------
@@ -444,6 +469,7 @@ class SqliteStore:
                 self._add_history(
                     tx, fact.scope, fact.id, 1, HistoryOp.CREATE, None, fact_to_json(fact)
                 )
+                self._log(tx, scope.user, [fact.id], ChangeOp.UPSERT)
         except sqlite3.IntegrityError as exc:
             raise InvalidInputError(f"fact id {fact.id} is already stored") from exc
         return fact
@@ -456,6 +482,22 @@ class SqliteStore:
         if not rows:
             raise NotFoundError(f"no fact {fact_id} in scope {scope}")
         return self._facts(rows)[0]
+
+    def get_facts(self, scope: Scope, fact_ids: Sequence[str]) -> list[Fact]:
+        where, params = _scope_where(scope)
+        ids = list(dict.fromkeys(fact_ids))
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(ids), _PAGE):
+            chunk = ids[start : start + _PAGE]
+            rows.extend(
+                self._read(
+                    f"SELECT {_FACT_COLUMNS} FROM facts WHERE {where} "
+                    f"AND id IN ({_placeholders(len(chunk))})",
+                    [*params, *chunk],
+                )
+            )
+        rows.sort(key=lambda r: r["id"])
+        return self._facts(rows)
 
     def _stored_version(
         self, tx: sqlite3.Connection, table: str, scope: Scope, item_id: str
@@ -496,6 +538,7 @@ class SqliteStore:
             self._add_history(
                 tx, fact.scope, fact.id, fact.version, history_op, None, fact_to_json(fact)
             )
+            self._log(tx, scope.user, [fact.id], ChangeOp.UPSERT)
         return fact
 
     def list_facts(
@@ -562,6 +605,7 @@ class SqliteStore:
             tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
             tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
             self._forget_history(tx, _row_scope(row), fact_id, stored + 1, reason)
+            self._log(tx, scope.user, [fact_id], ChangeOp.DELETE)
 
     def _forget_history(
         self, tx: sqlite3.Connection, scope: Scope, item_id: str, version: int, reason: str
@@ -662,6 +706,7 @@ class SqliteStore:
                 None,
                 {"doc_kind": kind.value, "key": key, "content": dict(content)},
             )
+            self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
         return doc
 
     def list_documents(self, scope: Scope, kind: DocumentKind | None = None) -> list[Document]:
@@ -679,6 +724,7 @@ class SqliteStore:
         with self._write() as tx:
             tx.execute("DELETE FROM documents WHERE id = ?", (doc.id,))
             self._forget_history(tx, doc.scope, doc.id, doc.version + 1, reason)
+            self._log(tx, scope.user, [doc.id], ChangeOp.DELETE)
 
     # history and counts ----------------------------------------------------------
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:

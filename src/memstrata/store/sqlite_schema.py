@@ -87,4 +87,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX episodes_time ON episodes (user, time)",
         ),
     ),
+    Migration(
+        "0003_change_feed",
+        (
+            """CREATE TABLE changes (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                user TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                op TEXT NOT NULL
+            )""",
+            "CREATE INDEX changes_user ON changes (user, seq)",
+        ),
+    ),
 )

@@ -1,0 +1,105 @@
+"""Keeps one :class:`UserIndex` per user in step with the record store.
+
+Indexes are built on first use from the records and then follow the store's change feed
+(:meth:`memstrata.ports.RecordStore.changes_since`), so writes made by this process, by another
+process or through another front-end are all seen before the next search. Everything here is
+derived: dropping an index loses nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Final
+
+from memstrata.ids import kind_of
+from memstrata.index.config import RankingConfig
+from memstrata.index.scope_index import UserIndex
+from memstrata.model import ChangeOp, Scope
+from memstrata.ports import Embedder, RecordStore
+
+_REBUILD_SHARE: Final = 0.5  # replaying more changes than this share of the index: rebuild
+_REBUILD_MIN: Final = 1_000
+_FEED_PAGE: Final = 10_000
+
+
+class IndexManager:
+    def __init__(
+        self, store: RecordStore, embedder: Embedder, config: RankingConfig | None = None
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config or RankingConfig()
+        self._indexes: dict[str, UserIndex] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.rebuilds = 0
+
+    def _lock(self, user: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(user, threading.Lock())
+
+    def index(self, user: str) -> UserIndex:
+        """The user's index, brought up to date with every change in the store."""
+        with self._lock(user):
+            index = self._indexes.get(user)
+            head = self.store.generation(user)
+            if index is None:
+                index = self._indexes[user] = self._build(user, head)
+            elif index.generation != head:
+                index = self._catch_up(index, head)
+            return index
+
+    def drop(self, user: str | None = None) -> None:
+        """Forget built indexes (all, or one user's); they rebuild on next use."""
+        with self._guard:
+            if user is None:
+                self._indexes.clear()
+            else:
+                self._indexes.pop(user, None)
+
+    def _build(self, user: str, head: int) -> UserIndex:
+        self.rebuilds += 1
+        index = UserIndex(user, self.embedder, self.config)
+        scope = Scope(user)
+        batch = []
+        for episode in self.store.iter_episodes(scope):
+            batch.append(episode)
+            if len(batch) >= 2000:
+                index.add_episodes(batch)
+                batch = []
+        index.add_episodes(batch)
+        after: str | None = None
+        while True:
+            facts = self.store.list_facts(scope, after=after, limit=1000)
+            index.add_facts(facts)
+            if len(facts) < 1000:
+                break
+            after = facts[-1].id
+        index.generation = head
+        return index
+
+    def _catch_up(self, index: UserIndex, head: int) -> UserIndex:
+        changes = self.store.changes_since(index.user, index.generation, limit=_FEED_PAGE)
+        too_many = max(_REBUILD_MIN, _REBUILD_SHARE * len(index))
+        if len(changes) >= _FEED_PAGE or len(changes) > too_many:
+            rebuilt = self._indexes[index.user] = self._build(index.user, head)
+            return rebuilt
+        latest: dict[str, ChangeOp] = {}
+        for change in changes:
+            latest.pop(change.item_id, None)
+            latest[change.item_id] = change.op  # the last change of an item decides
+        deleted = [i for i, op in latest.items() if op == ChangeOp.DELETE]
+        upserted = [i for i, op in latest.items() if op == ChangeOp.UPSERT]
+        scope = Scope(index.user)
+        episodes = [i for i in upserted if kind_of(i) == "episode"]
+        facts = [i for i in upserted if kind_of(i) == "fact"]
+        present = self.store.get_episodes(scope, episodes)
+        present_facts = self.store.get_facts(scope, facts)
+        gone = (set(episodes) - {e.id for e in present}) | (
+            set(facts) - {f.id for f in present_facts}
+        )
+        index.remove([*deleted, *gone])
+        index.add_episodes(present)
+        index.add_facts(present_facts)
+        index.generation = changes[-1].seq if changes else head
+        return index

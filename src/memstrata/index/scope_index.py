@@ -1,0 +1,379 @@
+"""The search index of one user: every episode and fact, lexical and dense, with filters.
+
+A user is the unit of isolation, so each user has an index of its own; thread and agent scopes
+are applied inside it as masks. The index is derived from the records: :class:`UserIndex` is
+filled from the store and told about every later write, and it remembers the store generation it
+reflects so a stale one is noticed (see :class:`memstrata.index.manager.IndexManager`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.index.bm25 import BM25Index
+from memstrata.index.catalog import KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
+from memstrata.index.config import RankingConfig
+from memstrata.index.tokenize import tokenize
+from memstrata.index.vectors import ExactVectorIndex
+from memstrata.model import (
+    Episode,
+    Fact,
+    Granularity,
+    Scope,
+    SearchFilter,
+    SearchHit,
+)
+from memstrata.ports import Embedder
+
+_SEP: Final = "\x1f"
+
+
+def turn_text(episode: Episode) -> str:
+    """What an episode contributes to the indexes: speaker, words, and any shared image."""
+    text = f"{episode.speaker}: {episode.text}" if episode.speaker else episode.text
+    caption = episode.metadata.get("blip_caption")
+    if isinstance(caption, str) and caption and not text.endswith("]"):
+        text = f"{text} [shares an image: {caption}]"
+    return text
+
+
+def session_key(scope: Scope, session_id: str) -> str:
+    return _SEP.join((scope.thread or "", scope.agent or "", session_id))
+
+
+def _epoch(value: datetime) -> float:
+    return value.astimezone(UTC).timestamp()
+
+
+class UserIndex:
+    def __init__(self, user: str, embedder: Embedder, config: RankingConfig | None = None) -> None:
+        self.user = user
+        self.embedder = embedder
+        self.config = config or RankingConfig()
+        self.catalog = Catalog()
+        self.lexical = BM25Index(k1=self.config.k1, b=self.config.b)
+        self.vectors = ExactVectorIndex(embedder.dim)
+        self.generation = -1
+        self._sessions: dict[str, list[tuple[float, str]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.catalog)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the numeric arrays (vectors and filter columns)."""
+        c = self.catalog
+        arrays: list[NDArray[Any]] = [c.kind, c.time, c.archived, c.current, c.alive, *c.columns()]
+        return self.vectors.nbytes + sum(int(a.nbytes) for a in arrays)
+
+    # writes ----------------------------------------------------------------------
+    def add_episodes(self, episodes: Sequence[Episode]) -> None:
+        touched: set[str] = set()
+        for ep in episodes:
+            if ep.scope.user != self.user:
+                continue
+            key = session_key(ep.scope, ep.session_id)
+            info = SlotInfo(
+                id=ep.id,
+                kind=KIND_EPISODE,
+                thread=ep.scope.thread,
+                agent=ep.scope.agent,
+                session_key=key,
+                session_id=ep.session_id,
+                speaker=ep.speaker,
+                surface=ep.surface,
+                time=_epoch(ep.time),
+                category=None,
+                topic=None,
+                archived=ep.archived,
+                current=True,
+                text=turn_text(ep),
+            )
+            if ep.id not in self.catalog.slots:
+                bisect.insort(self._sessions.setdefault(key, []), (info.time, ep.id))
+            self.catalog.put(info)
+            touched.update(self._window(key, ep.id))
+        self._reindex(touched)
+
+    def add_facts(self, facts: Sequence[Fact]) -> None:
+        """Index facts, or re-index them after an update (same id, same slot)."""
+        ids = []
+        for fact in facts:
+            if fact.scope.user != self.user:
+                continue
+            self.catalog.put(
+                SlotInfo(
+                    id=fact.id,
+                    kind=KIND_FACT,
+                    thread=fact.scope.thread,
+                    agent=fact.scope.agent,
+                    session_key=None,
+                    session_id=None,
+                    speaker=None,
+                    surface=None,
+                    time=_epoch(fact.valid_from),
+                    category=fact.category.value,
+                    topic=fact.topic,
+                    archived=False,
+                    current=fact.valid_to is None,
+                    text=fact.text,
+                )
+            )
+            ids.append(fact.id)
+        self._reindex(ids)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        touched: set[str] = set()
+        for item_id in ids:
+            slot = self.catalog.slots.get(item_id)
+            if slot is None:
+                continue
+            info = self.catalog.info[slot]
+            assert info is not None
+            if info.session_key is not None:
+                turns = self._sessions[info.session_key]
+                neighbours = self._window(info.session_key, item_id)
+                turns.remove((info.time, item_id))
+                touched.update(n for n in neighbours if n != item_id)
+                if not turns:
+                    del self._sessions[info.session_key]
+            self.catalog.remove(item_id)
+            self.lexical.remove(slot)
+            self.vectors.remove(slot)
+            touched.discard(item_id)
+        self._reindex(touched)
+
+    def _window(self, key: str, item_id: str) -> list[str]:
+        """The turns whose documents include ``item_id`` as context (and itself)."""
+        turns = self._sessions.get(key, [])
+        slot = self.catalog.slots[item_id]
+        info = self.catalog.info[slot]
+        assert info is not None
+        i = bisect.bisect_left(turns, (info.time, item_id))
+        lo = max(0, i - self.config.context_next)
+        hi = min(len(turns), i + self.config.context_prev + 1)
+        return [t for _, t in turns[lo:hi]]
+
+    def _context(self, info: SlotInfo, prev: int, nxt: int) -> str:
+        if info.session_key is None or (prev == 0 and nxt == 0):
+            return info.text
+        turns = self._sessions[info.session_key]
+        i = bisect.bisect_left(turns, (info.time, info.id))
+        parts = []
+        for _, other in turns[max(0, i - prev) : i + nxt + 1]:
+            other_info = self.catalog.info[self.catalog.slots[other]]
+            assert other_info is not None
+            parts.append(other_info.text)
+        return "\n".join(parts)
+
+    def _reindex(self, ids: Iterable[str]) -> None:
+        cfg = self.config
+        slots: list[int] = []
+        dense_texts: list[str] = []
+        for item_id in ids:
+            slot = self.catalog.slots.get(item_id)
+            if slot is None:
+                continue
+            info = self.catalog.info[slot]
+            assert info is not None
+            self.lexical.add(
+                slot, tokenize(self._context(info, cfg.lexical_prev, cfg.lexical_next))
+            )
+            slots.append(slot)
+            dense_texts.append(self._context(info, cfg.dense_prev, cfg.dense_next))
+        if slots:
+            self.vectors.add(slots, self.embedder.embed_documents(dense_texts))
+
+    # reads -----------------------------------------------------------------------
+    def mask(
+        self, scope: Scope, granularity: Granularity, filters: SearchFilter
+    ) -> NDArray[np.bool_]:
+        c = self.catalog
+        n = c.capacity
+        kind = KIND_FACT if granularity == Granularity.FACT else KIND_EPISODE
+        mask = c.alive[:n] & (c.kind[:n] == kind)
+        if scope.thread is not None:
+            mask &= c.equals("thread", scope.thread)
+        if scope.agent is not None:
+            mask &= c.equals("agent", scope.agent)
+        if filters.speaker is not None:
+            mask &= c.equals("speaker", filters.speaker)
+        if filters.surface is not None:
+            mask &= c.equals("surface", filters.surface)
+        if filters.session_id is not None:
+            mask &= c.equals("session_id", filters.session_id)
+        if filters.category is not None:
+            mask &= c.equals("category", filters.category.value)
+        if filters.topic is not None:
+            mask &= c.equals("topic", filters.topic)
+        if filters.since is not None:
+            mask &= c.time[:n] >= _epoch(filters.since)
+        if filters.until is not None:
+            mask &= c.time[:n] < _epoch(filters.until)
+        if not filters.include_archived:
+            mask &= ~c.archived[:n]
+        if filters.current_only:
+            mask &= c.current[:n]
+        return np.asarray(mask, dtype=bool)
+
+    def scores(
+        self, query: str, query_vector: NDArray[np.float32], mask: NDArray[np.bool_]
+    ) -> tuple[NDArray[np.float32], ...]:
+        """Lexical, dense and fused scores for every slot (fused is -inf outside ``mask``)."""
+        n = self.catalog.capacity
+        lexical = self.lexical.scores(tokenize(query), n)
+        dense = self.vectors.scores(query_vector, n)
+        fused = fuse(lexical, dense, mask, self.config)
+        return lexical, dense, fused
+
+    def search(
+        self,
+        query: str,
+        query_vector: NDArray[np.float32],
+        scope: Scope,
+        *,
+        k: int,
+        granularity: Granularity,
+        filters: SearchFilter,
+    ) -> list[SearchHit]:
+        mask = self.mask(scope, granularity, filters)
+        if not mask.any():
+            return []
+        lexical, dense, fused = self.scores(query, query_vector, mask)
+        if granularity == Granularity.SESSION:
+            return self._sessions_ranked(lexical, dense, fused, mask, k)
+        order = _top(fused, mask, k)
+        return [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
+
+    def _id(self, slot: int) -> str:
+        info = self.catalog.info[slot]
+        assert info is not None
+        return info.id
+
+    def _hit(
+        self,
+        slot: int,
+        granularity: Granularity,
+        lexical: NDArray[np.float32],
+        dense: NDArray[np.float32],
+        fused: NDArray[np.float32],
+    ) -> SearchHit:
+        info = self.catalog.info[slot]
+        assert info is not None
+        return SearchHit(
+            id=info.id,
+            granularity=granularity,
+            score=float(fused[slot]),
+            components={
+                "lexical": float(lexical[slot]),
+                "dense": float(dense[slot]),
+                "fused": float(fused[slot]),
+            },
+            text=info.text,
+            scope=Scope(self.user, info.thread, info.agent),
+            session_id=info.session_id,
+            speaker=info.speaker,
+            time=datetime.fromtimestamp(info.time, UTC),
+        )
+
+    def _sessions_ranked(
+        self,
+        lexical: NDArray[np.float32],
+        dense: NDArray[np.float32],
+        fused: NDArray[np.float32],
+        mask: NDArray[np.bool_],
+        k: int,
+    ) -> list[SearchHit]:
+        codes = self.catalog.session_codes()
+        slots = np.flatnonzero(mask)
+        order = slots[np.argsort(-fused[slots], kind="stable")]
+        best: dict[int, list[int]] = {}
+        for slot in order:
+            best.setdefault(int(codes[slot]), []).append(int(slot))
+        rest_weight = self.config.session_rest_weight if self.config.session_score == "sum" else 0.0
+
+        def session_score(members: list[int]) -> float:
+            top = float(fused[members[0]])
+            if rest_weight and len(members) > 1:
+                rest = fused[members[1:]]
+                top += rest_weight * float(np.maximum(rest, 0).sum())
+            return top
+
+        ranked = sorted(best.values(), key=session_score, reverse=True)[:k]
+        hits = []
+        for members in ranked:
+            head = self._hit(members[0], Granularity.SESSION, lexical, dense, fused)
+            info = self.catalog.info[members[0]]
+            assert info is not None
+            hits.append(
+                SearchHit(
+                    id=f"{info.thread or ''}/{info.session_id}",
+                    granularity=Granularity.SESSION,
+                    score=session_score(members),
+                    components=head.components,
+                    text=head.text,
+                    scope=head.scope,
+                    session_id=info.session_id,
+                    speaker=None,
+                    time=head.time,
+                    episodes=tuple(self._id(m) for m in members[:5]),
+                )
+            )
+        return hits
+
+
+def _normalise(
+    values: NDArray[np.float32], mask: NDArray[np.bool_], method: str
+) -> NDArray[np.float32]:
+    chosen = values[mask]
+    out = np.zeros_like(values)
+    if method == "zscore":
+        std = float(chosen.std())
+        out[mask] = (chosen - float(chosen.mean())) / std if std > 1e-9 else 0.0
+    else:
+        low, high = float(chosen.min()), float(chosen.max())
+        out[mask] = (chosen - low) / (high - low) if high - low > 1e-9 else 0.0
+    return out
+
+
+def _ranks(values: NDArray[np.float32], mask: NDArray[np.bool_]) -> NDArray[np.float32]:
+    slots = np.flatnonzero(mask)
+    order = slots[np.argsort(-values[slots], kind="stable")]
+    ranks = np.zeros(len(values), dtype=np.float32)
+    ranks[order] = np.arange(1, len(order) + 1, dtype=np.float32)
+    return ranks
+
+
+def fuse(
+    lexical: NDArray[np.float32],
+    dense: NDArray[np.float32],
+    mask: NDArray[np.bool_],
+    config: RankingConfig,
+) -> NDArray[np.float32]:
+    """One ranking score per slot from the two; ``-inf`` outside ``mask``."""
+    w = config.lexical_weight
+    if config.fusion == "rrf":
+        fused = w / (config.rrf_k + _ranks(lexical, mask)) + (1 - w) / (
+            config.rrf_k + _ranks(dense, mask)
+        )
+    else:
+        fused = w * _normalise(lexical, mask, config.fusion) + (1 - w) * _normalise(
+            dense, mask, config.fusion
+        )
+    out = np.full(len(fused), -np.inf, dtype=np.float32)
+    out[mask] = fused[mask]
+    return out
+
+
+def _top(scores: NDArray[np.float32], mask: NDArray[np.bool_], k: int) -> NDArray[np.int64]:
+    slots = np.flatnonzero(mask)
+    if len(slots) > k:
+        part = np.argpartition(-scores[slots], k - 1)[:k]
+        slots = slots[part]
+    return slots[np.argsort(-scores[slots], kind="stable")]
