@@ -171,6 +171,7 @@ class Memory:
         settings: Settings | None = None,
         clock: Clock | None = None,
         embedder: Embedder | None = None,
+        ranking: RankingConfig | None = None,
     ) -> Memory:
         """Open (creating if needed) the embedded memory in ``data_dir``."""
         from memstrata.store.sqlite import SqliteStore
@@ -179,7 +180,9 @@ class Memory:
         settings = settings or load_settings(data_dir=data_dir)
         store = SqliteStore(settings.db_path, clock=clock)
         trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
-        return cls(store, trace=trace, clock=clock, settings=settings, embedder=embedder)
+        return cls(
+            store, trace=trace, clock=clock, settings=settings, embedder=embedder, ranking=ranking
+        )
 
     @property
     def embedder(self) -> Embedder:

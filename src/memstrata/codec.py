@@ -21,6 +21,7 @@ from memstrata.model import (
     JsonValue,
     Role,
     Scope,
+    SearchHit,
     Stats,
     utc,
 )
@@ -194,3 +195,18 @@ def record_to_json(record: Episode | Fact | Document) -> dict[str, JsonValue]:
     if isinstance(record, Fact):
         return fact_to_json(record)
     return document_to_json(record)
+
+
+def hit_to_json(hit: SearchHit) -> dict[str, JsonValue]:
+    return {
+        "id": hit.id,
+        "granularity": hit.granularity.value,
+        "score": hit.score,
+        "components": dict(hit.components),
+        "text": hit.text,
+        "scope": scope_to_json(hit.scope),
+        "session_id": hit.session_id,
+        "speaker": hit.speaker,
+        "time": _opt_time(hit.time),
+        "episodes": list(hit.episodes),
+    }

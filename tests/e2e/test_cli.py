@@ -161,3 +161,21 @@ def test_console_script(tmp_path: Path) -> None:
     )
     assert bad.returncode == 3 and bad.stderr.startswith("error: no episode")
     assert "Traceback" not in bad.stderr
+
+
+def test_search(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    cli("remember", "I drink oolong tea every morning", "--user", "alice", "--session", "s1")
+    cli("remember", "我每天早上喝乌龙茶", "--user", "alice", "--session", "s2")
+    cli("remember", "The car needs new tyres", "--user", "alice", "--session", "s3")
+    hits = cli.json("search", "乌龙茶", "--user", "alice", "--k", "1")
+    assert isinstance(hits, list) and hits[0]["text"].endswith("我每天早上喝乌龙茶")
+    assert set(hits[0]["components"]) == {"lexical", "dense", "fused"}
+    sessions = cli.json("search", "oolong tea", "--user", "alice", "--granularity", "session")
+    assert isinstance(sessions, list) and sessions[0]["session_id"] == "s1"
+    out, _ = cli("search", "tyres", "--user", "alice", "--k", "1")
+    assert "s3" in out and "tyres" in out
+    _, err = cli("search", "tea", "--user", "alice", "--category", "gossip", code=2)
+    assert "unknown category" in err
+    _, err = cli("search", " ", "--user", "alice", code=2)
+    assert "empty" in err

@@ -130,3 +130,34 @@ def test_serve_loads_the_sample_and_answers_healthz(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_search_route(data_dir: Path) -> None:
+    from memstrata.embed.fake import HashingEmbedder
+    from memstrata.settings import load_settings
+
+    with (
+        Memory.open(settings=load_settings(data_dir=data_dir), embedder=HashingEmbedder()) as mem,
+        TestClient(create_app(mem)) as client,
+    ):
+        client.post(
+            "/v1/remember",
+            json={
+                "scope": {"user": "alice"},
+                "turns": [
+                    {"text": "周末去梧桐山徒步", "session_id": "s1"},
+                    {"text": "quarterly report due", "session_id": "s2"},
+                ],
+            },
+        )
+        hits = client.get("/v1/search", params={"q": "梧桐山", "user": "alice", "k": 1}).json()
+        assert hits[0]["text"].endswith("周末去梧桐山徒步") and hits[0]["session_id"] == "s1"
+        assert client.get("/v1/search", params={"q": "梧桐山", "user": "bob"}).json() == []
+        bad = client.get("/v1/search", params={"q": "x", "user": "alice", "category": "zzz"})
+        assert bad.status_code == 422
+        assert (
+            client.get(
+                "/v1/search", params={"q": "x", "user": "alice", "granularity": "page"}
+            ).status_code
+            == 422
+        )

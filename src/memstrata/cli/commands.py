@@ -245,6 +245,61 @@ def list_(
             click.echo(_describe(record))
 
 
+@cli.command(help="Hybrid search of a scope's turns, sessions or facts.")
+@click.argument("query")
+@scope_options
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option(
+    "--granularity",
+    default="turn",
+    show_default=True,
+    type=click.Choice(["turn", "session", "fact"]),
+)
+@click.option("--speaker", default=None, help="Only turns by this speaker.")
+@click.option("--session", "session_id", default=None, help="Only this session.")
+@click.option("--since", type=click.DateTime(), default=None, help="Only from this time on.")
+@click.option("--until", type=click.DateTime(), default=None, help="Only before this time.")
+@click.option("--category", default=None, help="Only facts of this category.")
+@click.option("--topic", default=None, help="Only facts of this topic.")
+@data_dir_option
+@json_option
+def search(
+    query: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    k: int,
+    granularity: str,
+    speaker: str | None,
+    session_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    category: str | None,
+    topic: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    from memstrata.codec import hit_to_json
+    from memstrata.model import Category, SearchFilter
+
+    try:
+        cat = Category(category) if category else None
+    except ValueError:
+        raise InvalidInputError(f"unknown category {category!r}") from None
+    filters = SearchFilter(
+        speaker=speaker, session_id=session_id, since=since, until=until, category=cat, topic=topic
+    )
+    with _memory(data_dir) as mem:
+        hits = mem.search(
+            query, _scope(user, thread, agent), k=k, granularity=granularity, filters=filters
+        )
+    if as_json:
+        _print_json([hit_to_json(h) for h in hits])
+        return
+    for rank, hit in enumerate(hits, 1):
+        click.echo(f"{rank:>2}. {hit.score:6.3f}  {hit.id}  [{hit.session_id or '-'}] {hit.text}")
+
+
 @cli.command(help="Delete an item (episodes cascade to the facts citing them).")
 @click.argument("item_id")
 @scope_options
@@ -393,3 +448,65 @@ def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool)
             f"(median of {runs}; parse {result['parse_ms_p50']} ms, "
             f"store {result['store_ms_p50']} ms)"
         )
+
+
+def _bench_options(func: F) -> F:
+    func = click.option(
+        "--embedding-cache",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Vector cache kept between runs (default ~/.cache/memstrata).",
+    )(func)
+    return click.option(
+        "--data",
+        "path",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="The benchmark file.",
+    )(func)
+
+
+def _print_bench(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        _print_json(result)
+        return
+    for key, value in result.items():
+        click.echo(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+
+
+@bench.command(name="locomo", help="Turn and session evidence recall on LoCoMo (no LLM).")
+@_bench_options
+@click.option(
+    "--limit", type=click.IntRange(1), default=None, help="Only the first N conversations."
+)
+@json_option
+def bench_locomo(
+    path: Path, embedding_cache: Path | None, limit: int | None, as_json: bool
+) -> None:
+    from memstrata.bench.locomo import run_locomo
+    from memstrata.bench.runner import bench_memory
+
+    with bench_memory(embedding_cache=embedding_cache) as memory:
+        _print_bench(run_locomo(memory, path, limit=limit), as_json)
+
+
+@bench.command(name="longmemeval", help="recall_any / recall_all on LongMemEval haystacks.")
+@_bench_options
+@json_option
+def bench_longmemeval(path: Path, embedding_cache: Path | None, as_json: bool) -> None:
+    from memstrata.bench.longmemeval import run_longmemeval
+    from memstrata.bench.runner import bench_memory
+
+    with bench_memory(embedding_cache=embedding_cache) as memory:
+        _print_bench(run_longmemeval(memory, path), as_json)
+
+
+@bench.command(name="madial", help="Recall of the memories a MADial dialogue should bring up.")
+@_bench_options
+@json_option
+def bench_madial(path: Path, embedding_cache: Path | None, as_json: bool) -> None:
+    from memstrata.bench.madial import run_madial
+    from memstrata.bench.runner import bench_memory
+
+    with bench_memory(embedding_cache=embedding_cache) as memory:
+        _print_bench(run_madial(memory, path), as_json)

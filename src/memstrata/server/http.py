@@ -5,6 +5,7 @@ Errors of the exception tree map to status codes in one table (:data:`STATUS_COD
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Final, Literal
 
 from fastapi import FastAPI, Query, Request
@@ -12,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from memstrata import __version__
 from memstrata.api import Memory
-from memstrata.codec import item_version_to_json, record_to_json, stats_to_json
+from memstrata.codec import hit_to_json, item_version_to_json, record_to_json, stats_to_json
 from memstrata.errors import (
     BusyError,
     ConfigError,
@@ -22,7 +23,7 @@ from memstrata.errors import (
     NotFoundError,
     StoreError,
 )
-from memstrata.model import Role, Scope, Turn
+from memstrata.model import Category, Role, Scope, SearchFilter, Turn
 from memstrata.server.schemas import FactIn, RememberIn, ScopeIn, UpdateIn
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
@@ -148,6 +149,38 @@ def create_app(memory: Memory) -> FastAPI:
     ) -> list[dict[str, Any]]:
         records = memory.list(scope_q(user, thread, agent), kind, limit=limit, after=after)
         return [record_to_json(r) for r in records]
+
+    @app.get("/v1/search")
+    def search(
+        q: str,
+        user: str,
+        thread: str | None = None,
+        agent: str | None = None,
+        k: int = Query(10, ge=1, le=1000),
+        granularity: Literal["turn", "session", "fact"] = "turn",
+        speaker: str | None = None,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        category: str | None = None,
+        topic: str | None = None,
+    ) -> list[dict[str, Any]]:
+        try:
+            cat = Category(category) if category else None
+        except ValueError:
+            raise InvalidInputError(f"unknown category {category!r}") from None
+        filters = SearchFilter(
+            speaker=speaker,
+            session_id=session_id,
+            since=since,
+            until=until,
+            category=cat,
+            topic=topic,
+        )
+        hits = memory.search(
+            q, scope_q(user, thread, agent), k=k, granularity=granularity, filters=filters
+        )
+        return [hit_to_json(h) for h in hits]
 
     @app.get("/v1/stats")
     def stats(user: str, thread: str | None = None, agent: str | None = None) -> dict[str, Any]:

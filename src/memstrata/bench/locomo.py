@@ -1,0 +1,82 @@
+"""``memstrata bench locomo``: evidence recall on LoCoMo at turn and session granularity.
+
+Each conversation is stored in a scope of its own and every question searched in it. Recall is
+reported as MemPalace defines it (``R@k``: the share of a question's evidence found in the top
+k, all categories, averaged) and strictly (``all@k``: every evidence item found). Evidence ids
+that are malformed (``D:11:26``) or name no turn of the conversation are skipped and counted; a
+question left with no evidence is not scored.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Final
+
+from memstrata import importers
+from memstrata.api import Memory
+from memstrata.bench.metrics import all_at, mean, parse_locomo_evidence, recall_at, session_of
+from memstrata.bench.runner import Timings, load_conversations, timed_search
+from memstrata.model import JsonValue, Scope
+
+KS: Final = (5, 10)
+
+
+def _block(rows: list[tuple[list[str], list[str]]]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k in KS:
+        out[f"R@{k}"] = round(mean(recall_at(found, gold, k) for found, gold in rows), 4)
+    for k in KS:
+        out[f"all@{k}"] = round(mean(all_at(found, gold, k) for found, gold in rows), 4)
+    return out
+
+
+def run_locomo(memory: Memory, path: Path, *, limit: int | None = None) -> dict[str, JsonValue]:
+    batch = importers.load(path, "locomo")
+    conversations = batch.conversations[:limit] if limit else batch.conversations
+    scopes = {c.key: Scope(f"locomo-{c.key}") for c in conversations}
+    loaded = load_conversations(memory, conversations, scopes)
+
+    timings = Timings()
+    turn_rows: list[tuple[list[str], list[str]]] = []
+    session_rows: list[tuple[list[str], list[str]]] = []
+    by_category: dict[str, list[tuple[list[str], list[str]]]] = defaultdict(list)
+    skipped_questions = malformed = dangling = 0
+    total = 0
+    for conv in conversations:
+        scope = scopes[conv.key]
+        dia_of = {e.id: str(e.metadata.get("dia_id")) for e in loaded.episodes[conv.key]}
+        known = set(dia_of.values())
+        for question in conv.questions:
+            total += 1
+            evidence = parse_locomo_evidence(question.evidence)
+            malformed += len(evidence.malformed)
+            gold = [t for t in evidence.turns if t in known]
+            dangling += len(evidence.turns) - len(gold)
+            if not gold:
+                skipped_questions += 1
+                continue
+            found = timed_search(memory, question.question, scope, 10, "turn", timings)
+            turn_rows.append(([dia_of[i] for i in found], gold))
+            by_category[question.category].append(turn_rows[-1])
+            sessions = memory.search(question.question, scope, k=10, granularity="session")
+            ranked = [h.session_id.removeprefix("session_") for h in sessions if h.session_id]
+            session_rows.append((ranked, sorted({session_of(t) for t in gold}, key=int)))
+    result: dict[str, JsonValue] = {
+        "benchmark": "locomo",
+        "source": str(path),
+        "conversations": len(conversations),
+        "questions": len(turn_rows),
+        "questions_total": total,
+        "questions_skipped": skipped_questions,
+        "evidence_malformed": malformed,
+        "evidence_dangling": dangling,
+        "turn": _block(turn_rows),
+        "session": _block(session_rows),
+        "turn_by_category": {
+            c: {"questions": len(rows), **_block(rows)} for c, rows in sorted(by_category.items())
+        },
+        **loaded.stats(memory),
+        **timings.summary(),
+    }
+    return result

@@ -1,0 +1,154 @@
+"""The benchmark harness on hand-made fixtures: counting, skipping, the JSON it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memstrata.bench.locomo import run_locomo
+from memstrata.bench.longmemeval import run_longmemeval
+from memstrata.bench.madial import run_madial
+from memstrata.bench.runner import bench_memory
+from memstrata.cli import main
+from memstrata.embed.fake import HashingEmbedder
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _conversation(n: int) -> list[dict[str, str]]:
+    topics = [
+        "pottery",
+        "hiking",
+        "chess",
+        "violin",
+        "sailing",
+        "baking",
+        "cycling",
+        "poetry",
+        "karate",
+        "gardening",
+        "astronomy",
+        "fishing",
+    ]
+    return [
+        {
+            "speaker": "Ana" if i % 2 == 0 else "Ben",
+            "dia_id": f"D{1 + i // 6}:{1 + i % 6}",
+            "text": f"I spent the weekend on {topics[i]} with friends.",
+        }
+        for i in range(n)
+    ]
+
+
+def test_locomo_counts_and_scores(tmp_path: Path) -> None:
+    turns = _conversation(12)
+    data = [
+        {
+            "sample_id": "conv-x",
+            "conversation": {
+                "speaker_a": "Ana",
+                "speaker_b": "Ben",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": turns[:6],
+                "session_2_date_time": "2:00 pm on 9 May, 2023",
+                "session_2": turns[6:],
+            },
+            "qa": [
+                {
+                    "question": "Who did astronomy?",
+                    "answer": "Ana",
+                    "evidence": ["D2:5"],
+                    "category": 4,
+                },
+                {
+                    "question": "What about violin and karate?",
+                    "answer": "x",
+                    "evidence": ["D1:4; D2:3", "D:11:26", "D9:9"],
+                    "category": 1,
+                },
+                {
+                    "question": "Unanswerable",
+                    "adversarial_answer": "n",
+                    "evidence": [],
+                    "category": 5,
+                },
+            ],
+        }
+    ]
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(data))
+    with bench_memory(embedder=HashingEmbedder(dim=64)) as memory:
+        result = run_locomo(memory, path)
+    assert (result["questions"], result["questions_total"], result["questions_skipped"]) == (
+        2,
+        3,
+        1,
+    )
+    assert (result["evidence_malformed"], result["evidence_dangling"]) == (1, 1)
+    turn, session = result["turn"], result["session"]
+    assert isinstance(turn, dict) and isinstance(session, dict)
+    assert turn["R@10"] == 1.0 and session["R@5"] == 1.0  # distinct words: lexical finds them
+    assert set(turn) == {"R@5", "R@10", "all@5", "all@10"}
+    assert result["turns"] == 12 and float(str(result["ingest_turns_per_s"])) > 0
+    assert {"search_ms_p50", "search_ms_p95", "search_ms_excl_embedding_p50"} <= set(result)
+
+
+def test_longmemeval_fixture() -> None:
+    with bench_memory(embedder=HashingEmbedder(dim=64)) as memory:
+        result = run_longmemeval(memory, FIXTURES / "longmemeval_mini.json")
+    assert (result["questions"], result["questions_abstention"]) == (1, 1)
+    session = result["session"]
+    assert isinstance(session, dict)
+    assert session["recall_any@5"] == 1.0 and session["recall_all@5"] == 1.0
+    assert result["turn_questions"] == 1
+
+
+def test_madial_fixture(tmp_path: Path) -> None:
+    items = ["元旦晚会上做了彩纸灯笼", "去动物园看了熊猫", "学会了骑自行车", "在海边捡贝壳"]
+    data = [
+        {
+            "sample_id": "u1",
+            "sessions": [
+                {
+                    "session_id": f"M{i}",
+                    "date": "2022-01-01",
+                    "turns": [{"turn_id": f"M{i}", "speaker": "memory", "text": t}],
+                }
+                for i, t in enumerate(items)
+            ],
+            "qa": [
+                {
+                    "question": "Bart: 我又想去看熊猫了！",
+                    "answer": "",
+                    "evidence": ["M1"],
+                    "category": "memory_recall",
+                },
+                {
+                    "question": "Bart: hi",
+                    "answer": "",
+                    "evidence": ["M99"],
+                    "category": "memory_recall",
+                },
+            ],
+        }
+    ]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with bench_memory(embedder=HashingEmbedder(dim=64)) as memory:
+        result = run_madial(memory, path)
+    assert (result["questions"], result["questions_skipped"]) == (1, 1)
+    assert result["R@5"] == 1.0
+
+
+def test_bench_cli_prints_one_json_object(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    assert (
+        main(["bench", "longmemeval", "--data", str(FIXTURES / "longmemeval_mini.json"), "--json"])
+        == 0
+    )
+    result = json.loads(capsys.readouterr().out)
+    assert result["benchmark"] == "longmemeval" and result["embedder"] == "hashing:256"
