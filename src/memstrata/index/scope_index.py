@@ -9,6 +9,7 @@ reflects so a stale one is noticed (see :class:`memstrata.index.manager.IndexMan
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -230,6 +231,11 @@ class UserIndex:
         lexical = self.lexical.scores(tokenize(query), n)
         dense = self.vectors.scores(query_vector, n)
         fused = fuse(lexical, dense, mask, self.config)
+        if self.config.speaker_boost:
+            lowered = query.lower()
+            for name in self.catalog.values("speaker"):
+                if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered):
+                    fused[self.catalog.equals("speaker", name) & mask] += self.config.speaker_boost
         return lexical, dense, fused
 
     def search(

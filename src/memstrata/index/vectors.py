@@ -61,7 +61,10 @@ class ExactVectorIndex:
         """Cosine scores for every slot below ``capacity`` (vectors are normalised)."""
         out = np.zeros(capacity, dtype=np.float32)
         n = min(capacity, len(self._alive))
-        out[:n] = self._matrix[:n] @ query
+        # einsum runs its own single-threaded SIMD loop. A BLAS product would start threads
+        # that spin while the other core is busy: measured here, 0.6 ms (einsum) against 8 ms
+        # (OpenBLAS, two threads) for 10,000 x 384 beside one busy process.
+        out[:n] = np.einsum("ij,j->i", self._matrix[:n], query)
         return out
 
     def alive(self, capacity: int) -> NDArray[np.bool_]:

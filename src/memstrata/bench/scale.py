@@ -1,0 +1,140 @@
+"""``memstrata bench scale``: how search latency and index memory grow with a scope's size.
+
+Synthetic bilingual turns (English, Chinese and mixed, from a fixed vocabulary and a seeded
+generator) fill one user's index at each size. Document vectors come from the hashing embedder
+(384 dimensions, like the default model) so that 100,000 turns index in seconds; queries are
+embedded by the configured model, so the latency "including query embedding" is the real one.
+Index memory is measured with ``tracemalloc`` while the index is built.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tracemalloc
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from time import perf_counter
+
+from memstrata.embed.fake import HashingEmbedder
+from memstrata.ids import new_id
+from memstrata.index.config import RankingConfig
+from memstrata.index.scope_index import UserIndex
+from memstrata.model import Episode, Granularity, JsonValue, Role, Scope, SearchFilter
+from memstrata.ports import Embedder
+
+_EN_TEXT = (
+    "hiking trip mountain dinner family project deadline meeting python database migration "
+    "piano lesson daughter birthday coffee tea running marathon budget flight hotel tokyo "
+    "paris garden tomato recipe soup doctor appointment dentist movie concert guitar book "
+    "novel painting museum bike repair laptop phone camera dog cat puppy school exam "
+)
+_EN = tuple(_EN_TEXT.split())
+_ZH = list(
+    "我们周末去爬山吃饭家人项目会议数据库迁移钢琴课女儿生日咖啡茶跑步马拉松预算航班酒店花园菜谱汤医生预约电影音乐会吉他小说画博物馆自行车修理电脑手机相机狗猫学校考试"
+)
+_QUERIES = (
+    "when is the piano lesson",
+    "女儿的生日是哪天",
+    "database migration deadline",
+    "周末去哪里爬山了",
+    "what did we cook from the recipe",
+    "预算 budget for the flight",
+    "dentist appointment time",
+    "马拉松训练怎么样",
+    "which novel did I read",
+    "修理自行车",
+)
+
+
+def synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> list[Episode]:
+    rng = random.Random(seed)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    scope = Scope(user)
+    out = []
+    for i in range(n):
+        style = i % 3
+        words = rng.sample(_EN, 8)
+        if style == 0:
+            text = " ".join(words)
+        elif style == 1:
+            text = "".join(rng.sample(_ZH, 14))
+        else:
+            text = " ".join(words[:4]) + " " + "".join(rng.sample(_ZH, 8))
+        out.append(
+            Episode(
+                id=new_id("ep"),
+                scope=scope,
+                surface="chat",
+                session_id=f"s{i // 20}",
+                speaker="user" if i % 2 == 0 else "assistant",
+                role=Role.USER if i % 2 == 0 else Role.ASSISTANT,
+                text=text,
+                time=start + timedelta(minutes=i),
+                metadata={},
+            )
+        )
+    return out
+
+
+def run_scale(
+    query_embedder: Embedder,
+    sizes: Sequence[int],
+    *,
+    queries: int = 50,
+    ranking: RankingConfig | None = None,
+) -> dict[str, JsonValue]:
+    doc_embedder = HashingEmbedder(dim=query_embedder.dim)
+    query_texts = [
+        _QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(queries)
+    ]
+    started = perf_counter()
+    vectors = [query_embedder.embed_query(q) for q in query_texts]
+    embed_ms = [(perf_counter() - started) * 1000 / len(query_texts)]
+    embed_each = []
+    for q in query_texts[:20]:  # per-query embedding time, not amortised
+        t = perf_counter()
+        query_embedder.embed_query(q + " ?")
+        embed_each.append((perf_counter() - t) * 1000)
+    rows: dict[str, JsonValue] = {}
+    for size in sizes:
+        episodes = synthetic_turns(size)
+        tracemalloc.start()
+        t = perf_counter()
+        index = UserIndex("scale", doc_embedder, ranking)
+        for start in range(0, size, 5000):
+            index.add_episodes(episodes[start : start + 5000])
+        build_s = perf_counter() - t
+        _, peak = tracemalloc.get_traced_memory()
+        current = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del episodes
+        search_ms = []
+        for text, vector in zip(query_texts, vectors, strict=True):
+            t = perf_counter()
+            index.search(
+                text,
+                vector,
+                Scope("scale"),
+                k=10,
+                granularity=Granularity.TURN,
+                filters=SearchFilter(),
+            )
+            search_ms.append((perf_counter() - t) * 1000)
+        excl = statistics.median(search_ms)
+        rows[str(size)] = {
+            "search_ms_excl_embedding_p50": round(excl, 3),
+            "search_ms_p50": round(excl + statistics.median(embed_each), 3),
+            "index_build_s": round(build_s, 2),
+            "index_mb": round(current / 2**20, 1),
+            "index_peak_mb": round(peak / 2**20, 1),
+        }
+        del index
+    return {
+        "benchmark": "scale",
+        "query_embedder": query_embedder.name,
+        "query_embedding_ms_p50": round(statistics.median(embed_each), 3),
+        "query_embedding_ms_batch_mean": round(embed_ms[0], 3),
+        "queries": queries,
+        "sizes": rows,
+    }
