@@ -338,11 +338,11 @@ class Memory:
             raise InvalidInputError(
                 f"unknown granularity {granularity!r}; expected turn, session or fact"
             ) from None
+        from memstrata.index.query import build_query
+
         index = self.indexes.index(scope.user)
-        vector = self.embedder.embed_query(query)
-        return index.search(
-            query, vector, scope, k=k, granularity=level, filters=filters or SearchFilter()
-        )
+        plan = build_query(query, self.embedder, index.config)
+        return index.search(plan, scope, k=k, granularity=level, filters=filters or SearchFilter())
 
     # facts -----------------------------------------------------------------------
     def add_fact(

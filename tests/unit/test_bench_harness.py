@@ -161,9 +161,14 @@ def test_scale_bench_reports_each_size() -> None:
     assert len({t.id for t in turns}) == 30
     assert any(any("\u4e00" <= c <= "\u9fff" for c in t.text) for t in turns)
     assert any(t.text.isascii() for t in turns)
-    result = run_scale(HashingEmbedder(dim=32), [50, 200], queries=5)
+    from memstrata.index.config import RankingConfig
+
+    result = run_scale(
+        HashingEmbedder(dim=32), [50, 200], queries=5, ranking=RankingConfig(ann_threshold=100)
+    )
     sizes = result["sizes"]
     assert isinstance(sizes, dict) and set(sizes) == {"50", "200"}
-    row = sizes["200"]
-    assert row["search_ms_p50"] >= row["search_ms_excl_embedding_p50"] > 0
-    assert row["index_mb"] > 0
+    assert set(sizes["50"]) == {"exact"} and set(sizes["200"]) == {"exact", "approximate"}
+    for row in sizes["200"].values():
+        assert row["search_ms_p50"] >= row["search_ms_excl_embedding_p50"] > 0
+        assert row["index_mb"] > 0

@@ -173,3 +173,71 @@ def test_bad_search_input(mem: Memory, query: str, k: int, granularity: str) -> 
 
 def test_empty_scope_returns_nothing(mem: Memory) -> None:
     assert mem.search("anything", ALICE) == []
+
+
+def test_session_score_is_the_mean_of_its_best_turns() -> None:
+    import numpy as np
+
+    from memstrata.ids import new_id
+    from memstrata.index.config import RankingConfig
+    from memstrata.index.scope_index import UserIndex
+    from memstrata.model import Episode, Role
+
+    index = UserIndex("u", HashingEmbedder(dim=16), RankingConfig(session_top=2))
+    eps = [
+        Episode(
+            new_id("ep"),
+            Scope("u"),
+            "chat",
+            session,
+            "x",
+            Role.USER,
+            f"t{i}",
+            datetime(2024, 1, 1, i, tzinfo=UTC),
+        )
+        for i, session in enumerate(["a", "a", "a", "b", "b", "c"])
+    ]
+    index.add_episodes(eps)
+    n = index.catalog.capacity
+    fused = np.full(n, -np.inf, dtype=np.float32)
+    for ep, score in zip(eps, [3.0, -1.0, -2.0, 1.5, 1.4, 1.6], strict=True):
+        fused[index.catalog.slots[ep.id]] = score
+    mask = np.isfinite(fused)
+    zeros = np.zeros(n, dtype=np.float32)
+    hits = index._sessions_ranked(zeros, zeros, fused, mask, k=3)
+    # a: mean(3, -1) = 1.0; b: mean(1.5, 1.4) = 1.45; c: 1.6 (one turn)
+    assert [h.session_id for h in hits] == ["c", "b", "a"]
+    assert [round(h.score, 2) for h in hits] == [1.6, 1.45, 1.0]
+    assert hits[2].episodes[0] == eps[0].id  # best turn first
+
+
+def test_approximate_graph_for_large_scopes_agrees_with_exact(data_dir: Path) -> None:
+    from memstrata.bench.scale import synthetic_turns
+    from memstrata.index.config import RankingConfig
+    from memstrata.index.query import Query
+    from memstrata.index.scope_index import UserIndex
+
+    embedder = HashingEmbedder(dim=64)
+    turns = synthetic_turns(800, user="u")
+    exact = UserIndex("u", embedder, RankingConfig(ann_threshold=None))
+    approx = UserIndex("u", embedder, RankingConfig(ann_threshold=300, ann_candidates=200))
+    exact.add_episodes(turns)
+    approx.add_episodes(turns)
+    assert approx.views[0].approximate and not exact.views[0].approximate
+    agree = 0
+    queries = [t.text for t in turns[::40]]
+    for text in queries:
+        q = Query(text, embedder.embed_query(text))
+        a = approx.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
+        e = exact.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
+        agree += a[0].id == e[0].id
+    assert agree >= len(queries) - 1  # the candidates hold the true best almost always
+    target = turns[100]
+    approx.remove([target.id])
+    q = Query(target.text, embedder.embed_query(target.text))
+    hits = approx.search(q, Scope("u"), k=10, granularity=Granularity.TURN, filters=SearchFilter())
+    assert target.id not in _ids(hits)
+    only = approx.search(
+        q, Scope("u"), k=3, granularity=Granularity.TURN, filters=SearchFilter(session_id="s3")
+    )  # too narrow: exact fallback
+    assert only and all(h.session_id == "s3" for h in only)

@@ -4,7 +4,9 @@ Synthetic bilingual turns (English, Chinese and mixed, from a fixed vocabulary a
 generator) fill one user's index at each size. Document vectors come from the hashing embedder
 (384 dimensions, like the default model) so that 100,000 turns index in seconds; queries are
 embedded by the configured model, so the latency "including query embedding" is the real one.
-Index memory is measured with ``tracemalloc`` while the index is built.
+Index memory is measured with ``tracemalloc`` while the index is built, plus what the
+approximate graph reports for itself. Sizes at or past the approximate threshold are measured
+both exact and approximate.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import random
 import statistics
 import tracemalloc
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from time import perf_counter
 
+from memstrata.bench.metrics import percentile
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.ids import new_id
+from memstrata.index.ann import usearch_available
 from memstrata.index.config import RankingConfig
+from memstrata.index.query import Query
 from memstrata.index.scope_index import UserIndex
 from memstrata.model import Episode, Granularity, JsonValue, Role, Scope, SearchFilter
 from memstrata.ports import Embedder
@@ -77,6 +83,40 @@ def synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> list[Episo
     return out
 
 
+def _measure(
+    episodes: list[Episode],
+    embedder: Embedder,
+    config: RankingConfig,
+    queries: list[Query],
+    embed_p50: float,
+) -> dict[str, JsonValue]:
+    tracemalloc.start()
+    started = perf_counter()
+    index = UserIndex("scale", embedder, config)
+    for start in range(0, len(episodes), 5000):
+        index.add_episodes(episodes[start : start + 5000])
+    build_s = perf_counter() - started
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    graph_mb = sum(v.nbytes - v.matrix_nbytes for v in index.views) / 2**20
+    search_ms = []
+    for query in queries:
+        t = perf_counter()
+        index.search(
+            query, Scope("scale"), k=10, granularity=Granularity.TURN, filters=SearchFilter()
+        )
+        search_ms.append((perf_counter() - t) * 1000)
+    excl = statistics.median(search_ms)
+    return {
+        "search_ms_excl_embedding_p50": round(excl, 3),
+        "search_ms_excl_embedding_p95": round(percentile(search_ms, 95), 3),
+        "search_ms_p50": round(excl + embed_p50, 3),
+        "index_build_s": round(build_s, 2),
+        "index_mb": round(current / 2**20 + graph_mb, 1),
+        "index_peak_mb": round(peak / 2**20 + graph_mb, 1),
+    }
+
+
 def run_scale(
     query_embedder: Embedder,
     sizes: Sequence[int],
@@ -89,47 +129,27 @@ def run_scale(
         _QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(queries)
     ]
     started = perf_counter()
-    vectors = [query_embedder.embed_query(q) for q in query_texts]
+    vectors = [Query(q, query_embedder.embed_query(q)) for q in query_texts]
     embed_ms = [(perf_counter() - started) * 1000 / len(query_texts)]
     embed_each = []
     for q in query_texts[:20]:  # per-query embedding time, not amortised
         t = perf_counter()
         query_embedder.embed_query(q + " ?")
         embed_each.append((perf_counter() - t) * 1000)
+    base = ranking or RankingConfig()
+    exact_config = replace(base, ann_threshold=None)
     rows: dict[str, JsonValue] = {}
+    embed_p50 = statistics.median(embed_each)
     for size in sizes:
         episodes = synthetic_turns(size)
-        tracemalloc.start()
-        t = perf_counter()
-        index = UserIndex("scale", doc_embedder, ranking)
-        for start in range(0, size, 5000):
-            index.add_episodes(episodes[start : start + 5000])
-        build_s = perf_counter() - t
-        _, peak = tracemalloc.get_traced_memory()
-        current = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
+        variants = [("exact", exact_config)]
+        if base.ann_threshold is not None and size >= base.ann_threshold and usearch_available():
+            variants.append(("approximate", base))
+        row: dict[str, JsonValue] = {}
+        for name, config in variants:
+            row[name] = _measure(episodes, doc_embedder, config, vectors, embed_p50)
+        rows[str(size)] = row
         del episodes
-        search_ms = []
-        for text, vector in zip(query_texts, vectors, strict=True):
-            t = perf_counter()
-            index.search(
-                text,
-                vector,
-                Scope("scale"),
-                k=10,
-                granularity=Granularity.TURN,
-                filters=SearchFilter(),
-            )
-            search_ms.append((perf_counter() - t) * 1000)
-        excl = statistics.median(search_ms)
-        rows[str(size)] = {
-            "search_ms_excl_embedding_p50": round(excl, 3),
-            "search_ms_p50": round(excl + statistics.median(embed_each), 3),
-            "index_build_s": round(build_s, 2),
-            "index_mb": round(current / 2**20, 1),
-            "index_peak_mb": round(peak / 2**20, 1),
-        }
-        del index
     return {
         "benchmark": "scale",
         "query_embedder": query_embedder.name,

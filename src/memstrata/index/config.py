@@ -13,31 +13,32 @@ from typing import Literal
 
 @dataclass(frozen=True, slots=True)
 class RankingConfig:
-    #: turns before / after a turn (same session) added to its lexical document
-    lexical_prev: int = 1
-    lexical_next: int = 0
-    #: turns before / after a turn (same session) added to its dense document
-    dense_prev: int = 1
-    dense_next: int = 0
+    #: turns before a turn (same session) added to its lexical document
+    lexical_prev: int = 2
+    #: one dense vector per entry: the turn with this many previous turns of its session
+    dense_views: tuple[int, ...] = (0, 1)
     #: BM25 parameters
     k1: float = 1.2
-    b: float = 0.75
+    b: float = 0.5
     #: how scores are put on one scale before fusing: z-score, min-max, or reciprocal rank
     fusion: Literal["zscore", "minmax", "rrf"] = "zscore"
     #: the lexical share of the fused score (the dense share is 1 - this)
     lexical_weight: float = 0.5
     #: the k of reciprocal rank fusion
     rrf_k: int = 60
-    #: a session's score: its best turn ("max") or best turn plus a share of the rest ("sum")
-    session_score: Literal["max", "sum"] = "max"
-    session_rest_weight: float = 0.1
+    #: a session's score is the mean of the fused scores of its best this-many turns
+    session_top: int = 3
     #: added (in fused units) to the turns of a speaker the query names
     speaker_boost: float = 0.0
+    #: weight of dialogue lines spoken by the assistant when a query is a dialogue
+    assistant_weight: float = 0.5
+    #: in a dialogue query, the share of the dense score from its best single line
+    line_weight: float = 0.5
+    #: from this many entries on, an approximate graph proposes dense candidates (needs usearch)
+    ann_threshold: int | None = 50_000
+    #: how many candidates each dense view proposes when the graph is in use
+    ann_candidates: int = 2_000
 
     @property
     def context_prev(self) -> int:
-        return max(self.lexical_prev, self.dense_prev)
-
-    @property
-    def context_next(self) -> int:
-        return max(self.lexical_next, self.dense_next)
+        return max(self.lexical_prev, *self.dense_views)

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from memstrata.index.bm25 import BM25Index
 from memstrata.index.catalog import KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
 from memstrata.index.config import RankingConfig
+from memstrata.index.query import Query
 from memstrata.index.tokenize import tokenize
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.model import (
@@ -59,7 +60,11 @@ class UserIndex:
         self.config = config or RankingConfig()
         self.catalog = Catalog()
         self.lexical = BM25Index(k1=self.config.k1, b=self.config.b)
-        self.vectors = ExactVectorIndex(embedder.dim)
+        #: one vector index per dense view (the turn with N previous turns as context)
+        self.views = [
+            ExactVectorIndex(embedder.dim, ann_threshold=self.config.ann_threshold)
+            for _ in self.config.dense_views
+        ]
         self.generation = -1
         self._sessions: dict[str, list[tuple[float, str]]] = {}
 
@@ -71,7 +76,7 @@ class UserIndex:
         """Memory held by the numeric arrays (vectors and filter columns)."""
         c = self.catalog
         arrays: list[NDArray[Any]] = [c.kind, c.time, c.archived, c.current, c.alive, *c.columns()]
-        return self.vectors.nbytes + sum(int(a.nbytes) for a in arrays)
+        return sum(v.nbytes for v in self.views) + sum(int(a.nbytes) for a in arrays)
 
     # writes ----------------------------------------------------------------------
     def add_episodes(self, episodes: Sequence[Episode]) -> None:
@@ -146,7 +151,8 @@ class UserIndex:
                     del self._sessions[info.session_key]
             self.catalog.remove(item_id)
             self.lexical.remove(slot)
-            self.vectors.remove(slot)
+            for view in self.views:
+                view.remove(slot)
             touched.discard(item_id)
         self._reindex(touched)
 
@@ -157,17 +163,15 @@ class UserIndex:
         info = self.catalog.info[slot]
         assert info is not None
         i = bisect.bisect_left(turns, (info.time, item_id))
-        lo = max(0, i - self.config.context_next)
-        hi = min(len(turns), i + self.config.context_prev + 1)
-        return [t for _, t in turns[lo:hi]]
+        return [t for _, t in turns[i : i + self.config.context_prev + 1]]
 
-    def _context(self, info: SlotInfo, prev: int, nxt: int) -> str:
-        if info.session_key is None or (prev == 0 and nxt == 0):
+    def _context(self, info: SlotInfo, prev: int) -> str:
+        if info.session_key is None or prev == 0:
             return info.text
         turns = self._sessions[info.session_key]
         i = bisect.bisect_left(turns, (info.time, info.id))
         parts = []
-        for _, other in turns[max(0, i - prev) : i + nxt + 1]:
+        for _, other in turns[max(0, i - prev) : i + 1]:
             other_info = self.catalog.info[self.catalog.slots[other]]
             assert other_info is not None
             parts.append(other_info.text)
@@ -176,20 +180,21 @@ class UserIndex:
     def _reindex(self, ids: Iterable[str]) -> None:
         cfg = self.config
         slots: list[int] = []
-        dense_texts: list[str] = []
+        infos: list[SlotInfo] = []
         for item_id in ids:
             slot = self.catalog.slots.get(item_id)
             if slot is None:
                 continue
             info = self.catalog.info[slot]
             assert info is not None
-            self.lexical.add(
-                slot, tokenize(self._context(info, cfg.lexical_prev, cfg.lexical_next))
-            )
+            self.lexical.add(slot, tokenize(self._context(info, cfg.lexical_prev)))
             slots.append(slot)
-            dense_texts.append(self._context(info, cfg.dense_prev, cfg.dense_next))
-        if slots:
-            self.vectors.add(slots, self.embedder.embed_documents(dense_texts))
+            infos.append(info)
+        if not slots:
+            return
+        for view, prev in zip(self.views, cfg.dense_views, strict=True):
+            texts = [self._context(info, prev) for info in infos]
+            view.add(slots, self.embedder.embed_documents(texts))
 
     # reads -----------------------------------------------------------------------
     def mask(
@@ -223,25 +228,75 @@ class UserIndex:
             mask &= c.current[:n]
         return np.asarray(mask, dtype=bool)
 
-    def scores(
-        self, query: str, query_vector: NDArray[np.float32], mask: NDArray[np.bool_]
-    ) -> tuple[NDArray[np.float32], ...]:
-        """Lexical, dense and fused scores for every slot (fused is -inf outside ``mask``)."""
+    def _candidates(
+        self, query: Query, mask: NDArray[np.bool_], lexical: NDArray[np.float32], k: int
+    ) -> NDArray[np.bool_] | None:
+        """For a large scope, the slots worth scoring: what the approximate graphs propose for
+        the query (and its lines) plus the best lexical matches. None: score everything."""
+        if not any(view.approximate for view in self.views):
+            return None
+        count = self.config.ann_candidates
+        found = [np.flatnonzero(mask)[np.argsort(-lexical[mask])[:count]]]
+        for vector in (query.vector, *query.line_vectors):
+            for view in self.views:
+                proposed = view.candidates(vector, count)
+                if proposed is not None:
+                    found.append(proposed)
+        chosen = np.zeros(len(mask), dtype=bool)
+        slots = np.concatenate(found)
+        chosen[slots[slots < len(mask)]] = True
+        chosen &= mask
+        if int(chosen.sum()) < max(k, 50):  # filters removed most proposals: be exact
+            return None
+        return chosen
+
+    def dense_scores(
+        self, query: Query, mask: NDArray[np.bool_], slots: NDArray[np.int64] | None = None
+    ) -> NDArray[np.float32]:
+        """The dense score of every slot (or of ``slots``): each view's cosines z-scored over
+        ``mask`` and averaged; for a dialogue, blended with the best single line's."""
         n = self.catalog.capacity
-        lexical = self.lexical.scores(tokenize(query), n)
-        dense = self.vectors.scores(query_vector, n)
+
+        def views_score(vector: NDArray[np.float32]) -> NDArray[np.float32]:
+            parts = [
+                _normalise(view.scores(vector, n, slots), mask, "zscore") for view in self.views
+            ]
+            return np.asarray(np.mean(parts, axis=0), dtype=np.float32)
+
+        dense = views_score(query.vector)
+        if query.is_dialogue and self.config.line_weight > 0:
+            best = np.max([views_score(v) for v in query.line_vectors], axis=0)
+            w = self.config.line_weight
+            dense = (1 - w) * _normalise(dense, mask, "zscore") + w * _normalise(
+                np.asarray(best, dtype=np.float32), mask, "zscore"
+            )
+        return dense
+
+    def scores(
+        self, query: Query, mask: NDArray[np.bool_], k: int = 10
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_]]:
+        """Lexical, dense and fused scores for every slot, and the mask they were ranked over
+        (fused is -inf outside it): ``mask`` itself, or its candidates in a large scope."""
+        n = self.catalog.capacity
+        lexical = self.lexical.scores(query.term_weights(), n)
+        chosen = self._candidates(query, mask, lexical, k)
+        slots = None
+        if chosen is not None:
+            mask = chosen
+            slots = np.flatnonzero(mask)
+        dense = self.dense_scores(query, mask, slots)
         fused = fuse(lexical, dense, mask, self.config)
         if self.config.speaker_boost:
-            lowered = query.lower()
+            lowered = query.text.lower()
             for name in self.catalog.values("speaker"):
-                if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered):
+                pattern = rf"(?<!\w){re.escape(name.lower())}(?!\w)"
+                if len(name) > 1 and re.search(pattern, lowered):
                     fused[self.catalog.equals("speaker", name) & mask] += self.config.speaker_boost
-        return lexical, dense, fused
+        return lexical, dense, fused, mask
 
     def search(
         self,
-        query: str,
-        query_vector: NDArray[np.float32],
+        query: Query,
         scope: Scope,
         *,
         k: int,
@@ -251,7 +306,7 @@ class UserIndex:
         mask = self.mask(scope, granularity, filters)
         if not mask.any():
             return []
-        lexical, dense, fused = self.scores(query, query_vector, mask)
+        lexical, dense, fused, mask = self.scores(query, mask, k)
         if granularity == Granularity.SESSION:
             return self._sessions_ranked(lexical, dense, fused, mask, k)
         order = _top(fused, mask, k)
@@ -298,22 +353,24 @@ class UserIndex:
     ) -> list[SearchHit]:
         codes = self.catalog.session_codes()
         slots = np.flatnonzero(mask)
-        order = slots[np.argsort(-fused[slots], kind="stable")]
-        best: dict[int, list[int]] = {}
-        for slot in order:
-            best.setdefault(int(codes[slot]), []).append(int(slot))
-        rest_weight = self.config.session_rest_weight if self.config.session_score == "sum" else 0.0
-
-        def session_score(members: list[int]) -> float:
-            top = float(fused[members[0]])
-            if rest_weight and len(members) > 1:
-                rest = fused[members[1:]]
-                top += rest_weight * float(np.maximum(rest, 0).sum())
-            return top
-
-        ranked = sorted(best.values(), key=session_score, reverse=True)[:k]
+        # Sort by session, best turn first; rank turns within their session.
+        order = slots[np.lexsort((-fused[slots], codes[slots]))]
+        sorted_codes = codes[order]
+        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        sizes = np.diff(np.r_[starts, len(order)])
+        group = np.repeat(np.arange(len(starts)), sizes)
+        rank = np.arange(len(order)) - starts[group]
+        keep = rank < max(1, self.config.session_top)
+        totals = np.bincount(group[keep], weights=fused[order][keep], minlength=len(starts))
+        counts = np.bincount(group[keep], minlength=len(starts))
+        session_scores = totals / np.maximum(counts, 1)
+        best_groups = np.argsort(-session_scores, kind="stable")[:k]
+        ranked = [
+            (float(session_scores[g]), [int(x) for x in order[starts[g] : starts[g] + sizes[g]]])
+            for g in best_groups
+        ]
         hits = []
-        for members in ranked:
+        for score, members in ranked:
             head = self._hit(members[0], Granularity.SESSION, lexical, dense, fused)
             info = self.catalog.info[members[0]]
             assert info is not None
@@ -321,7 +378,7 @@ class UserIndex:
                 SearchHit(
                     id=f"{info.thread or ''}/{info.session_id}",
                     granularity=Granularity.SESSION,
-                    score=session_score(members),
+                    score=score,
                     components=head.components,
                     text=head.text,
                     scope=head.scope,

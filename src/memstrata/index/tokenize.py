@@ -1,7 +1,8 @@
 """Tokenization for lexical search, for English, Chinese and text that mixes them.
 
 * Latin-script words: lowercased (after NFKC, so full-width letters fold), a trailing ``'s``
-  style suffix dropped, English stopwords removed, Snowball-stemmed.
+  style suffix dropped, English stopwords removed, Snowball-stemmed. A hyphenated word gives
+  its parts and the joined form (``de-stress``: ``de``, ``stress``, ``destress``).
 * CJK runs: every character except a few function characters, plus every overlapping pair of
   characters (bigrams). Character n-grams need no dictionary and no model, match across word
   boundaries a segmenter would get wrong, and the bigrams restore most of the precision that
@@ -17,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE: Final = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
+_TOKEN_RE: Final = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:-[a-z0-9]+)*(?:'[a-z]+)?")
 
 _STOPWORD_TEXT: Final = (
     "a about above after again against all am an and any are aren't as at be because been "
@@ -74,7 +75,10 @@ def tokenize(text: str) -> list[str]:
             out.extend(token[i : i + 2] for i in range(len(token) - 1))
         else:
             word = token.split("'", 1)[0]
-            if word in STOPWORDS or token in STOPWORDS:
+            if token in STOPWORDS:
                 continue
-            out.append(_stem(word))
+            parts = word.split("-")
+            if len(parts) > 1:
+                out.append(_stem("".join(parts)))
+            out.extend(_stem(p) for p in parts if p not in STOPWORDS)
     return out
