@@ -124,6 +124,15 @@ class Catalog:
         self.alive[slot] = True
         return slot
 
+    def lookup(self, item_id: str) -> tuple[int, SlotInfo] | None:
+        """The slot and info of an indexed id, or None."""
+        slot = self.slots.get(item_id)
+        if slot is None:
+            return None
+        info = self.info[slot]
+        assert info is not None
+        return slot, info
+
     def remove(self, item_id: str) -> int | None:
         slot = self.slots.pop(item_id, None)
         if slot is None:

@@ -137,11 +137,10 @@ class UserIndex:
     def remove(self, ids: Iterable[str]) -> None:
         touched: set[str] = set()
         for item_id in ids:
-            slot = self.catalog.slots.get(item_id)
-            if slot is None:
+            found = self.catalog.lookup(item_id)
+            if found is None:
                 continue
-            info = self.catalog.info[slot]
-            assert info is not None
+            slot, info = found
             if info.session_key is not None:
                 turns = self._sessions[info.session_key]
                 neighbours = self._window(info.session_key, item_id)
@@ -182,11 +181,10 @@ class UserIndex:
         slots: list[int] = []
         infos: list[SlotInfo] = []
         for item_id in ids:
-            slot = self.catalog.slots.get(item_id)
-            if slot is None:
+            found = self.catalog.lookup(item_id)
+            if found is None:
                 continue
-            info = self.catalog.info[slot]
-            assert info is not None
+            slot, info = found
             self.lexical.add(slot, tokenize(self._context(info, cfg.lexical_prev)))
             slots.append(slot)
             infos.append(info)
