@@ -1,15 +1,17 @@
-"""An incremental BM25 index over integer slots.
+"""An incremental BM25 index over integer slots, compact enough for 100,000s of turns.
 
-Postings are kept per term as Python lists (cheap appends) and turned into numpy arrays the
-first time a term is scored after a change, so a query costs a few vector operations per query
-term. Removal marks a slot dead and corrects the document frequencies; dead postings are dropped
-when their term is next materialised.
+Terms are interned as integer ids. Each term keeps its postings in three ``array('i')`` columns
+(slot, term frequency, the slot's epoch when it was added), appended in O(1). A slot's epoch
+grows whenever it is removed or re-added, so a posting is live exactly when its epoch is the
+slot's current one: removal touches no posting list, and stale postings are dropped the next time
+their term is materialised as numpy arrays for scoring.
 
 Scoring is Okapi BM25 with Lucene's idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -17,88 +19,106 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-class _Postings:
-    __slots__ = ("array_slots", "array_tfs", "dirty", "slots", "tfs")
-
-    def __init__(self) -> None:
-        self.slots: list[int] = []
-        self.tfs: list[int] = []
-        self.array_slots: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self.array_tfs: NDArray[np.float32] = np.zeros(0, dtype=np.float32)
-        self.dirty = False
-
-
 class BM25Index:
     def __init__(self, *, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = k1
         self.b = b
-        self._postings: dict[str, _Postings] = {}
-        self._df: Counter[str] = Counter()
-        self._terms: dict[int, dict[str, int]] = {}
+        self._vocab: dict[str, int] = {}
+        self._slots: list[array[int]] = []
+        self._tfs: list[array[int]] = []
+        self._epochs: list[array[int]] = []
+        self._df: array[int] = array("i")
+        self._docs: dict[int, array[int]] = {}  # slot -> term id, tf, term id, tf, ...
+        self._epoch = np.zeros(1024, dtype=np.int32)
         self._lengths = np.zeros(1024, dtype=np.float32)
         self._total_length = 0.0
+        self._cache: dict[int, tuple[NDArray[np.int32], NDArray[np.float32]]] = {}
 
     @property
     def size(self) -> int:
         """Number of live documents."""
-        return len(self._terms)
+        return len(self._docs)
+
+    @property
+    def vocabulary(self) -> int:
+        return len(self._vocab)
 
     def __contains__(self, slot: int) -> bool:
-        return slot in self._terms
+        return slot in self._docs
+
+    def _grow(self, slot: int) -> None:
+        if slot < len(self._epoch):
+            return
+        size = max(slot + 1, int(len(self._epoch) * 1.5))
+        epoch = np.zeros(size, dtype=np.int32)
+        epoch[: len(self._epoch)] = self._epoch
+        lengths = np.zeros(size, dtype=np.float32)
+        lengths[: len(self._lengths)] = self._lengths
+        self._epoch, self._lengths = epoch, lengths
 
     def add(self, slot: int, tokens: Iterable[str]) -> None:
         """Index ``tokens`` under ``slot`` (replacing what the slot held)."""
-        if slot in self._terms:
+        if slot in self._docs:
             self.remove(slot)
+        self._grow(slot)
+        self._epoch[slot] += 1
+        epoch = int(self._epoch[slot])
         counts = Counter(tokens)
-        if slot >= len(self._lengths):
-            grown = np.zeros(max(slot + 1, 2 * len(self._lengths)), dtype=np.float32)
-            grown[: len(self._lengths)] = self._lengths
-            self._lengths = grown
         length = float(sum(counts.values()))
         self._lengths[slot] = length
         self._total_length += length
-        self._terms[slot] = dict(counts)
+        doc = array("i")
         for term, tf in counts.items():
-            postings = self._postings.get(term)
-            if postings is None:
-                postings = self._postings[term] = _Postings()
-            postings.slots.append(slot)
-            postings.tfs.append(tf)
-            postings.dirty = True
-            self._df[term] += 1
+            tid = self._vocab.get(term)
+            if tid is None:
+                tid = self._vocab[term] = len(self._vocab)
+                self._slots.append(array("i"))
+                self._tfs.append(array("i"))
+                self._epochs.append(array("i"))
+                self._df.append(0)
+            self._slots[tid].append(slot)
+            self._tfs[tid].append(tf)
+            self._epochs[tid].append(epoch)
+            self._df[tid] += 1
+            self._cache.pop(tid, None)
+            doc.extend((tid, tf))
+        self._docs[slot] = doc
 
     def remove(self, slot: int) -> None:
-        terms = self._terms.pop(slot, None)
-        if terms is None:
+        doc = self._docs.pop(slot, None)
+        if doc is None:
             return
+        self._epoch[slot] += 1  # every posting of the slot is stale from now on
         self._total_length -= float(self._lengths[slot])
         self._lengths[slot] = 0.0
-        for term in terms:
-            self._df[term] -= 1
-            if self._df[term] <= 0:
-                del self._df[term]
-                del self._postings[term]
-            else:
-                self._postings[term].dirty = True
+        for tid in doc[::2]:
+            self._df[tid] -= 1
+            self._cache.pop(tid, None)
 
-    def _arrays(self, term: str) -> tuple[NDArray[np.int64], NDArray[np.float32]] | None:
-        postings = self._postings.get(term)
-        if postings is None:
-            return None
-        if postings.dirty:
-            latest = dict(zip(postings.slots, postings.tfs, strict=True))  # re-added slots
-            live = [(s, tf) for s, tf in latest.items() if self._terms.get(s, {}).get(term) == tf]
-            postings.slots = [s for s, _ in live]
-            postings.tfs = [tf for _, tf in live]
-            postings.array_slots = np.asarray(postings.slots, dtype=np.int64)
-            postings.array_tfs = np.asarray(postings.tfs, dtype=np.float32)
-            postings.dirty = False
-        return postings.array_slots, postings.array_tfs
+    def _arrays(self, tid: int) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+        cached = self._cache.get(tid)
+        if cached is not None:
+            return cached
+        slots = np.frombuffer(self._slots[tid], dtype=np.int32)
+        epochs = np.frombuffer(self._epochs[tid], dtype=np.int32)
+        live = epochs == self._epoch[slots]
+        if not live.all():  # drop stale postings for good
+            keep = np.flatnonzero(live)
+            self._slots[tid] = array("i", slots[keep].tobytes())
+            self._tfs[tid] = array(
+                "i", np.frombuffer(self._tfs[tid], dtype=np.int32)[keep].tobytes()
+            )
+            self._epochs[tid] = array("i", epochs[keep].tobytes())
+            slots = np.frombuffer(self._slots[tid], dtype=np.int32)
+        tfs = np.frombuffer(self._tfs[tid], dtype=np.int32).astype(np.float32)
+        result = (slots.copy(), tfs)
+        self._cache[tid] = result
+        return result
 
     def idf(self, term: str) -> float:
+        tid = self._vocab.get(term)
+        df = self._df[tid] if tid is not None else 0
         n = self.size
-        df = self._df.get(term, 0)
         return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
 
     def scores(
@@ -110,7 +130,7 @@ class BM25Index:
         term to weight.
         """
         out = np.zeros(capacity, dtype=np.float32)
-        if not self._terms:
+        if not self._docs:
             return out
         weights = (
             dict(query_terms)
@@ -118,12 +138,11 @@ class BM25Index:
             else dict.fromkeys(query_terms, 1.0)
         )
         average = self._total_length / self.size or 1.0
-        lengths = self._lengths
         for term, weight in weights.items():
-            arrays = self._arrays(term)
-            if arrays is None:
+            tid = self._vocab.get(term)
+            if tid is None or self._df[tid] <= 0:
                 continue
-            slots, tfs = arrays
-            norm = self.k1 * (1.0 - self.b + self.b * lengths[slots] / average)
+            slots, tfs = self._arrays(tid)
+            norm = self.k1 * (1.0 - self.b + self.b * self._lengths[slots] / average)
             out[slots] += (weight * self.idf(term)) * tfs * (self.k1 + 1.0) / (tfs + norm)
         return out

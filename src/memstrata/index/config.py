@@ -37,7 +37,7 @@ class RankingConfig:
     #: from this many entries on, an approximate graph proposes dense candidates (needs usearch)
     ann_threshold: int | None = 50_000
     #: how many candidates each dense view proposes when the graph is in use
-    ann_candidates: int = 2_000
+    ann_candidates: int = 300
 
     @property
     def context_prev(self) -> int:

@@ -234,7 +234,10 @@ class UserIndex:
         if not any(view.approximate for view in self.views):
             return None
         count = self.config.ann_candidates
-        found = [np.flatnonzero(mask)[np.argsort(-lexical[mask])[:count]]]
+        allowed = np.flatnonzero(mask)
+        if len(allowed) > count:
+            allowed = allowed[np.argpartition(-lexical[allowed], count - 1)[:count]]
+        found = [allowed]
         for vector in (query.vector, *query.line_vectors):
             for view in self.views:
                 proposed = view.candidates(vector, count)

@@ -66,7 +66,7 @@ class ExactVectorIndex:
     def _grow(self, needed: int) -> None:
         if needed <= len(self._alive):
             return
-        capacity = max(needed, 2 * len(self._alive))
+        capacity = max(needed, int(1.25 * len(self._alive)))
         matrix = np.zeros((capacity, self.dim), dtype=np.float32)
         matrix[: len(self._matrix)] = self._matrix
         alive = np.zeros(capacity, dtype=bool)
