@@ -15,11 +15,20 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+def _commands() -> list[str]:
+    names = []
+    for name, command in sorted(cli.commands.items()):
+        names.append(name)
+        for sub in sorted(getattr(command, "commands", {})):
+            names.append(f"{name} {sub}")
+    return names
+
+
+@pytest.mark.parametrize("command", _commands())
 def test_every_command_has_help_and_is_in_the_readme(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main([command, "--help"]) == 0
+    assert main([*command.split(), "--help"]) == 0
     assert "Usage: memstrata" in capsys.readouterr().out
     assert f"memstrata {command}" in README
 

@@ -49,6 +49,9 @@ from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
 from memstrata.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from memstrata.document.format import Document as CuratedDocument
+    from memstrata.document.ops import Operation
+    from memstrata.document.service import DocPreview, DocumentService
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
 
@@ -569,6 +572,52 @@ class Memory:
             after = page[-1].id
         for doc in self.store.list_documents(scope):
             yield record_to_json(doc)
+
+    # curated documents (L1 essentials, L2 topics) ------------------------------------
+    @property
+    def documents(self) -> DocumentService:
+        from memstrata.document.service import DocumentService
+
+        def capture(text: str, scope: Scope) -> str:
+            return self.remember(Turn(text=text), scope, surface="manual")[0].id
+
+        return DocumentService(self.store, capture)
+
+    def doc(self, key: str, scope: ScopeLike) -> tuple[CuratedDocument, int]:
+        """A curated document (``essentials`` or a topic key) and its version."""
+        return self.documents.get(as_scope(scope), key)
+
+    def doc_markdown(self, key: str, scope: ScopeLike) -> tuple[str, int]:
+        return self.documents.markdown(as_scope(scope), key)
+
+    def preview_doc(
+        self,
+        key: str,
+        scope: ScopeLike,
+        change: str | Sequence[Operation],
+        *,
+        expected_version: int | None = None,
+    ) -> DocPreview:
+        """What a batch (operations, or the whole edited markdown) would do; writes nothing."""
+        return self.documents.plan(as_scope(scope), key, change, expected_version=expected_version)
+
+    def apply_doc(
+        self, key: str, scope: ScopeLike, ops: Sequence[Operation], *, expected_version: int
+    ) -> tuple[CuratedDocument, int]:
+        """Apply a batch atomically against ``expected_version`` (compare-and-swap)."""
+        return self.documents.apply(as_scope(scope), key, ops, expected_version=expected_version)
+
+    def export_markdown(self, scope: ScopeLike, directory: str | Path) -> dict[str, Any]:
+        """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
+        from memstrata.exchange import export_directory
+
+        return export_directory(self.store, as_scope(scope), Path(directory))
+
+    def import_markdown(self, directory: str | Path, *, user: str | None = None) -> Scope:
+        """Restore an exported directory into an empty scope (of ``user`` if given)."""
+        from memstrata.exchange import import_directory
+
+        return import_directory(self.store, Path(directory), user=user)
 
     # L0 and L1 documents -----------------------------------------------------------
     def identity(self, scope: ScopeLike) -> Identity:

@@ -175,6 +175,7 @@ class DocumentKind(StrEnum):
 
     IDENTITY = "identity"
     PROFILE = "profile"
+    ESSENTIALS = "essentials"
     TOPIC = "topic"
 
 
@@ -299,7 +300,20 @@ class HistoryOp(StrEnum):
     CREATE = "create"
     UPDATE = "update"
     SUPERSEDE = "supersede"
+    MOVE = "move"
     DELETE = "delete"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemEvent:
+    """A change to an item that lives inside a document (a bullet), for the item's history.
+
+    Written in the same transaction as the document version it belongs to."""
+
+    item_id: str
+    op: HistoryOp
+    reason: str | None
+    data: Mapping[str, JsonValue]
 
 
 @dataclass(frozen=True, slots=True)

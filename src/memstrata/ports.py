@@ -21,6 +21,7 @@ from memstrata.model import (
     EpisodeFilter,
     Fact,
     FactFilter,
+    ItemEvent,
     ItemVersion,
     JsonValue,
     Scope,
@@ -147,8 +148,13 @@ class RecordStore(Protocol):
         content: Mapping[str, JsonValue],
         *,
         expected_version: int,
+        item_events: Sequence[ItemEvent] = (),
     ) -> Document:
-        """Create (``expected_version=0``) or replace a document by compare-and-swap."""
+        """Create (``expected_version=0``) or replace a document by compare-and-swap.
+
+        ``item_events`` (changes to the document's bullets) join the history of each item in
+        the same transaction: all are stored, or none. A delete with reason ``user-request``
+        erases the content of the item's earlier entries."""
         ...
 
     def list_documents(self, scope: Scope, kind: DocumentKind | None = None) -> list[Document]: ...
@@ -168,6 +174,18 @@ class RecordStore(Protocol):
     def changes_since(self, user: str, after: int, *, limit: int = 10_000) -> list[Change]:
         """The user's change feed after ``seq`` ``after``, oldest first. Derived indexes
         replay it to stay in step with writes made by any process."""
+        ...
+
+    def restore(
+        self,
+        scope: Scope,
+        episodes: Sequence[Episode],
+        facts: Sequence[Fact],
+        documents: Sequence[Document],
+    ) -> None:
+        """Insert exported records exactly as they were (ids, versions, times) into a scope
+        that holds none, in one transaction. Each fact and document starts its history here
+        with a ``create`` entry whose reason is ``restored``."""
         ...
 
     def users(self) -> list[str]:

@@ -421,3 +421,55 @@ def test_get_facts_returns_only_those_in_scope(store: RecordStore) -> None:
     a = store.add_fact(ALICE, fact(ALICE, (mine.id,)))
     b = store.add_fact(BOB, fact(BOB, (theirs.id,)))
     assert [f.id for f in store.get_facts(ALICE, [b.id, a.id, new_id("fa")])] == [a.id]
+
+
+def test_item_events_join_the_document_write(store: RecordStore) -> None:
+    from memstrata.model import ItemEvent
+
+    add = ItemEvent("m_01AAAAAAAAAAAAAAAAAAAAAAAA", HistoryOp.CREATE, None, {"text": "likes tea"})
+    doc = store.put_document(
+        ALICE, DocumentKind.TOPIC, "drinks", {"v": 1}, expected_version=0, item_events=[add]
+    )
+    [entry] = store.history(ALICE, add.item_id)
+    assert entry.data == {"document": doc.id, "text": "likes tea"} and entry.version == 1
+    stale = ItemEvent(add.item_id, HistoryOp.UPDATE, None, {"text": "never stored"})
+    with pytest.raises(ConflictError):
+        store.put_document(
+            ALICE, DocumentKind.TOPIC, "drinks", {"v": 2}, expected_version=0, item_events=[stale]
+        )
+    assert len(store.history(ALICE, add.item_id)) == 1
+    gone = ItemEvent(add.item_id, HistoryOp.DELETE, "user-request", {})
+    store.put_document(
+        ALICE, DocumentKind.TOPIC, "drinks", {"v": 2}, expected_version=1, item_events=[gone]
+    )
+    hist = store.history(ALICE, add.item_id)
+    assert [(h.version, h.op) for h in hist] == [(1, HistoryOp.CREATE), (2, HistoryOp.DELETE)]
+    assert hist[0].data == {}  # the text deleted on request is gone from history too
+    with pytest.raises(NotFoundError):
+        store.history(BOB, add.item_id)
+
+
+def test_restore_inserts_records_exactly_into_an_empty_scope(
+    store: RecordStore, tmp_path: Path, clock: FixedClock
+) -> None:
+    ep = episode(ALICE_T1)
+    store.add_episodes(ALICE_T1, [ep])
+    f = store.add_fact(ALICE_T1, fact(ALICE_T1, (ep.id,)))
+    f = store.update_fact(ALICE_T1, f.evolve(importance=0.9), expected_version=1)
+    d = store.put_document(ALICE_T1, DocumentKind.TOPIC, "t", {"a": 1}, expected_version=0)
+    d = store.put_document(ALICE_T1, DocumentKind.TOPIC, "t", {"a": 2}, expected_version=1)
+    other = STORE_FACTORIES[sorted(STORE_FACTORIES)[0]](tmp_path / "other", clock)
+    try:
+        other.restore(ALICE, [ep], [f], [d])
+        assert other.get_episode(ALICE, ep.id) == ep
+        assert other.get_fact(ALICE, f.id) == f and f.version == 2
+        assert other.get_document_by_id(ALICE, d.id) == d and d.version == 2
+        assert other.history(ALICE, f.id)[-1].reason == "restored"
+        assert {c.item_id for c in other.changes_since("alice", 0)} == {ep.id, f.id, d.id}
+        with pytest.raises(InvalidInputError, match="empty scope"):
+            other.restore(ALICE, [], [], [d])
+        with pytest.raises(InvalidInputError):  # a fact citing nothing restored is refused whole
+            other.restore(BOB, [], [fact(BOB, (new_id("ep"),))], [])
+        assert other.stats(BOB).facts_current == 0
+    finally:
+        other.close()

@@ -35,6 +35,7 @@ from memstrata.model import (
     Fact,
     FactFilter,
     HistoryOp,
+    ItemEvent,
     ItemVersion,
     JsonValue,
     Role,
@@ -220,7 +221,8 @@ class SqliteStore:
             archived=bool(row["archived"]),
         )
 
-    def add_episodes(self, scope: Scope, episodes: Sequence[Episode]) -> None:
+    @staticmethod
+    def _episode_rows(scope: Scope, episodes: Sequence[Episode]) -> list[tuple[Any, ...]]:
         rows = []
         for ep in episodes:
             if not scope.contains(ep.scope):
@@ -243,6 +245,10 @@ class SqliteStore:
                     int(ep.archived),
                 )
             )
+        return rows
+
+    def add_episodes(self, scope: Scope, episodes: Sequence[Episode]) -> None:
+        rows = self._episode_rows(scope, episodes)
         try:
             with self._write() as tx:
                 tx.executemany(
@@ -652,6 +658,7 @@ class SqliteStore:
         content: Mapping[str, JsonValue],
         *,
         expected_version: int,
+        item_events: Sequence[ItemEvent] = (),
     ) -> Document:
         if not key or len(key) > 200:
             raise InvalidInputError("a document key must be 1-200 characters")
@@ -706,6 +713,26 @@ class SqliteStore:
                 None,
                 {"doc_kind": kind.value, "key": key, "content": dict(content)},
             )
+            for event in item_events:
+                if event.op == HistoryOp.DELETE and event.reason == "user-request":
+                    # deletion on request erases the item's earlier text, as for facts
+                    tx.execute(
+                        "UPDATE item_history SET data = '{}' WHERE item_id = ?", (event.item_id,)
+                    )
+                row = tx.execute(
+                    "SELECT MAX(version) AS v FROM item_history WHERE item_id = ?",
+                    (event.item_id,),
+                ).fetchone()
+                version = int(row["v"] or 0) + 1
+                self._add_history(
+                    tx,
+                    scope,
+                    event.item_id,
+                    version,
+                    event.op,
+                    event.reason,
+                    {"document": doc.id, **dict(event.data)},
+                )
             self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
         return doc
 
@@ -780,6 +807,76 @@ class SqliteStore:
             first_time=None if ep["first"] is None else parse_time(ep["first"]),
             last_time=None if ep["last"] is None else parse_time(ep["last"]),
         )
+
+    def restore(
+        self,
+        scope: Scope,
+        episodes: Sequence[Episode],
+        facts: Sequence[Fact],
+        documents: Sequence[Document],
+    ) -> None:
+        records: list[Fact | Document] = [*facts, *documents]
+        for record in records:
+            if not scope.contains(record.scope):
+                raise InvalidInputError(f"{record.id} ({record.scope}) is outside scope {scope}")
+        episode_rows = self._episode_rows(scope, episodes)
+        try:
+            with self._write() as tx:
+                where, params = _scope_where(scope)
+                for table in ("episodes", "facts", "documents"):
+                    if tx.execute(
+                        f"SELECT 1 FROM {table} WHERE {where} LIMIT 1", params
+                    ).fetchone():
+                        raise InvalidInputError(
+                            f"scope {scope} already holds {table}; restore needs an empty scope"
+                        )
+                tx.executemany(
+                    f"INSERT INTO episodes ({_EPISODE_COLUMNS}) VALUES ({_placeholders(12)})",
+                    episode_rows,
+                )
+                for fact in facts:
+                    self._check_sources(tx, scope, fact)
+                    tx.execute(
+                        f"INSERT INTO facts ({_FACT_COLUMNS}) VALUES ({_placeholders(16)})",
+                        (fact.id, *_scope_row(fact.scope), *self._fact_values(fact), fact.version),
+                    )
+                    self._write_sources(tx, fact)
+                    self._add_history(
+                        tx,
+                        fact.scope,
+                        fact.id,
+                        fact.version,
+                        HistoryOp.CREATE,
+                        "restored",
+                        fact_to_json(fact),
+                    )
+                for doc in documents:
+                    tx.execute(
+                        f"INSERT INTO documents ({_DOC_COLUMNS}) VALUES ({_placeholders(10)})",
+                        (
+                            doc.id,
+                            *_scope_row(doc.scope),
+                            doc.kind.value,
+                            doc.key,
+                            json.dumps(dict(doc.content), ensure_ascii=False),
+                            doc.version,
+                            format_time(doc.created_at),
+                            format_time(doc.updated_at),
+                        ),
+                    )
+                    self._add_history(
+                        tx,
+                        doc.scope,
+                        doc.id,
+                        doc.version,
+                        HistoryOp.CREATE,
+                        "restored",
+                        {"doc_kind": doc.kind.value, "key": doc.key, "content": dict(doc.content)},
+                    )
+                ids = [r[0] for r in episode_rows] + [f.id for f in facts]
+                self._log(tx, scope.user, ids + [d.id for d in documents], ChangeOp.UPSERT)
+        except sqlite3.IntegrityError as exc:
+            raise InvalidInputError(f"cannot restore: an id is already stored ({exc})") from exc
 
     def users(self) -> list[str]:
         rows = self._read(

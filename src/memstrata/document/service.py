@@ -1,0 +1,202 @@
+"""Curated documents in the store: read as markdown, preview a batch of edits, apply it.
+
+A document is kept as JSON (its sections and bullets) in the record store under the scope,
+kind (``essentials`` or ``topic``) and key; markdown is rendered on demand. Applying a batch is
+one compare-and-swap write that also adds each operation to its bullet's history.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from memstrata.document.format import Bullet, Citation, Document, Section, parse, serialize
+from memstrata.document.ops import Operation, OpKind, apply_operations, diff_documents
+from memstrata.errors import ConflictError, InvalidInputError
+from memstrata.model import DocumentKind, HistoryOp, ItemEvent, JsonValue, Scope
+from memstrata.ports import RecordStore
+
+ESSENTIALS_KEY: Final = "essentials"
+_KEY_RE: Final = re.compile(r"^[\w][\w.-]{0,99}$")
+_HISTORY_OPS: Final = {
+    OpKind.ADD: HistoryOp.CREATE,
+    OpKind.EDIT: HistoryOp.UPDATE,
+    OpKind.DELETE: HistoryOp.DELETE,
+    OpKind.MOVE: HistoryOp.MOVE,
+}
+
+#: turns a bullet written without a citation into an episode id it can cite
+Capture = Callable[[str, Scope], str]
+
+
+def document_to_json(doc: Document) -> dict[str, JsonValue]:
+    return {
+        "title": doc.title,
+        "sections": [
+            {
+                "heading": s.heading,
+                "bullets": [
+                    {
+                        "id": b.id,
+                        "text": b.text,
+                        "citations": [f"{c.surface}:{c.episode_id}" for c in b.citations],
+                    }
+                    for b in s.bullets
+                ],
+            }
+            for s in doc.sections
+        ],
+    }
+
+
+def document_from_json(data: Mapping[str, Any]) -> Document:
+    return Document(
+        str(data["title"]),
+        tuple(
+            Section(
+                str(s["heading"]),
+                tuple(
+                    Bullet(
+                        str(b["id"]),
+                        str(b["text"]),
+                        tuple(Citation(*c.split(":", 1)) for c in b["citations"]),
+                    )
+                    for b in s["bullets"]
+                ),
+            )
+            for s in data["sections"]
+        ),
+    )
+
+
+def kind_for(key: str) -> DocumentKind:
+    if not _KEY_RE.match(key):
+        raise InvalidInputError(
+            f"document key {key!r} must be 1-100 letters, digits, '_', '-' or '.'"
+        )
+    return DocumentKind.ESSENTIALS if key == ESSENTIALS_KEY else DocumentKind.TOPIC
+
+
+@dataclass(frozen=True, slots=True)
+class DocPreview:
+    """What a batch would do, computed without writing."""
+
+    key: str
+    base_version: int
+    operations: tuple[Operation, ...]
+    before: str
+    after: str
+
+    @property
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                fromfile=f"{self.key}@v{self.base_version}",
+                tofile=f"{self.key} (proposed)",
+            )
+        )
+
+
+class DocumentService:
+    def __init__(self, store: RecordStore, capture: Capture) -> None:
+        self.store = store
+        self.capture = capture
+
+    def get(self, scope: Scope, key: str) -> tuple[Document, int]:
+        """The document and its version (an empty one at version 0 when none exists)."""
+        stored = self.store.get_document(scope, kind_for(key), key)
+        if stored is None:
+            title = "Essentials" if key == ESSENTIALS_KEY else key
+            return Document(title, ()), 0
+        return document_from_json(stored.content), stored.version
+
+    def markdown(self, scope: Scope, key: str) -> tuple[str, int]:
+        doc, version = self.get(scope, key)
+        return serialize(doc), version
+
+    def plan(
+        self,
+        scope: Scope,
+        key: str,
+        change: str | Sequence[Operation],
+        *,
+        expected_version: int | None = None,
+    ) -> DocPreview:
+        """Preview a batch given as operations or as the whole edited markdown."""
+        doc, version = self.get(scope, key)
+        if expected_version is not None and expected_version != version:
+            raise ConflictError(key, expected_version, version)
+        ops = diff_documents(doc, parse(change)) if isinstance(change, str) else list(change)
+        after, _ = apply_operations(doc, ops)
+        return DocPreview(key, version, tuple(ops), serialize(doc), serialize(after))
+
+    def apply(
+        self, scope: Scope, key: str, ops: Sequence[Operation], *, expected_version: int
+    ) -> tuple[Document, int]:
+        """Apply a batch atomically against ``expected_version``; returns the new document."""
+        doc, version = self.get(scope, key)
+        if version != expected_version:  # before anything is captured for uncited bullets
+            raise ConflictError(key, expected_version, version)
+        ops = [self._cited(op, scope) for op in ops]
+        after, touched = apply_operations(doc, ops)
+        self._check_citations(scope, after)
+        events = [
+            ItemEvent(
+                item_id,
+                _HISTORY_OPS[op.kind],
+                op.reason.value if op.reason else None,
+                _event_data(after, item_id, op),
+            )
+            for op, item_id in zip(ops, touched, strict=True)
+        ]
+        stored = self.store.put_document(
+            scope,
+            kind_for(key),
+            key,
+            document_to_json(after),
+            expected_version=expected_version,
+            item_events=events,
+        )
+        return after, stored.version
+
+    def _cited(self, op: Operation, scope: Scope) -> Operation:
+        """A bullet added without citations cites an episode made of its own text."""
+        if op.kind == OpKind.ADD and not op.citations and op.text and op.text.strip():
+            episode_id = self.capture(op.text, scope)
+            return Operation(
+                op.kind,
+                op.id,
+                op.section,
+                op.text,
+                (Citation("manual", episode_id),),
+                op.reason,
+                op.position,
+            )
+        return op
+
+    def _check_citations(self, scope: Scope, doc: Document) -> None:
+        cited = {c.episode_id for s in doc.sections for b in s.bullets for c in b.citations}
+        found = {e.id for e in self.store.get_episodes(scope, sorted(cited))}
+        missing = sorted(cited - found)
+        if missing:
+            raise InvalidInputError(
+                f"citations name episodes that do not exist in scope {scope}: " + ", ".join(missing)
+            )
+
+
+def _event_data(doc: Document, item_id: str, op: Operation) -> dict[str, JsonValue]:
+    for section in doc.sections:
+        for bullet in section.bullets:
+            if bullet.id == item_id:
+                return {
+                    "op": op.kind.value,
+                    "section": section.heading,
+                    "text": bullet.text,
+                    "citations": [f"{c.surface}:{c.episode_id}" for c in bullet.citations],
+                }
+    return {"op": op.kind.value}
