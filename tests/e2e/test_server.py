@@ -161,3 +161,45 @@ def test_search_route(data_dir: Path) -> None:
             ).status_code
             == 422
         )
+
+
+def test_document_routes(client: TestClient) -> None:
+    ep = client.post(
+        "/v1/remember", json={"scope": {"user": "alice"}, "turns": [{"text": "I love green tea"}]}
+    ).json()[0]
+    ops = [
+        {
+            "op": "add",
+            "section": "Preferences",
+            "text": "Likes green tea",
+            "citations": [f"chat:{ep['id']}"],
+        }
+    ]
+    params = {"user": "alice"}
+    preview = client.post(
+        "/v1/docs/essentials/diff", params=params, json={"operations": ops}
+    ).json()
+    assert preview["base_version"] == 0 and "+- Likes green tea" in preview["diff"]
+    assert client.get("/v1/docs/essentials", params=params).json()["version"] == 0
+    no_version = client.post("/v1/docs/essentials/apply", params=params, json={"operations": ops})
+    assert no_version.status_code == 422
+    applied = client.post(
+        "/v1/docs/essentials/apply", params=params, json={"operations": ops, "expected_version": 0}
+    ).json()
+    assert applied["version"] == 1
+    shown = client.get("/v1/docs/essentials", params=params).json()
+    edited = shown["markdown"].replace("Likes green tea", "Likes oolong")
+    stale = client.post(
+        "/v1/docs/essentials/apply", params=params, json={"markdown": edited, "expected_version": 0}
+    )
+    assert stale.status_code == 409
+    ok = client.post(
+        "/v1/docs/essentials/apply", params=params, json={"markdown": edited, "expected_version": 1}
+    )
+    assert ok.json()["version"] == 2
+    both = client.post(
+        "/v1/docs/essentials/diff", params=params, json={"markdown": edited, "operations": ops}
+    )
+    assert both.status_code == 422
+    bad = client.post("/v1/docs/essentials/diff", params=params, json={"markdown": "no title here"})
+    assert bad.status_code == 422 and "line 1" in bad.json()["message"]

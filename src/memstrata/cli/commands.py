@@ -371,6 +371,7 @@ def stats(
 
 
 @cli.command(help="Export a scope: JSONL of every record, or a markdown directory.")
+@click.argument("target", required=False, type=click.Path(path_type=Path))
 @scope_options
 @click.option(
     "--format",
@@ -388,6 +389,7 @@ def stats(
 )
 @data_dir_option
 def export(
+    target: Path | None,
     user: str,
     thread: str | None,
     agent: str | None,
@@ -395,6 +397,9 @@ def export(
     out: Path | None,
     data_dir: Path | None,
 ) -> None:
+    if target is not None and out is not None and target != out:
+        raise InvalidInputError("give the destination once: as an argument or as --out")
+    out = out or target
     scope = _scope(user, thread, agent)
     if fmt == "markdown":
         if out is None:

@@ -14,6 +14,8 @@ from fastapi.responses import JSONResponse
 from memstrata import __version__
 from memstrata.api import Memory
 from memstrata.codec import hit_to_json, item_version_to_json, record_to_json, stats_to_json
+from memstrata.document.ops import operation_from_json, operation_to_json
+from memstrata.document.service import DocPreview
 from memstrata.errors import (
     BusyError,
     ConfigError,
@@ -24,7 +26,7 @@ from memstrata.errors import (
     StoreError,
 )
 from memstrata.model import Category, Role, Scope, SearchFilter, Turn
-from memstrata.server.schemas import FactIn, RememberIn, ScopeIn, UpdateIn
+from memstrata.server.schemas import DocChangeIn, FactIn, RememberIn, ScopeIn, UpdateIn
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
     (InvalidInputError, 422),
@@ -181,6 +183,56 @@ def create_app(memory: Memory) -> FastAPI:
             q, scope_q(user, thread, agent), k=k, granularity=granularity, filters=filters
         )
         return [hit_to_json(h) for h in hits]
+
+    def doc_change(body: DocChangeIn) -> Any:
+        if (body.markdown is None) == (body.operations is None):
+            raise InvalidInputError("give either markdown or operations")
+        if body.markdown is not None:
+            return body.markdown
+        return [operation_from_json(op, i) for i, op in enumerate(body.operations or [])]
+
+    def preview_json(preview: DocPreview) -> dict[str, Any]:
+        return {
+            "key": preview.key,
+            "base_version": preview.base_version,
+            "operations": [operation_to_json(op) for op in preview.operations],
+            "diff": preview.diff,
+            "after": preview.after,
+        }
+
+    @app.get("/v1/docs/{key}")
+    def doc_show(
+        key: str, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        markdown, version = memory.doc_markdown(key, scope_q(user, thread, agent))
+        return {"key": key, "version": version, "markdown": markdown}
+
+    @app.post("/v1/docs/{key}/diff")
+    def doc_diff(
+        key: str, body: DocChangeIn, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        preview = memory.preview_doc(
+            key,
+            scope_q(user, thread, agent),
+            doc_change(body),
+            expected_version=body.expected_version,
+        )
+        return preview_json(preview)
+
+    @app.post("/v1/docs/{key}/apply")
+    def doc_apply(
+        key: str, body: DocChangeIn, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        if body.expected_version is None:
+            raise InvalidInputError("apply needs expected_version (compare-and-swap)")
+        scope = scope_q(user, thread, agent)
+        preview = memory.preview_doc(
+            key, scope, doc_change(body), expected_version=body.expected_version
+        )
+        _, version = memory.apply_doc(
+            key, scope, preview.operations, expected_version=body.expected_version
+        )
+        return {**preview_json(preview), "version": version}
 
     @app.get("/v1/stats")
     def stats(user: str, thread: str | None = None, agent: str | None = None) -> dict[str, Any]:

@@ -48,3 +48,13 @@ class UpdateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     changes: dict[str, Any]
     expected_version: int | None = None
+
+
+class DocChangeIn(BaseModel):
+    """A proposed change to a curated document: the whole edited markdown, or operations
+    (as ``memstrata doc diff`` reads them: ``{"op": "add", "section": ..., "text": ...}``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    markdown: str | None = None
+    operations: list[dict[str, Any]] | None = None
+    expected_version: int | None = Field(default=None, ge=0)
