@@ -13,6 +13,8 @@ each::
      ├── ConflictError         a compare-and-swap write against a stale version
      ├── BusyError             a resource is held by another run
      ├── EmbeddingError        an embedding provider failed or is not installed
+     ├── LLMError              a chat model could not be reached or failed
+     │    └── LLMReplyError       it answered, but not with the JSON asked for
      └── StoreError            the record store failed (I/O, driver, corruption)
           └── MigrationError      a schema migration could not be applied
 """
@@ -78,6 +80,14 @@ class BusyError(MemstrataError):
 
 class EmbeddingError(MemstrataError):
     """An embedding provider failed, returned malformed vectors or is not installed."""
+
+
+class LLMError(MemstrataError):
+    """A chat model could not be reached, refused, or failed."""
+
+
+class LLMReplyError(LLMError):
+    """The model answered, but not with the structured JSON it was asked for."""
 
 
 class StoreError(MemstrataError):

@@ -231,3 +231,28 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+ChatMessage = Mapping[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model that answers with one JSON object.
+
+    Contract (checked by ``tests/unit/test_llm.py`` against a local fake server):
+
+    * :meth:`complete_json` sends the messages and returns the parsed JSON object of the reply.
+    * A reply that is not a JSON object raises :class:`memstrata.errors.LLMReplyError` (callers
+      retry once, then record a failed step); transport and provider failures raise
+      :class:`memstrata.errors.LLMError`. Nothing else escapes.
+    * ``name`` identifies the model for run metadata; it never contains a secret.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def complete_json(
+        self, messages: Sequence[ChatMessage], *, temperature: float = 0.0
+    ) -> dict[str, JsonValue]: ...

