@@ -45,10 +45,11 @@ from memstrata.model import (
     Turn,
     utc,
 )
-from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
+from memstrata.ports import Clock, Embedder, Extractor, RecordStore, SystemClock, TraceSink
 from memstrata.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from memstrata.curate.pipeline import ExtractReport
     from memstrata.document.format import Document as CuratedDocument
     from memstrata.document.ops import Operation
     from memstrata.document.service import DocPreview, DocumentService
@@ -572,6 +573,40 @@ class Memory:
             after = page[-1].id
         for doc in self.store.list_documents(scope):
             yield record_to_json(doc)
+
+    # curation --------------------------------------------------------------------
+    def extractor(self) -> Extractor:
+        """The configured extractor: the LLM one when a chat model is set, else the rules."""
+        from memstrata.curate.extract_rules import RuleExtractor
+
+        settings = self.settings or load_settings()
+        if settings.llm is None:
+            return RuleExtractor()
+        from memstrata.curate.extract_llm import LLMExtractor
+        from memstrata.llm.openai_compat import OpenAIChat
+
+        return LLMExtractor(OpenAIChat.from_settings(settings.llm))
+
+    def extract(
+        self,
+        scope: ScopeLike,
+        *,
+        extractor: Extractor | None = None,
+        episode_ids: Sequence[str] | None = None,
+    ) -> ExtractReport:
+        """Extract facts from the scope's episodes that no fact cites yet (or from the given
+        episodes), through the guards, into the store. Failures are reported, never raised."""
+        from memstrata.curate.pipeline import extract_into, unextracted
+
+        scope = as_scope(scope)
+        episodes = (
+            self.store.get_episodes(scope, episode_ids)
+            if episode_ids is not None
+            else unextracted(self.store, scope)
+        )
+        return extract_into(
+            self.store, scope, extractor or self.extractor(), episodes, now=self.clock.now()
+        )
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

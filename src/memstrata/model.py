@@ -430,3 +430,27 @@ class SearchHit:
     speaker: str | None
     time: datetime | None
     episodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A fact an extractor proposes, before the guards: what it says, about whom, and the
+    episodes it rests on."""
+
+    text: str
+    category: Category
+    confidence: float
+    importance: float
+    sources: tuple[str, ...]
+    subject: str | None = None
+    topic: str | None = None
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What one extraction step produced; ``failures`` says what went wrong, never raises."""
+
+    candidates: tuple[Candidate, ...]
+    failures: tuple[str, ...] = ()
+    dropped_citations: int = 0

@@ -19,6 +19,7 @@ from memstrata.model import (
     DocumentKind,
     Episode,
     EpisodeFilter,
+    Extraction,
     Fact,
     FactFilter,
     ItemEvent,
@@ -256,3 +257,18 @@ class LLM(Protocol):
     def complete_json(
         self, messages: Sequence[ChatMessage], *, temperature: float = 0.0
     ) -> dict[str, JsonValue]: ...
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns episodes into candidate facts.
+
+    Contract: ``extract`` never raises for bad model output or odd text; it returns what it
+    could extract and lists its failures. Every candidate cites at least one of the episodes
+    it was given (by id). It does no I/O other than its model calls and writes nothing.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def extract(self, episodes: Sequence[Episode]) -> Extraction: ...

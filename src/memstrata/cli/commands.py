@@ -770,3 +770,22 @@ def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
         raise InvalidInputError("--sizes needs at least one positive number")
     embedder = create_embedder(load_settings().embedder)
     _print_bench(run_scale(embedder, numbers, queries=queries), as_json)
+
+
+@bench.command(name="extraction", help="Rule extractor recall of LoCoMo's gold observations.")
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--sample",
+    default=40,
+    show_default=True,
+    type=click.IntRange(0, 1000),
+    help="Extracted facts to print for judging precision by hand.",
+)
+@json_option
+def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
+    from memstrata.bench.extraction import run_extraction
+    from memstrata.curate.extract_rules import RuleExtractor
+
+    _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)

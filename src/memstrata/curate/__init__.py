@@ -1,0 +1,1 @@
+"""Curation: extraction, guards, privacy, consolidation, runs, decay."""

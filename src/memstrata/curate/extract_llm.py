@@ -1,0 +1,102 @@
+"""The LLM extractor: structured JSON over any OpenAI-compatible chat model.
+
+Episodes are shown in batches as numbered, escaped JSON lines (:mod:`memstrata.llm.prompting`);
+the numbers the model cites are mapped back to episode ids and invented numbers are dropped and
+counted. A reply that is not the JSON asked for is retried once, then recorded as a failed step;
+an unreachable model is recorded too. The extractor never raises into the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, Final
+
+from memstrata.errors import LLMError, LLMReplyError
+from memstrata.llm.prompting import CitationMap, episodes_block
+from memstrata.model import Candidate, Category, Episode, Extraction
+from memstrata.ports import LLM
+
+_BATCH: Final = 40
+
+
+def _prompt() -> str:
+    return resources.files("memstrata.llm").joinpath("prompts/extract.md").read_text("utf-8")
+
+
+def _unit(value: Any, default: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(1.0, max(0.0, number))
+
+
+def _candidates(reply: dict[str, Any], citations: CitationMap) -> list[Candidate]:
+    facts = reply.get("facts")
+    if not isinstance(facts, list):
+        raise LLMReplyError("the reply has no 'facts' list")
+    out = []
+    for item in facts:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise LLMReplyError("each fact needs a 'text' string")
+        sources = citations.resolve(item.get("cites") or [])
+        if not sources or not item["text"].strip():
+            continue  # a fact citing nothing that exists is dropped (counted by the map)
+        try:
+            category = Category(str(item.get("category", "other")).lower())
+        except ValueError:
+            category = Category.OTHER
+        subject = item.get("subject")
+        topic = item.get("topic")
+        out.append(
+            Candidate(
+                text=item["text"].strip(),
+                category=category,
+                confidence=_unit(item.get("confidence"), 0.5),
+                importance=_unit(item.get("importance"), 0.5),
+                sources=tuple(sources),
+                subject=subject if isinstance(subject, str) else None,
+                topic=topic if isinstance(topic, str) and topic else None,
+                rule="llm",
+            )
+        )
+    return out
+
+
+class LLMExtractor:
+    """:class:`memstrata.ports.Extractor` over a chat model."""
+
+    def __init__(self, llm: LLM, *, batch: int = _BATCH) -> None:
+        self.llm = llm
+        self.batch = batch
+
+    @property
+    def name(self) -> str:
+        return f"llm:{self.llm.name}"
+
+    def extract(self, episodes: Sequence[Episode]) -> Extraction:
+        candidates: list[Candidate] = []
+        failures: list[str] = []
+        dropped = 0
+        system = _prompt()
+        for start in range(0, len(episodes), self.batch):
+            chunk = episodes[start : start + self.batch]
+            citations = CitationMap()
+            messages = [
+                {"role": "system", "content": system},
+                {"role": "user", "content": episodes_block(chunk, citations)},
+            ]
+            where = f"episodes {start + 1}-{start + len(chunk)}"
+            for attempt in (1, 2):
+                try:
+                    candidates.extend(_candidates(self.llm.complete_json(messages), citations))
+                    break
+                except LLMReplyError as exc:
+                    if attempt == 2:
+                        failures.append(f"{where}: malformed reply twice ({exc})")
+                except LLMError as exc:
+                    failures.append(f"{where}: {exc}")
+                    break
+            dropped += citations.dropped
+        return Extraction(tuple(candidates), tuple(failures), dropped)

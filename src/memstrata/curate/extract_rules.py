@@ -1,0 +1,255 @@
+"""The offline extractor: patterns over first-person sentences, in English and Chinese.
+
+Each turn is split into sentences (never inside one). A sentence that speaks about its speaker
+("I ...", "my ...", "我...") and matches a pattern becomes a candidate fact of that pattern's
+category, rewritten in the third person with the speaker's name ("I adopted a puppy" ->
+"Melanie adopted a puppy"). Questions, greetings and very short sentences are skipped. What
+the patterns cannot judge (truth, importance beyond the category) is left to the guards and,
+when configured, to an LLM extractor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from memstrata.model import Candidate, Category, Episode, Extraction
+
+_SENTENCE_RE: Final = re.compile(r"[^.!?。！？；;\n]+(?:[.!?。！？；;]+|$)")
+_FIRST_PERSON_EN: Final = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|we|We|our|Our)\b")
+_FIRST_PERSON_ZH: Final = re.compile(r"我")
+_PLEASANTRIES: Final = re.compile(
+    r"^(?:thanks?|thank you|hi|hey|hello|bye|wow|yeah|yes|no|ok(?:ay)?|sure|cool|great|"
+    r"谢谢|你好|嗨|好的|哈哈|嗯)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    category: Category
+    confidence: float
+    importance: float
+    pattern: re.Pattern[str]
+
+
+def _en(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_PAST: Final = (
+    r"(?:\w+ed|went|got|made|took|saw|met|ran|began|bought|had|did|found|gave|won|"
+    r"lost|read|wrote|built|left|came|felt|became|brought|taught|sold|spent|sang|"
+    r"drew|flew|drove|swam|grew|heard|kept|knew|paid|put|sent|sat|stood|told|"
+    r"thought|understood|wore)"
+)
+
+RULES: Final[tuple[Rule, ...]] = (
+    Rule("name", Category.PROFILE, 0.9, 0.9, _en(r"\bmy name is\b|\bcall me\b|我叫|我的名字是")),
+    Rule(
+        "role",
+        Category.PROFILE,
+        0.85,
+        0.8,
+        _en(
+            r"\bI(?:'m| am) (?:a|an) (?:\w+ ){0,3}(?:engineer|developer|teacher|nurse|doctor|"
+            r"student|designer|manager|artist|writer|counselor|scientist|lawyer|chef|musician|"
+            r"researcher|painter|photographer|mom|dad|mother|father|parent)\b|"
+            r"\bI work (?:as|at|for|in)\b|\bmy (?:job|work|career|profession)\b|"
+            r"我是(?:一名|一个|一位)?\S{0,8}"
+            r"(?:工程师|老师|教师|医生|护士|学生|设计师|经理|程序员|律师|厨师|研究员)|我在\S{1,12}工作"
+        ),
+    ),
+    Rule(
+        "expertise",
+        Category.EXPERTISE,
+        0.75,
+        0.6,
+        _en(
+            r"\bI(?:'m| am) (?:good at|skilled|an expert|experienced|fluent)\b|"
+            r"\bI(?:'ve| have) been \w+ing (?:for|since)\b|\bI know how to\b|"
+            r"我擅长|我精通|我学了\S{0,6}年"
+        ),
+    ),
+    Rule(
+        "dislike",
+        Category.PREFERENCE,
+        0.8,
+        0.7,
+        _en(
+            r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't like|do not like|"
+            r"don't enjoy)\b|我(?:很|非常|特别)?(?:不喜欢|讨厌|受不了|不爱)"
+        ),
+    ),
+    Rule(
+        "preference",
+        Category.PREFERENCE,
+        0.8,
+        0.7,
+        _en(
+            r"\bI (?:really |absolutely |just |totally )?(?:love|like|enjoy|prefer|adore)\b|"
+            r"\bmy fav(?:ou)?rite\b|\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate "
+            r"about|obsessed with)\b|我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
+        ),
+    ),
+    Rule(
+        "decision",
+        Category.DECISION,
+        0.8,
+        0.7,
+        _en(
+            r"\b(?:I|we) (?:have |'ve )?(?:decided|chose|chosen|picked|settled on)\b|\bI(?:'m| am) "
+            r"going with\b|(?:我|我们)(?:已经)?(?:决定|选择了|定了)"
+        ),
+    ),
+    Rule(
+        "plan",
+        Category.PLAN,
+        0.7,
+        0.6,
+        _en(
+            r"\b(?:I|we)(?:'m| am|'re| are) (?:planning|going|hoping|thinking about|about) to\b|"
+            r"\b(?:I|we) (?:plan|intend|want|hope|aim) to\b|\b(?:I|we)(?:'ll| will) (?!be there)"
+            r"|\bnext (?:week|month|year|summer|weekend)\b"
+            r"|(?:我|我们)(?:打算|计划|准备|想要|将要|要去|会去)|下(?:周|个月|星期|次)"
+        ),
+    ),
+    Rule(
+        "event",
+        Category.EVENT,
+        0.65,
+        0.5,
+        _en(
+            rf"\b(?:I|we) (?:just |recently |finally |also |actually )?{_PAST}\b|\b(?:I|we)(?:'ve|"
+            r" have|'d| had) (?:just |recently |finally |already )?(?:been|\w+ed|\w+en|got)\b|"
+            r"\b(?:yesterday|last (?:week|weekend|month|year|night|summer))\b|"
+            r"(?:我|我们)\S{0,12}(?:了|过)"
+        ),
+    ),
+    Rule(
+        "activity",
+        Category.EVENT,
+        0.65,
+        0.5,
+        _en(
+            r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |still |also |really |finally )?"
+            r"(?!going to)\w+ing\b|\b(?:I|we) (?:usually |often |also |sometimes |still |"
+            r"regularly )?(?:use|play|read|write|practice|volunteer|train|cook|paint|teach|study|"
+            r"collect|attend|visit)\b|(?:我|我们)(?:正在|在|经常|常常|每天|每周)\S{1,12}"
+        ),
+    ),
+    Rule(
+        "attitude",
+        Category.PREFERENCE,
+        0.7,
+        0.6,
+        _en(
+            r"\b(?:inspires?|motivates?|calms?|relax(?:es)?|helps?|keeps?|gets?|makes?|brings?) "
+            r"(?:me|us)\b|\b(?:important|special|meaningful|interesting) to me\b|\bI(?:'m| am) "
+            r"(?:so |really |very )?(?:grateful|thankful|proud|excited|passionate|happy|glad) "
+            r"(?:for|of|about|that)\b|(?:让|使)我(?:很|非常|特别)?\S{0,4}|我(?:很|非常)?(?:感激|自豪|骄傲)"
+        ),
+    ),
+    Rule(
+        "group",
+        Category.RELATIONSHIP,
+        0.7,
+        0.5,
+        _en(
+            r"\b(?:our|my) (?:team|family|kids|community|group|band|club|company|class|"
+            r"friends|partner|parents)\b|我们(?:团队|家|公司|班|小组)"
+        ),
+    ),
+    Rule(
+        "personal",
+        Category.PERSONAL,
+        0.85,
+        0.6,
+        _en(
+            r"\bmy (?:kids?|son|daughter|husband|wife|partner|family|mom|dad|mother|father|"
+            r"brother|sister|friends?|dog|cat|pet|home|house)\b|\bI have (?:a|an|two|three|\d+) |"
+            r"我(?:的)?(?:孩子|儿子|女儿|丈夫|妻子|老公|老婆|家人|父母|妈妈|爸爸|狗|猫|宠物|家)|我有"
+        ),
+    ),
+)
+
+_EN_PRONOUNS: Final = (
+    (re.compile(r"\bI'm\b"), "{n} is"),
+    (re.compile(r"\bI am\b"), "{n} is"),
+    (re.compile(r"\bI've\b"), "{n} has"),
+    (re.compile(r"\bI have\b"), "{n} has"),
+    (re.compile(r"\bI'll\b"), "{n} will"),
+    (re.compile(r"\bI'd\b"), "{n} would"),
+    (re.compile(r"\bI was\b"), "{n} was"),
+    (re.compile(r"\bI don't\b"), "{n} doesn't"),
+    (re.compile(r"\bI do\b"), "{n} does"),
+    (re.compile(r"\bI\b"), "{n}"),
+    (re.compile(r"\b[Mm]yself\b"), "{n}"),
+    (re.compile(r"\b[Mm]y\b"), "{n}'s"),
+    (re.compile(r"\b[Mm]ine\b"), "{n}'s"),
+    (re.compile(r"\bme\b"), "{n}"),
+)
+
+
+def third_person(sentence: str, name: str) -> str:
+    """``sentence`` with the speaker's first-person words replaced by their name."""
+    out = sentence
+    for pattern, replacement in _EN_PRONOUNS:
+        out = pattern.sub(replacement.format(n=name), out)
+    out = re.sub(r"我们", f"{name}和身边的人", out)
+    out = out.replace("我", name)
+    return out.strip()
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+
+
+def _worth_it(sentence: str) -> bool:
+    if sentence.endswith(("?", "？")) or _PLEASANTRIES.match(sentence):
+        return False
+    cjk = sum(1 for ch in sentence if "\u4e00" <= ch <= "\u9fff")
+    words = len(re.findall(r"[A-Za-z0-9']+", sentence))
+    return words >= 4 or cjk >= 4
+
+
+class RuleExtractor:
+    """:class:`memstrata.ports.Extractor` by patterns; offline, English and Chinese."""
+
+    def __init__(self, rules: Sequence[Rule] = RULES) -> None:
+        self.rules = tuple(rules)
+
+    @property
+    def name(self) -> str:
+        return "rules"
+
+    def extract(self, episodes: Sequence[Episode]) -> Extraction:
+        candidates: list[Candidate] = []
+        for episode in episodes:
+            name = episode.speaker if episode.speaker not in (None, "user", "assistant") else None
+            if episode.speaker == "assistant":
+                continue  # what the assistant said is not a fact about the user
+            subject = name or "The user"
+            for sentence in sentences(episode.text):
+                if not _worth_it(sentence):
+                    continue
+                if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):
+                    continue
+                rule = next((r for r in self.rules if r.pattern.search(sentence)), None)
+                if rule is None:
+                    continue
+                candidates.append(
+                    Candidate(
+                        text=third_person(sentence, subject),
+                        category=rule.category,
+                        confidence=rule.confidence,
+                        importance=rule.importance,
+                        sources=(episode.id,),
+                        subject=subject,
+                        rule=rule.name,
+                    )
+                )
+        return Extraction(tuple(candidates))

@@ -1,0 +1,223 @@
+"""Extraction: rules in English and Chinese, guards, the LLM extractor against a fake server,
+and the idempotent pipeline into memory."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.curate.extract_llm import LLMExtractor
+from memstrata.curate.extract_rules import RuleExtractor, sentences, third_person
+from memstrata.curate.guards import GuardConfig, guard
+from memstrata.ids import new_id
+from memstrata.llm.openai_compat import OpenAIChat
+from memstrata.model import Candidate, Category, Episode, Role, Scope
+from tests.fakes import ScriptedChat, fake_openai_server
+
+ALICE = Scope("alice")
+
+
+def _ep(text: str, speaker: str = "Lin Wei") -> Episode:
+    return Episode(
+        new_id("ep"),
+        ALICE,
+        "chat",
+        "s1",
+        speaker,
+        Role.USER,
+        text,
+        datetime(2024, 5, 1, tzinfo=UTC),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "category", "expected"),
+    [
+        (
+            "My name is Lin Wei and I'm a backend engineer.",
+            "name",
+            Category.PROFILE,
+            "Lin Wei's name is Lin Wei and Lin Wei is a backend engineer.",
+        ),
+        (
+            "I really love hiking in the mountains.",
+            "preference",
+            Category.PREFERENCE,
+            "Lin Wei really love hiking in the mountains.",
+        ),
+        ("I can't stand long meetings on Mondays.", "dislike", Category.PREFERENCE, None),
+        ("We decided to use PostgreSQL for the route data.", "decision", Category.DECISION, None),
+        ("I'm planning to visit Kyoto next spring.", "plan", Category.PLAN, None),
+        (
+            "I adopted a puppy named Max last week.",
+            "event",
+            Category.EVENT,
+            "Lin Wei adopted a puppy named Max last week.",
+        ),
+        (
+            "我叫林伟，是一名后端工程师。",
+            "name",
+            Category.PROFILE,
+            "Lin Wei叫林伟，是一名后端工程师。",
+        ),
+        ("我不喜欢太长的解释。", "dislike", Category.PREFERENCE, "Lin Wei不喜欢太长的解释。"),
+        ("下个月我打算去爬黄山。", "plan", Category.PLAN, "下个月Lin Wei打算去爬黄山。"),
+        ("我们决定用 PostgreSQL。", "decision", Category.DECISION, None),
+        ("周末我去爬了梧桐山。", "event", Category.EVENT, None),
+    ],
+)
+def test_rules_in_both_languages(
+    text: str, rule: str, category: Category, expected: str | None
+) -> None:
+    [candidate] = RuleExtractor().extract([_ep(text)]).candidates
+    assert (candidate.rule, candidate.category, candidate.subject) == (rule, category, "Lin Wei")
+    if expected is not None:
+        assert candidate.text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you like hiking?",
+        "Thanks so much!",
+        "Cool.",
+        "The weather was nice.",
+        "你喜欢爬山吗？",
+        "好的",
+    ],
+)
+def test_rules_skip_questions_small_talk_and_other_people(text: str) -> None:
+    assert RuleExtractor().extract([_ep(text)]).candidates == ()
+
+
+def test_the_assistant_is_not_a_subject() -> None:
+    assert (
+        RuleExtractor().extract([_ep("I love helping you!", speaker="assistant")]).candidates == ()
+    )
+
+
+def test_sentences_and_pronouns() -> None:
+    assert sentences("I went out. Did you? 我去了。好！") == [
+        "I went out.",
+        "Did you?",
+        "我去了。",
+        "好！",
+    ]
+    assert third_person("I'm sure my dog likes me", "Ana") == "Ana is sure Ana's dog likes Ana"
+
+
+def _candidate(
+    text: str, category: Category, confidence: float, sources: tuple[str, ...]
+) -> Candidate:
+    return Candidate(text, category, confidence, 0.5, sources, "Ana")
+
+
+def test_guards(memory: Memory) -> None:
+    ep = memory.remember("I love tea", ALICE)[0]
+    other = memory.remember("bob's", "bob")[0]
+    candidates = [
+        _candidate("Ana loves tea", Category.PREFERENCE, 0.8, (ep.id,)),
+        _candidate("Ana is 34", Category.PERSONAL, 0.8, (ep.id,)),  # personal needs 0.85
+        _candidate("Ana likes tea", Category.PREFERENCE, 0.9, (other.id,)),  # not in scope
+        _candidate("Ana likes tea", Category.PREFERENCE, 0.9, ()),
+        _candidate("Ana always drinks tea", Category.PREFERENCE, 0.9, (ep.id,)),
+        _candidate("Ana 总是喝茶", Category.PREFERENCE, 0.9, (ep.id,)),
+    ]
+    report = guard(candidates, ALICE, memory.store)
+    assert [c.text for c in report.kept] == ["Ana loves tea"]
+    assert (report.low_confidence, report.bad_citations, report.overclaiming) == (1, 2, 2)
+    lenient = GuardConfig(thresholds={Category.PERSONAL: 0.5})
+    assert len(guard(candidates[:2], ALICE, memory.store, lenient).kept) == 2
+
+
+def _reply(*facts: dict[str, object]) -> str:
+    return json.dumps({"facts": list(facts)}, ensure_ascii=False)
+
+
+def test_llm_extractor_maps_citations_and_retries_once() -> None:
+    eps = [_ep("我叫林伟"), _ep("I prefer short answers")]
+    good = _reply(
+        {
+            "text": "Lin Wei prefers short answers",
+            "category": "preference",
+            "confidence": 0.9,
+            "importance": 0.8,
+            "subject": "Lin Wei",
+            "cites": [2, 9],
+        },
+        {"text": "invented", "category": "other", "cites": [42]},
+    )
+    script = ScriptedChat(["this is not json", good])
+    with fake_openai_server(script) as url:
+        result = LLMExtractor(OpenAIChat(base_url=url, model="m")).extract(eps)
+    [candidate] = result.candidates
+    assert candidate.sources == (eps[1].id,) and candidate.category == Category.PREFERENCE
+    assert result.failures == () and result.dropped_citations == 2
+    assert len(script.requests) == 2  # the malformed reply was retried once
+    user_message = script.requests[0]["messages"][1]["content"]
+    assert '"n": 1' in user_message and eps[0].id not in user_message  # ids stay on our side
+
+
+def test_llm_extractor_records_failures_instead_of_raising() -> None:
+    eps = [_ep("I love tea")]
+    with fake_openai_server(ScriptedChat(["nope", '{"facts": "x"}'])) as url:
+        twice = LLMExtractor(OpenAIChat(base_url=url, model="m")).extract(eps)
+    assert twice.candidates == () and "malformed reply twice" in twice.failures[0]
+    with fake_openai_server(ScriptedChat([500])) as url:
+        down = LLMExtractor(OpenAIChat(base_url=url, model="m")).extract(eps)
+    assert down.candidates == () and "answered 500" in down.failures[0]
+
+
+def test_extract_into_memory_is_idempotent(memory: Memory) -> None:
+    memory.remember(
+        ["I adopted a puppy named Max last week.", "Do you like dogs?", "我最喜欢的水果是芒果。"],
+        ALICE,
+    )
+    first = memory.extract(ALICE, extractor=RuleExtractor())
+    assert first.episodes == 3 and len(first.stored) == 2
+    assert sorted(f.text for f in first.stored) == [
+        "The user adopted a puppy named Max last week.",
+        "The user最喜欢的水果是芒果。",
+    ]
+    for fact in first.stored:
+        assert len(fact.sources) == 1 and memory.get(fact.sources[0], ALICE)
+    again = memory.extract(ALICE, extractor=RuleExtractor())
+    assert again.stored == [] and again.episodes == 1  # only the question is left
+
+
+def test_extraction_bench_on_a_fixture(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from memstrata.bench.extraction import run_extraction
+
+    data = [
+        {
+            "sample_id": "c1",
+            "conversation": {
+                "speaker_a": "Ana",
+                "speaker_b": "Ben",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [
+                    {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a puppy named Max."},
+                    {"speaker": "Ben", "dia_id": "D1:2", "text": "Wow, congrats!"},
+                    {"speaker": "Ana", "dia_id": "D1:3", "text": "Max is very cute."},
+                ],
+            },
+            "qa": [],
+            "observation": {
+                "session_1_observation": {
+                    "Ana": [["Ana adopted a puppy named Max.", "D1:1"], ["Max is cute.", "D1:3"]],
+                    "Ben": [["Ben congratulated Ana.", "D1:2"]],
+                }
+            },
+        }
+    ]
+    path = Path(str(tmp_path)) / "obs.json"
+    path.write_text(json.dumps(data))
+    result = run_extraction(RuleExtractor(), path, sample=5)
+    assert result["observations"] == 3
+    assert result["observation_recall"] == round(1 / 3, 4)  # only D1:1 is first-person
+    assert result["facts"] == 1 and result["facts_by_category"] == {"event": 1}
