@@ -14,8 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
 from memstrata.bench.metrics import parse_locomo_evidence
 from memstrata.curate.guards import GuardConfig, passes_confidence
 from memstrata.errors import ImportFormatError
@@ -24,6 +22,8 @@ from memstrata.importers.base import read_json
 from memstrata.importers.locomo import load_locomo
 from memstrata.model import Episode, JsonValue, Scope
 from memstrata.ports import Extractor
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def run_extraction(

@@ -7,6 +7,7 @@ comparison over every slot.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -74,6 +75,7 @@ class Catalog:
         }
         self.kind = np.full(capacity, _MISSING, dtype=np.int8)
         self.time = np.zeros(capacity, dtype=np.float64)
+        self.month = np.zeros(capacity, dtype=np.int8)
         self.archived = np.zeros(capacity, dtype=bool)
         self.current = np.zeros(capacity, dtype=bool)
         self.alive = np.zeros(capacity, dtype=bool)
@@ -101,6 +103,7 @@ class Catalog:
             self._arrays[name] = grow(self._arrays[name], _MISSING)
         self.kind = grow(self.kind, _MISSING)
         self.time = grow(self.time, 0.0)
+        self.month = grow(self.month, 0)
         self.archived = grow(self.archived, False)
         self.current = grow(self.current, False)
         self.alive = grow(self.alive, False)
@@ -119,6 +122,7 @@ class Catalog:
             self._arrays[name][slot] = self._codes[name].code(getattr(info, name))
         self.kind[slot] = info.kind
         self.time[slot] = info.time
+        self.month[slot] = datetime.fromtimestamp(info.time, UTC).month
         self.archived[slot] = info.archived
         self.current[slot] = info.current
         self.alive[slot] = True

@@ -23,13 +23,17 @@ class RankingConfig:
     #: how scores are put on one scale before fusing: z-score, min-max, or reciprocal rank
     fusion: Literal["zscore", "minmax", "rrf"] = "zscore"
     #: the lexical share of the fused score (the dense share is 1 - this)
-    lexical_weight: float = 0.5
+    lexical_weight: float = 0.4
     #: the k of reciprocal rank fusion
     rrf_k: int = 60
     #: a session's score is the mean of the fused scores of its best this-many turns
     session_top: int = 3
     #: added (in fused units) to the turns of a speaker the query names
-    speaker_boost: float = 0.0
+    speaker_boost: float = 0.2
+    #: added (in fused units) to entries dated within a date the query names
+    date_bonus: float = 2.0
+    #: days after a named date that still count as "then" (people talk about it afterwards)
+    date_slack_days: float = 7.0
     #: weight of dialogue lines spoken by the assistant when a query is a dialogue
     assistant_weight: float = 0.5
     #: in a dialogue query, the share of the dense score from its best single line

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from memstrata.index.bm25 import BM25Index
 from memstrata.index.catalog import KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
 from memstrata.index.config import RankingConfig
+from memstrata.index.dates import date_query
 from memstrata.index.query import Query
 from memstrata.index.tokenize import tokenize
 from memstrata.index.vectors import ExactVectorIndex
@@ -293,7 +294,24 @@ class UserIndex:
                 pattern = rf"(?<!\w){re.escape(name.lower())}(?!\w)"
                 if len(name) > 1 and re.search(pattern, lowered):
                     fused[self.catalog.equals("speaker", name) & mask] += self.config.speaker_boost
+        if self.config.date_bonus:
+            self._date_bonus(query.text, fused, mask)
         return lexical, dense, fused, mask
+
+    def _date_bonus(self, text: str, fused: NDArray[np.float32], mask: NDArray[np.bool_]) -> None:
+        """Raise entries dated within a date the query names (see :mod:`dates`)."""
+        named = date_query(text)
+        if not named:
+            return
+        c = self.catalog
+        n = c.capacity
+        hit = np.zeros(n, dtype=bool)
+        slack = self.config.date_slack_days * 86_400.0
+        for start, end in named.windows:
+            hit |= (c.time[:n] >= start) & (c.time[:n] < end + slack)
+        if named.months:
+            hit |= np.isin(c.month[:n], list(named.months))
+        fused[hit & mask] += self.config.date_bonus
 
     def search(
         self,
