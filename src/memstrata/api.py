@@ -10,7 +10,7 @@ import json
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -241,11 +241,18 @@ class Memory:
         items = [turns] if isinstance(turns, str | Turn | Mapping) else list(turns)
         if not items:
             raise InvalidInputError("no turns to remember")
-        parsed = [as_turn(t) for t in items]
+        parsed = [self._capture_text(as_turn(t), scope) for t in items]
         episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
         self.store.add_episodes(scope, episodes)
         self._capture(surface, episodes)
         return episodes
+
+    def _capture_text(self, turn: Turn, scope: Scope) -> Turn:
+        """Secrets are scrubbed from verbatim capture unless configured off."""
+        if self.settings is not None and not self.settings.scrub_capture:
+            return turn
+        text = _scrubbed(turn.text, scope, secrets_only=True)
+        return turn if text == turn.text else replace(turn, text=text)
 
     def _episodes(
         self, turns: Sequence[Turn], scope: Scope, *, surface: str, session_id: str | None
@@ -301,7 +308,15 @@ class Memory:
         for conv in batch.conversations:
             scope = Scope(user, conv.key)
             prepared.append(
-                (scope, self._episodes(conv.turns, scope, surface="import", session_id=None))
+                (
+                    scope,
+                    self._episodes(
+                        [self._capture_text(t, scope) for t in conv.turns],
+                        scope,
+                        surface="import",
+                        session_id=None,
+                    ),
+                )
             )
         everything = [e for _, episodes in prepared for e in episodes]
         self.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
@@ -367,6 +382,7 @@ class Memory:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
         category = _category(category)
+        text = _scrubbed(text, scope, secrets_only=False)
         _check_unit("confidence", confidence)
         _check_unit("importance", importance)
         if not sources:
@@ -616,7 +632,10 @@ class Memory:
         def capture(text: str, scope: Scope) -> str:
             return self.remember(Turn(text=text), scope, surface="manual")[0].id
 
-        return DocumentService(self.store, capture)
+        def clean(text: str, scope: Scope) -> str:
+            return _scrubbed(text, scope, secrets_only=False)
+
+        return DocumentService(self.store, capture, clean)
 
     def doc(self, key: str, scope: ScopeLike) -> tuple[CuratedDocument, int]:
         """A curated document (``essentials`` or a topic key) and its version."""
@@ -728,6 +747,12 @@ class Memory:
                 scope,
             )
         return report
+
+
+def _scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:
+    from memstrata.curate.scrubbing import scrub_for_storage
+
+    return scrub_for_storage(text, scope, secrets_only=secrets_only)
 
 
 def _category(value: Category | str) -> Category:

@@ -131,6 +131,9 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
     trace: bool = Field(True, description="write the raw trace of captured turns")
+    scrub_capture: bool = Field(
+        True, description="remove secrets (passwords, API keys, tokens) from verbatim capture"
+    )
     load_sample: bool = Field(
         True, description="load the small bilingual sample memory when the store is empty"
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memstrata.curate.guards import GuardConfig, guard
+from memstrata.curate.scrubbing import scrub_for_storage
 from memstrata.ids import new_id
 from memstrata.model import Episode, EpisodeFilter, Fact, Scope
 from memstrata.ports import Extractor, RecordStore
@@ -66,7 +67,7 @@ def extract_into(
         fact = Fact(
             id=new_id("fa"),
             scope=fact_scope,
-            text=candidate.text,
+            text=scrub_for_storage(candidate.text, fact_scope, secrets_only=False),
             category=candidate.category,
             confidence=candidate.confidence,
             importance=candidate.importance,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from memstrata.document.format import Bullet, Citation, Document, Section, parse, serialize
@@ -30,6 +30,8 @@ _HISTORY_OPS: Final = {
 
 #: turns a bullet written without a citation into an episode id it can cite
 Capture = Callable[[str, Scope], str]
+#: removes private data from text before it is persisted in a curated document
+Scrub = Callable[[str, Scope], str]
 
 
 def document_to_json(doc: Document) -> dict[str, JsonValue]:
@@ -103,9 +105,10 @@ class DocPreview:
 
 
 class DocumentService:
-    def __init__(self, store: RecordStore, capture: Capture) -> None:
+    def __init__(self, store: RecordStore, capture: Capture, scrub: Scrub | None = None) -> None:
         self.store = store
         self.capture = capture
+        self.scrub = scrub
 
     def get(self, scope: Scope, key: str) -> tuple[Document, int]:
         """The document and its version (an empty one at version 0 when none exists)."""
@@ -165,7 +168,10 @@ class DocumentService:
         return after, stored.version
 
     def _cited(self, op: Operation, scope: Scope) -> Operation:
-        """A bullet added without citations cites an episode made of its own text."""
+        """Text is scrubbed before it is persisted; a bullet added without citations cites an
+        episode made of its own text."""
+        if self.scrub is not None and op.text is not None:
+            op = replace(op, text=self.scrub(op.text, scope))
         if op.kind == OpKind.ADD and not op.citations and op.text and op.text.strip():
             episode_id = self.capture(op.text, scope)
             return Operation(
