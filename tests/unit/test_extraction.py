@@ -221,3 +221,20 @@ def test_extraction_bench_on_a_fixture(tmp_path: object) -> None:
     assert result["observations"] == 3
     assert result["observation_recall"] == round(1 / 3, 4)  # only D1:1 is first-person
     assert result["facts"] == 1 and result["facts_by_category"] == {"event": 1}
+
+
+def test_the_extractor_follows_the_settings(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from memstrata.settings import load_settings
+
+    data = Path(str(tmp_path)) / "m"
+    with Memory.open(settings=load_settings(data_dir=data)) as mem:
+        assert mem.extractor().name == "rules"
+    monkeypatch.setenv("MEMSTRATA_LLM__MODEL", "qwen2.5")
+    monkeypatch.setenv("MEMSTRATA_LLM__API_KEY", "sk-never-shown")
+    with Memory.open(settings=load_settings(data_dir=data)) as mem:
+        name = mem.extractor().name
+    assert name.startswith("llm:") and "qwen2.5" in name and "sk-never-shown" not in name
