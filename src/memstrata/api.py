@@ -375,9 +375,12 @@ class Memory:
         topic: str | None = None,
         sources: Sequence[str] = (),
         valid_from: datetime | None = None,
+        supersede: bool = True,
     ) -> Fact:
         """Add a fact. With no ``sources`` the statement itself is captured as an episode
-        (surface ``manual``) and cited, so every fact keeps its provenance."""
+        (surface ``manual``) and cited, so every fact keeps its provenance. A fact that
+        contradicts a current one (same subject, same single-valued slot, another value)
+        supersedes it: the old fact is closed, not deleted."""
         scope = as_scope(scope)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
@@ -405,7 +408,12 @@ class Memory:
             created_at=now,
             updated_at=now,
         )
-        return self.store.add_fact(scope, fact)
+        stored = self.store.add_fact(scope, fact)
+        if supersede:
+            from memstrata.curate.supersede import supersede_older
+
+            supersede_older(self.store, scope, stored, now=now)
+        return stored
 
     # reading and changing any item ------------------------------------------------
     def get(self, item_id: str, scope: ScopeLike) -> Record:

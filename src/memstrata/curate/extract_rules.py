@@ -50,6 +50,16 @@ _PAST: Final = (
 RULES: Final[tuple[Rule, ...]] = (
     Rule("name", Category.PROFILE, 0.9, 0.9, _en(r"\bmy name is\b|\bcall me\b|我叫|我的名字是")),
     Rule(
+        "residence",
+        Category.PERSONAL,
+        0.85,
+        0.7,
+        _en(
+            r"\bI (?:now |currently )?(?:live|moved|relocated) (?:in|to)\b|\bI(?:'m| am) from\b|"
+            r"我(?:现在)?(?:住在|搬到|来自|定居在)"
+        ),
+    ),
+    Rule(
         "role",
         Category.PROFILE,
         0.85,
@@ -91,7 +101,7 @@ RULES: Final[tuple[Rule, ...]] = (
         0.7,
         _en(
             r"\bI (?:really |absolutely |just |totally )?(?:love|like|enjoy|prefer|adore)\b|"
-            r"\bmy fav(?:ou)?rite\b|\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate "
+            r"\bmy fav(?:o|ou)rite\b|\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate "
             r"about|obsessed with)\b|我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
         ),
     ),

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from memstrata.curate.guards import GuardConfig, guard
 from memstrata.curate.scrubbing import scrub_for_storage
+from memstrata.curate.supersede import supersede_older
 from memstrata.ids import new_id
 from memstrata.model import Episode, EpisodeFilter, Fact, Scope
 from memstrata.ports import Extractor, RecordStore
@@ -25,6 +26,7 @@ class ExtractReport:
     episodes: int = 0
     candidates: int = 0
     stored: list[Fact] = field(default_factory=list)
+    superseded: list[Fact] = field(default_factory=list)
     low_confidence: int = 0
     bad_citations: int = 0
     overclaiming: int = 0
@@ -79,5 +81,7 @@ def extract_into(
             created_at=now,
             updated_at=now,
         )
-        report.stored.append(store.add_fact(scope, fact))
+        stored = store.add_fact(scope, fact)
+        report.stored.append(stored)
+        report.superseded.extend(supersede_older(store, scope, stored, now=now))
     return report
