@@ -101,8 +101,8 @@ RULES: Final[tuple[Rule, ...]] = (
         0.7,
         _en(
             r"\bI (?:really |absolutely |just |totally )?(?:love|like|enjoy|prefer|adore)\b|"
-            r"\bmy fav(?:o|ou)rite\b|\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate "
-            r"about|obsessed with)\b|我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
+            r"\bmy fav(?:o|ou)rite\b|"
+            r"\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate about|obsessed with)\b|"我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
         ),
     ),
     Rule(
