@@ -102,7 +102,9 @@ RULES: Final[tuple[Rule, ...]] = (
         _en(
             r"\bI (?:really |absolutely |just |totally )?(?:love|like|enjoy|prefer|adore)\b|"
             r"\bmy fav(?:o|ou)rite\b|"
-            r"\bI(?:'m| am) (?:really )?(?:into|a (?:big )?fan of|passionate about|obsessed with)\b|"我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
+            r"\bI(?:'m| am) (?:really )?"
+            r"(?:into|a (?:big )?fan of|passionate about|obsessed with)\b|"
+            r"我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
         ),
     ),
     Rule(
