@@ -6,17 +6,15 @@ extra package. The API key is sent as a bearer token and never logged.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.embed.base import first_row, normalized
 from memstrata.errors import EmbeddingError
+from memstrata.httpjson import post_json
 
 if TYPE_CHECKING:
     from memstrata.settings import OpenAIEmbedderSettings
@@ -68,23 +66,13 @@ class OpenAIEmbedder:
         return self._dim
 
     def _post(self, texts: list[str]) -> NDArray[np.float32]:
-        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(
-            f"{self.base_url}/embeddings", data=body, headers=headers, method="POST"
+        payload = post_json(
+            f"{self.base_url}/embeddings",
+            {"model": self.model, "input": texts},
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            error=EmbeddingError,
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                payload: Any = json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:200].decode("utf-8", "replace")
-            raise EmbeddingError(f"{self.base_url} answered {exc.code}: {detail}") from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise EmbeddingError(f"cannot reach {self.base_url}: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise EmbeddingError(f"{self.base_url} did not answer JSON") from exc
         try:
             rows = sorted(payload["data"], key=lambda d: d.get("index", 0))
             vectors = [row["embedding"] for row in rows]

@@ -8,12 +8,11 @@ never logged or put in ``name``.
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memstrata.errors import LLMError, LLMReplyError
+from memstrata.httpjson import post_json
 from memstrata.model import JsonValue
 from memstrata.ports import ChatMessage
 
@@ -63,25 +62,13 @@ class OpenAIChat:
         }
         if self.json_mode:
             body["response_format"] = {"type": "json_object"}
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(
+        payload = post_json(
             f"{self.base_url}/chat/completions",
-            data=json.dumps(body).encode("utf-8"),
-            headers=headers,
-            method="POST",
+            body,
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            error=LLMError,
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                payload: Any = json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:200].decode("utf-8", "replace")
-            raise LLMError(f"{self.base_url} answered {exc.code}: {detail}") from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise LLMError(f"cannot reach {self.base_url}: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise LLMError(f"{self.base_url} did not answer JSON") from exc
         try:
             content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
