@@ -49,7 +49,9 @@ from memstrata.ports import Clock, Embedder, Extractor, RecordStore, SystemClock
 from memstrata.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from memstrata.consolidate import ConsolidationReport
     from memstrata.curate.pipeline import ExtractReport
+    from memstrata.curate.runs import RunRegistry
     from memstrata.document.format import Document as CuratedDocument
     from memstrata.document.ops import Operation
     from memstrata.document.service import DocPreview, DocumentService
@@ -165,6 +167,7 @@ class Memory:
         self._embedder = embedder
         self._ranking = ranking
         self._indexes: IndexManager | None = None
+        self._runs: RunRegistry | None = None
         self._index_lock = threading.Lock()
 
     @classmethod
@@ -631,6 +634,23 @@ class Memory:
         return extract_into(
             self.store, scope, extractor or self.extractor(), episodes, now=self.clock.now()
         )
+
+    @property
+    def runs(self) -> RunRegistry:
+        """This process's curation runs (one per layer and key at a time)."""
+        with self._index_lock:
+            if self._runs is None:
+                from memstrata.curate.runs import RunRegistry
+
+                self._runs = RunRegistry(clock=self.clock)
+            return self._runs
+
+    def consolidate(self, scope: ScopeLike) -> ConsolidationReport:
+        """Mode ``update``: facts new since the last run become bullets of their topic
+        documents (and essentials), citing the same episodes; superseded ones are removed."""
+        from memstrata.consolidate import Consolidator
+
+        return Consolidator(self.store, self.documents, self.runs).update(as_scope(scope))
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

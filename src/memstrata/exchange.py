@@ -7,6 +7,7 @@
     essentials.md      L1 essentials, markdown with footnote citations
     topics/<key>.md    one L2 topic document each
     profile.json       the structured profile, if any
+    state/<key>.json   bookkeeping of curation runs (what consolidation has read)
     episodes.jsonl     every verbatim turn
     facts.jsonl        every fact, current and superseded
 
@@ -63,13 +64,15 @@ def _doc_file(doc: Document) -> str:
         return prefix + "essentials.md"
     if doc.kind == DocumentKind.PROFILE:
         return prefix + "profile.json"
+    if doc.kind == DocumentKind.STATE:
+        return prefix + f"state/{doc.key}.json"
     return prefix + f"topics/{doc.key}.md"
 
 
 def _render(doc: Document) -> str:
     if doc.kind == DocumentKind.IDENTITY:
         return str(doc.content.get("text", "")) + "\n"  # one newline is added, one removed
-    if doc.kind == DocumentKind.PROFILE:
+    if doc.kind in (DocumentKind.PROFILE, DocumentKind.STATE):
         return json.dumps(dict(doc.content), ensure_ascii=False, indent=2) + "\n"
     return serialize(document_from_json(doc.content))
 
@@ -77,10 +80,10 @@ def _render(doc: Document) -> str:
 def _read(kind: DocumentKind, text: str) -> dict[str, Any]:
     if kind == DocumentKind.IDENTITY:
         return {"text": text[:-1] if text.endswith("\n") else text}
-    if kind == DocumentKind.PROFILE:
+    if kind in (DocumentKind.PROFILE, DocumentKind.STATE):
         data = json.loads(text)
         if not isinstance(data, dict):
-            raise InvalidInputError("profile.json must hold an object")
+            raise InvalidInputError(f"a {kind.value} file must hold a JSON object")
         return data
     return document_to_json(parse(text))
 

@@ -177,6 +177,7 @@ class DocumentKind(StrEnum):
     PROFILE = "profile"
     ESSENTIALS = "essentials"
     TOPIC = "topic"
+    STATE = "state"  # bookkeeping of curation runs (e.g. what consolidation has read)
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,3 +142,24 @@ def test_export_destination_as_an_argument(cli: Cli, tmp_path: Path) -> None:
         code=2,
     )
     assert "destination once" in err
+
+
+def test_consolidate_command(cli: Cli) -> None:
+    cli(
+        "remember",
+        "I really love hiking in the mountains.",
+        "--user",
+        "alice",
+        "--speaker",
+        "Alice",
+    )
+    result = cli.json("consolidate", "--user", "alice")
+    assert isinstance(result, dict) and result["extracted"] == 1
+    assert result["bullets_added"] == 2 and set(result["documents"]) == {
+        "preferences",
+        "essentials",
+    }
+    shown = cli.json("doc", "show", "preferences", "--user", "alice")
+    assert isinstance(shown, dict) and "Alice really love hiking" in shown["markdown"]
+    again = cli.json("consolidate", "--user", "alice")
+    assert again == {**again, "extracted": 0, "bullets_added": 0}

@@ -789,3 +789,51 @@ def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
     from memstrata.curate.extract_rules import RuleExtractor
 
     _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)
+
+
+@cli.command(help="Consolidate new facts into topic documents and essentials (mode update).")
+@scope_options
+@click.option(
+    "--mode",
+    default="update",
+    show_default=True,
+    type=click.Choice(["update"]),
+    help="update: facts new since the last run become cited bullets.",
+)
+@click.option(
+    "--extract/--no-extract",
+    default=True,
+    show_default=True,
+    help="Extract facts from new turns first.",
+)
+@data_dir_option
+@json_option
+def consolidate(
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    mode: str,
+    extract: bool,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    scope = _scope(user, thread, agent)
+    with _memory(data_dir) as mem:
+        extracted = mem.extract(scope) if extract else None
+        report = mem.consolidate(scope)
+    result = {
+        "mode": mode,
+        "extracted": len(extracted.stored) if extracted else 0,
+        "extraction_failures": extracted.failures if extracted else [],
+        "facts_read": report.facts_read,
+        "documents": report.documents,
+        "bullets_added": report.added,
+        "bullets_removed": report.removed,
+    }
+    if as_json:
+        _print_json(result)
+    else:
+        click.echo(
+            f"extracted {result['extracted']} fact(s); {report.added} bullet(s) added, "
+            f"{report.removed} removed in {len(report.documents)} document(s)"
+        )

@@ -1,0 +1,125 @@
+"""Consolidation, mode update: incremental, cited, superseded bullets removed, runs held."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.consolidate import STATE_KEY, topic_key
+from memstrata.errors import BusyError
+from memstrata.model import Category, DocumentKind, HistoryOp, Scope, Turn
+
+ALICE = Scope("alice")
+
+
+def test_new_facts_become_cited_bullets_once(memory: Memory) -> None:
+    tea, trip = memory.remember(["I love green tea", "We flew to Kyoto in April"], ALICE)
+    memory.add_fact(
+        "Alice loves green tea",
+        ALICE,
+        category=Category.PREFERENCE,
+        sources=[tea.id],
+        topic="drinks",
+    )
+    memory.add_fact(
+        "Alice flew to Kyoto in April",
+        ALICE,
+        category=Category.EVENT,
+        sources=[trip.id],
+        topic="Travel Plans",
+    )
+    report = memory.consolidate(ALICE)
+    assert report.facts_read == 2 and set(report.documents) == {
+        "drinks",
+        "travel-plans",
+        "essentials",
+    }
+    drinks, _ = memory.doc_markdown("drinks", ALICE)
+    assert "- Alice loves green tea [^1]" in drinks and f"[^1]: chat:{tea.id}" in drinks
+    essentials, _ = memory.doc("essentials", ALICE)
+    assert [s.heading for s in essentials.sections] == ["Preferences"]
+    again = memory.consolidate(ALICE)
+    assert again.facts_read == 0 and again.documents == {}  # incremental by id difference
+    state = memory.store.get_document(ALICE, DocumentKind.STATE, STATE_KEY)
+    assert state is not None and state.content["last_fact_id"] > tea.id
+
+
+def test_superseded_facts_leave_the_documents(memory: Memory) -> None:
+    old_ep = memory.remember(
+        Turn("I live in Beijing", time=datetime(2024, 1, 1, tzinfo=UTC)), ALICE
+    )[0]
+    memory.add_fact(
+        "Alice lives in Beijing",
+        ALICE,
+        category=Category.PERSONAL,
+        sources=[old_ep.id],
+        valid_from=old_ep.time,
+    )
+    memory.consolidate(ALICE)
+    [old_bullet] = memory.doc("personal", ALICE)[0].sections[0].bullets
+    new_ep = memory.remember(
+        Turn("I moved to Hangzhou", time=datetime(2024, 6, 1, tzinfo=UTC)), ALICE
+    )[0]
+    memory.add_fact(
+        "Alice moved to Hangzhou",
+        ALICE,
+        category=Category.PERSONAL,
+        sources=[new_ep.id],
+        valid_from=new_ep.time,
+    )
+    report = memory.consolidate(ALICE)
+    assert report.removed == 1
+    doc, _ = memory.doc("personal", ALICE)
+    assert [b.text for s in doc.sections for b in s.bullets] == ["Alice moved to Hangzhou"]
+    last = memory.history(old_bullet.id, ALICE)[-1]
+    assert (last.op, last.reason) == (HistoryOp.DELETE, "superseded")
+
+
+def test_a_busy_document_refuses_a_second_run(memory: Memory) -> None:
+    ep = memory.remember("I love tea", ALICE)[0]
+    memory.add_fact(
+        "Alice loves tea", ALICE, category=Category.PREFERENCE, sources=[ep.id], topic="drinks"
+    )
+    with memory.runs.start("document", f"{ALICE}/drinks"), pytest.raises(BusyError):
+        memory.consolidate(ALICE)
+
+
+def test_history_of_consolidated_bullets(memory: Memory) -> None:
+    ep = memory.remember("I love tea", ALICE)[0]
+    memory.add_fact(
+        "Alice loves tea", ALICE, category=Category.PREFERENCE, sources=[ep.id], topic="drinks"
+    )
+    memory.consolidate(ALICE)
+    doc, _ = memory.doc("drinks", ALICE)
+    bullet = doc.sections[0].bullets[0]
+    assert memory.history(bullet.id, ALICE)[0].op == HistoryOp.CREATE
+
+
+def test_topic_keys() -> None:
+    from memstrata.ids import new_id
+    from memstrata.model import Fact
+
+    def fact(topic: str | None, category: Category) -> Fact:
+        now = datetime(2024, 1, 1, tzinfo=UTC)
+        return Fact(
+            new_id("fa"),
+            ALICE,
+            "x",
+            category,
+            1.0,
+            0.5,
+            topic,
+            ("ep_x",),
+            now,
+            None,
+            None,
+            now,
+            now,
+        )
+
+    assert topic_key(fact("Travel Plans!", Category.EVENT)) == "travel-plans"
+    assert topic_key(fact(None, Category.PLAN)) == "plans"
+    assert topic_key(fact("essentials", Category.PLAN)) == "plans"  # reserved key
+    assert topic_key(fact("旅行", Category.EVENT)) == "旅行"
