@@ -51,6 +51,7 @@ from memstrata.settings import Settings, load_settings
 if TYPE_CHECKING:
     from memstrata.consolidate import ConsolidationReport
     from memstrata.curate.pipeline import ExtractReport
+    from memstrata.curate.queue import DebounceQueue
     from memstrata.curate.runs import RunRegistry
     from memstrata.document.format import Document as CuratedDocument
     from memstrata.document.ops import Operation
@@ -168,6 +169,7 @@ class Memory:
         self._ranking = ranking
         self._indexes: IndexManager | None = None
         self._runs: RunRegistry | None = None
+        self._queue: DebounceQueue | None = None
         self._index_lock = threading.Lock()
 
     @classmethod
@@ -215,7 +217,22 @@ class Memory:
                 self._indexes = IndexManager(self.store, embedder, self._ranking)
             return self._indexes
 
+    def start_auto_curation(self, delay_s: float = 30.0) -> DebounceQueue:
+        """Extract and consolidate each thread once it has been quiet for ``delay_s``."""
+        from memstrata.curate.queue import DebounceQueue
+
+        def curate(scope: Scope) -> None:
+            self.extract(scope)
+            self.consolidate(scope)
+
+        if self._queue is None:
+            self._queue = DebounceQueue(curate, delay_s=delay_s, clock=self.clock)
+            self._queue.start()
+        return self._queue
+
     def close(self) -> None:
+        if self._queue is not None:
+            self._queue.stop()
         if self._embedder is not None and hasattr(self._embedder, "close"):
             self._embedder.close()
         self.store.close()
@@ -248,6 +265,8 @@ class Memory:
         episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
         self.store.add_episodes(scope, episodes)
         self._capture(surface, episodes)
+        if self._queue is not None:
+            self._queue.touch(scope)
         return episodes
 
     def _capture_text(self, turn: Turn, scope: Scope) -> Turn:

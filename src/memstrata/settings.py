@@ -131,6 +131,12 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
     trace: bool = Field(True, description="write the raw trace of captured turns")
+    auto_curate: bool = Field(
+        True, description="the server extracts and consolidates a thread once it goes quiet"
+    )
+    curate_after_s: float = Field(
+        30.0, ge=0, description="seconds of quiet after which a thread is curated"
+    )
     scrub_capture: bool = Field(
         True, description="remove secrets (passwords, API keys, tokens) from verbatim capture"
     )

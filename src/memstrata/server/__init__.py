@@ -24,6 +24,8 @@ def serve(settings: Settings) -> None:
         log.warning(
             "loaded the sample memory: %d turns for user %r", report.turns, settings.sample_user
         )
+    if settings.auto_curate:
+        memory.start_auto_curation(settings.curate_after_s)
     app = create_app(memory)
     try:
         uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
