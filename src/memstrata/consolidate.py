@@ -5,7 +5,8 @@ Facts created since the last run (their ids sort after the one recorded in the s
 episodes; important profile and preference facts also go to ``essentials``. Bullets of facts
 that a new fact superseded are deleted with reason ``superseded``. Every change goes through the
 document operations (compare-and-swap, per-bullet history) inside a run that holds its
-(layer, key), so two consolidations of the same document never interleave.
+(layer, key), so two consolidations of the same document never interleave. Profile slots are
+promoted from facts only when two or more sessions support them (:mod:`curate.profile`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from memstrata.curate.profile import apply_promotions, promotions
 from memstrata.curate.runs import RunRegistry
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService
 from memstrata.errors import ConflictError
-from memstrata.model import Category, DeleteReason, DocumentKind, Fact, FactFilter, Scope
+from memstrata.model import (
+    Category,
+    DeleteReason,
+    DocumentKind,
+    Fact,
+    FactFilter,
+    Profile,
+    Scope,
+)
 from memstrata.ports import RecordStore
 
 STATE_KEY: Final = "consolidation"
@@ -56,6 +66,7 @@ class ConsolidationReport:
     documents: dict[str, int] = field(default_factory=dict)  # key -> new version
     added: int = 0
     removed: int = 0
+    promoted: list[str] = field(default_factory=list)  # profile slots set by this run
 
 
 def topic_key(fact: Fact) -> str:
@@ -113,6 +124,7 @@ class Consolidator:
             self._apply(scope, key, facts, gone_texts, surfaces, report)
         for key in sorted({topic_key(f) for f in replaced} - set(plans)):
             self._apply(scope, key, [], gone_texts, surfaces, report)
+        report.promoted = self._promote(scope)
         marker = max(new_ids)
         self.store.put_document(
             scope,
@@ -122,6 +134,38 @@ class Consolidator:
             expected_version=0 if state is None else state.version,
         )
         return report
+
+    def _promote(self, scope: Scope) -> list[str]:
+        """Profile slots that two or more sessions now support (see :mod:`curate.profile`)."""
+        facts = [
+            f
+            for f in _all_facts(self.store, scope, FactFilter(current_only=True))
+            if f.category in (Category.PROFILE, Category.PREFERENCE, Category.PERSONAL)
+        ]
+        if not facts:
+            return []
+        episodes = self.store.get_episodes(scope, sorted({s for f in facts for s in f.sources}))
+        found = promotions(facts, episodes)
+        stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
+        current = Profile() if stored is None else Profile.from_document(stored)
+        updated = apply_promotions(current, found)
+        if updated.to_content() == current.to_content():
+            return []
+        self.store.put_document(
+            scope,
+            DocumentKind.PROFILE,
+            "profile",
+            updated.to_content(),
+            expected_version=current.version,
+        )
+        before = current.to_content()
+        after = updated.to_content()
+        return [
+            f"{section}.{key}"
+            for section in ("fields", "preferences")
+            for key in after[section]
+            if before[section].get(key) != after[section][key]
+        ]
 
     def _apply(
         self,
