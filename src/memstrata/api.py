@@ -664,12 +664,25 @@ class Memory:
                 self._runs = RunRegistry(clock=self.clock)
             return self._runs
 
-    def consolidate(self, scope: ScopeLike) -> ConsolidationReport:
-        """Mode ``update``: facts new since the last run become bullets of their topic
-        documents (and essentials), citing the same episodes; superseded ones are removed."""
+    def consolidate(
+        self, scope: ScopeLike, *, mode: str = "update", remove: bool = False
+    ) -> ConsolidationReport:
+        """Consolidate curated documents. ``update``: facts new since the last run become
+        bullets of their topic documents (and essentials), citing the same episodes, and
+        superseded ones are removed. ``audit``: bullets are checked against their evidence and
+        unsupported ones flagged (deleted with ``remove``). ``dedup``: near-duplicate bullets
+        are merged, their citations united."""
         from memstrata.consolidate import Consolidator
 
-        return Consolidator(self.store, self.documents, self.runs).update(as_scope(scope))
+        consolidator = Consolidator(self.store, self.documents, self.runs)
+        scope = as_scope(scope)
+        if mode == "update":
+            return consolidator.update(scope)
+        if mode == "audit":
+            return consolidator.audit(scope, remove=remove)
+        if mode == "dedup":
+            return consolidator.dedup(scope)
+        raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

@@ -23,6 +23,7 @@ from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService
 from memstrata.errors import ConflictError
+from memstrata.index.tokenize import tokenize
 from memstrata.model import (
     Category,
     DeleteReason,
@@ -60,6 +61,18 @@ _DEFAULT_TOPICS: Final = {
 ESSENTIAL_IMPORTANCE: Final = 0.8
 
 
+SUPPORT_THRESHOLD: Final = 0.3
+DUPLICATE_THRESHOLD: Final = 0.8
+
+
+@dataclass(slots=True)
+class AuditFinding:
+    key: str
+    bullet_id: str
+    problem: str  # "missing-evidence" or "unsupported"
+    support: float
+
+
 @dataclass(slots=True)
 class ConsolidationReport:
     facts_read: int = 0
@@ -67,6 +80,18 @@ class ConsolidationReport:
     added: int = 0
     removed: int = 0
     promoted: list[str] = field(default_factory=list)  # profile slots set by this run
+    findings: list[AuditFinding] = field(default_factory=list)  # audit: unsupported bullets
+    merged: int = 0  # dedup: bullets folded into a near-duplicate
+
+
+def _support(text: str, evidence: str) -> float:
+    """The share of a bullet's terms that its evidence contains."""
+    terms = set(tokenize(text))
+    return len(terms & set(tokenize(evidence))) / len(terms) if terms else 1.0
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
 
 
 def topic_key(fact: Fact) -> str:
@@ -133,6 +158,84 @@ class Consolidator:
             {"last_fact_id": marker},
             expected_version=0 if state is None else state.version,
         )
+        return report
+
+    def _documents(self, scope: Scope) -> list[str]:
+        return sorted(
+            d.key
+            for d in self.store.list_documents(scope)
+            if d.scope == scope and d.kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS)
+        )
+
+    def audit(self, scope: Scope, *, remove: bool = False) -> ConsolidationReport:
+        """Check every bullet against its cited evidence. A bullet whose episodes are gone, or
+        whose words the episodes barely contain (share of its terms found below
+        ``SUPPORT_THRESHOLD``), is flagged; with ``remove`` it is deleted (reason ``stale``
+        for missing evidence, ``low-signal`` for unsupported text)."""
+        report = ConsolidationReport()
+        for key in self._documents(scope):
+            doc, version = self.docs.get(scope, key)
+            cited = sorted(
+                {c.episode_id for s in doc.sections for b in s.bullets for c in b.citations}
+            )
+            texts = {e.id: e.text for e in self.store.get_episodes(scope, cited)}
+            ops = []
+            for bullet in (b for s in doc.sections for b in s.bullets):
+                evidence = [texts[c.episode_id] for c in bullet.citations if c.episode_id in texts]
+                if not evidence:
+                    finding = AuditFinding(key, bullet.id, "missing-evidence", 0.0)
+                else:
+                    support = _support(bullet.text, " ".join(evidence))
+                    if support >= SUPPORT_THRESHOLD:
+                        continue
+                    finding = AuditFinding(key, bullet.id, "unsupported", round(support, 3))
+                report.findings.append(finding)
+                reason = (
+                    DeleteReason.STALE
+                    if finding.problem == "missing-evidence"
+                    else DeleteReason.LOW_SIGNAL
+                )
+                ops.append(Operation(OpKind.DELETE, bullet.id, reason=reason))
+            if remove and ops:
+                with self.runs.start("document", f"{scope}/{key}"):
+                    _, report.documents[key] = self.docs.apply(
+                        scope, key, ops, expected_version=version
+                    )
+                report.removed += len(ops)
+        return report
+
+    def dedup(self, scope: Scope) -> ConsolidationReport:
+        """Merge near-duplicate bullets of each document (term-set Jaccard at least
+        ``DUPLICATE_THRESHOLD``): the first keeps the union of the citations, the others are
+        deleted (reason ``superseded``)."""
+        report = ConsolidationReport()
+        for key in self._documents(scope):
+            doc, version = self.docs.get(scope, key)
+            bullets = [b for s in doc.sections for b in s.bullets]
+            terms = {b.id: set(tokenize(b.text)) for b in bullets}
+            gone: set[str] = set()
+            ops = []
+            for i, keep in enumerate(bullets):
+                if keep.id in gone:
+                    continue
+                citations = list(keep.citations)
+                for other in bullets[i + 1 :]:
+                    if other.id in gone or _jaccard(terms[keep.id], terms[other.id]) < (
+                        DUPLICATE_THRESHOLD
+                    ):
+                        continue
+                    gone.add(other.id)
+                    citations.extend(c for c in other.citations if c not in citations)
+                    ops.append(Operation(OpKind.DELETE, other.id, reason=DeleteReason.SUPERSEDED))
+                if tuple(citations) != keep.citations:
+                    ops.insert(0, Operation(OpKind.EDIT, keep.id, citations=tuple(citations)))
+            if ops:
+                with self.runs.start("document", f"{scope}/{key}"):
+                    _, report.documents[key] = self.docs.apply(
+                        scope, key, ops, expected_version=version
+                    )
+                report.merged += len(gone)
+                report.removed += len(gone)
         return report
 
     def _promote(self, scope: Scope) -> list[str]:

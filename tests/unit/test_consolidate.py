@@ -123,3 +123,93 @@ def test_topic_keys() -> None:
     assert topic_key(fact(None, Category.PLAN)) == "plans"
     assert topic_key(fact("essentials", Category.PLAN)) == "plans"  # reserved key
     assert topic_key(fact("旅行", Category.EVENT)) == "旅行"
+
+
+def test_audit_flags_and_removes_unsupported_bullets(memory: Memory) -> None:
+    from memstrata.document.format import Citation
+    from memstrata.document.ops import Operation, OpKind
+
+    tea, car = memory.remember(["I love green tea from Hangzhou", "My car needs new tyres"], ALICE)
+    memory.apply_doc(
+        "drinks",
+        ALICE,
+        [
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice loves green tea from Hangzhou",
+                citations=(Citation("chat", tea.id),),
+            ),
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice is a marathon champion",
+                citations=(Citation("chat", car.id),),
+            ),
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice's car needs tyres",
+                citations=(Citation("chat", car.id),),
+            ),
+        ],
+        expected_version=0,
+    )
+    flagged = memory.consolidate(ALICE, mode="audit")
+    assert [f.problem for f in flagged.findings] == ["unsupported"]
+    assert memory.doc("drinks", ALICE)[1] == 1  # flagging changes nothing
+    memory.delete(car.id, ALICE)  # the evidence of two bullets disappears
+    removed = memory.consolidate(ALICE, mode="audit", remove=True)
+    assert sorted(f.problem for f in removed.findings) == ["missing-evidence", "missing-evidence"]
+    doc, _ = memory.doc("drinks", ALICE)
+    assert [b.text for s in doc.sections for b in s.bullets] == [
+        "Alice loves green tea from Hangzhou"
+    ]
+    gone = flagged.findings[0].bullet_id
+    assert memory.history(gone, ALICE)[-1].reason == "stale"
+
+
+def test_dedup_merges_near_duplicates_and_unites_citations(memory: Memory) -> None:
+    from memstrata.document.format import Citation
+    from memstrata.document.ops import Operation, OpKind
+
+    a, b = memory.remember(["I love green tea", "Green tea is my favourite"], ALICE)
+    memory.apply_doc(
+        "drinks",
+        ALICE,
+        [
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice loves green tea",
+                citations=(Citation("chat", a.id),),
+            ),
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice loves green tea.",
+                citations=(Citation("chat", b.id),),
+            ),
+            Operation(
+                OpKind.ADD,
+                section="A",
+                text="Alice drinks coffee at work",
+                citations=(Citation("chat", b.id),),
+            ),
+        ],
+        expected_version=0,
+    )
+    report = memory.consolidate(ALICE, mode="dedup")
+    assert report.merged == 1
+    doc, _ = memory.doc("drinks", ALICE)
+    bullets = [b for s in doc.sections for b in s.bullets]
+    assert [x.text for x in bullets] == ["Alice loves green tea", "Alice drinks coffee at work"]
+    assert [c.episode_id for c in bullets[0].citations] == [a.id, b.id]
+    assert memory.consolidate(ALICE, mode="dedup").merged == 0
+
+
+def test_unknown_mode(memory: Memory) -> None:
+    from memstrata.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="unknown mode"):
+        memory.consolidate(ALICE, mode="shuffle")

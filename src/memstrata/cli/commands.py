@@ -791,21 +791,23 @@ def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
     _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)
 
 
-@cli.command(help="Consolidate new facts into topic documents and essentials (mode update).")
+@cli.command(help="Consolidate curated documents: update, audit or dedup.")
 @scope_options
 @click.option(
     "--mode",
     default="update",
     show_default=True,
-    type=click.Choice(["update"]),
-    help="update: facts new since the last run become cited bullets.",
+    type=click.Choice(["update", "audit", "dedup"]),
+    help="update: new facts become cited bullets; audit: check bullets against their "
+    "evidence; dedup: merge near-duplicate bullets.",
 )
 @click.option(
     "--extract/--no-extract",
     default=True,
     show_default=True,
-    help="Extract facts from new turns first.",
+    help="update: extract facts from new turns first.",
 )
+@click.option("--remove", is_flag=True, help="audit: delete the unsupported bullets.")
 @data_dir_option
 @json_option
 def consolidate(
@@ -814,13 +816,14 @@ def consolidate(
     agent: str | None,
     mode: str,
     extract: bool,
+    remove: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     scope = _scope(user, thread, agent)
     with _memory(data_dir) as mem:
-        extracted = mem.extract(scope) if extract else None
-        report = mem.consolidate(scope)
+        extracted = mem.extract(scope) if extract and mode == "update" else None
+        report = mem.consolidate(scope, mode=mode, remove=remove)
     result = {
         "mode": mode,
         "extracted": len(extracted.stored) if extracted else 0,
@@ -829,11 +832,22 @@ def consolidate(
         "documents": report.documents,
         "bullets_added": report.added,
         "bullets_removed": report.removed,
+        "bullets_merged": report.merged,
+        "promoted": report.promoted,
+        "findings": [
+            {"document": f.key, "bullet": f.bullet_id, "problem": f.problem, "support": f.support}
+            for f in report.findings
+        ],
     }
     if as_json:
         _print_json(result)
-    else:
+        return
+    click.echo(
+        f"{mode}: extracted {result['extracted']} fact(s); {report.added} bullet(s) "
+        f"added, {report.removed} removed, {report.merged} merged in "
+        f"{len(report.documents)} document(s)"
+    )
+    for finding in report.findings:
         click.echo(
-            f"extracted {result['extracted']} fact(s); {report.added} bullet(s) added, "
-            f"{report.removed} removed in {len(report.documents)} document(s)"
+            f"  {finding.problem}: {finding.key} {finding.bullet_id} (support {finding.support})"
         )
