@@ -163,3 +163,20 @@ def test_consolidate_command(cli: Cli) -> None:
     assert isinstance(shown, dict) and "Alice really love hiking" in shown["markdown"]
     again = cli.json("consolidate", "--user", "alice")
     assert again == {**again, "extracted": 0, "bullets_added": 0}
+
+
+def test_consolidate_follow_and_modes(cli: Cli) -> None:
+    cli(
+        "remember",
+        "I really love hiking in the mountains.",
+        "--user",
+        "alice",
+        "--speaker",
+        "Alice",
+    )
+    _, err = cli("consolidate", "--user", "alice", "--follow")
+    assert "started" in err and "applied" in err and "done" in err
+    audit = cli.json("consolidate", "--user", "alice", "--mode", "audit")
+    assert isinstance(audit, dict) and audit["findings"] == []
+    dedup = cli.json("consolidate", "--user", "alice", "--mode", "dedup")
+    assert isinstance(dedup, dict) and dedup["bullets_merged"] == 0

@@ -83,3 +83,13 @@ def test_replay_from_a_cursor_and_overwritten_events() -> None:
     assert behind.missed == 2 and behind.events[0].seq == 4
     with pytest.raises(InvalidInputError):
         RunRegistry(capacity=0)
+
+
+def test_followers_see_events_as_they_happen() -> None:
+    runs = RunRegistry()
+    seen: list[str] = []
+    runs.subscribe(lambda e: seen.append(e.kind))
+    runs.subscribe(lambda e: 1 / 0)  # a broken follower changes nothing
+    with runs.start("topic", "t") as run:
+        run.emit("progress")
+    assert seen == ["started", "progress", "done"]

@@ -808,6 +808,7 @@ def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
     help="update: extract facts from new turns first.",
 )
 @click.option("--remove", is_flag=True, help="audit: delete the unsupported bullets.")
+@click.option("--follow", is_flag=True, help="Print progress events (on stderr) as they happen.")
 @data_dir_option
 @json_option
 def consolidate(
@@ -817,11 +818,19 @@ def consolidate(
     mode: str,
     extract: bool,
     remove: bool,
+    follow: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     scope = _scope(user, thread, agent)
     with _memory(data_dir) as mem:
+        if follow:
+            mem.runs.subscribe(
+                lambda e: click.echo(
+                    f"[{e.seq}] {e.kind} {json.dumps(dict(e.data), ensure_ascii=False)}",
+                    err=True,
+                )
+            )
         extracted = mem.extract(scope) if extract and mode == "update" else None
         report = mem.consolidate(scope, mode=mode, remove=remove)
     result = {

@@ -1,6 +1,7 @@
 """The LLM extractor: structured JSON over any OpenAI-compatible chat model.
 
-Episodes are shown in batches as numbered, escaped JSON lines (:mod:`memstrata.llm.prompting`);
+Episodes are shown in chunks that never split a sentence (:mod:`memstrata.curate.chunking`), as
+numbered, escaped JSON lines (:mod:`memstrata.llm.prompting`);
 the numbers the model cites are mapped back to episode ids and invented numbers are dropped and
 counted. A reply that is not the JSON asked for is retried once, then recorded as a failed step;
 an unreachable model is recorded too. The extractor never raises into the run.
@@ -12,12 +13,13 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Final
 
+from memstrata.curate.chunking import chunk_episodes
 from memstrata.errors import LLMError, LLMReplyError
 from memstrata.llm.prompting import CitationMap, episodes_block
 from memstrata.model import Candidate, Category, Episode, Extraction
 from memstrata.ports import LLM
 
-_BATCH: Final = 40
+_MAX_CHARS: Final = 12_000  # characters of episode text per request
 
 
 def _prompt() -> str:
@@ -67,9 +69,9 @@ def _candidates(reply: dict[str, Any], citations: CitationMap) -> list[Candidate
 class LLMExtractor:
     """:class:`memstrata.ports.Extractor` over a chat model."""
 
-    def __init__(self, llm: LLM, *, batch: int = _BATCH) -> None:
+    def __init__(self, llm: LLM, *, max_chars: int = _MAX_CHARS) -> None:
         self.llm = llm
-        self.batch = batch
+        self.max_chars = max_chars
 
     @property
     def name(self) -> str:
@@ -80,14 +82,15 @@ class LLMExtractor:
         failures: list[str] = []
         dropped = 0
         system = _prompt()
-        for start in range(0, len(episodes), self.batch):
-            chunk = episodes[start : start + self.batch]
+        position = 0
+        for chunk in chunk_episodes(episodes, self.max_chars):
+            start, position = position, position + len(chunk)
             citations = CitationMap()
             messages = [
                 {"role": "system", "content": system},
                 {"role": "user", "content": episodes_block(chunk, citations)},
             ]
-            where = f"episodes {start + 1}-{start + len(chunk)}"
+            where = f"chunk of parts {start + 1}-{position}"
             for attempt in (1, 2):
                 try:
                     candidates.extend(_candidates(self.llm.complete_json(messages), citations))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -82,6 +82,12 @@ class RunRegistry:
         self._runs: dict[str, Run] = {}
         self._events: deque[Event] = deque(maxlen=capacity)
         self._seq = 0
+        self._listeners: list[Callable[[Event], object]] = []
+
+    def subscribe(self, listener: Callable[[Event], object]) -> None:
+        """Call ``listener`` with every event as it is emitted (errors in it are ignored)."""
+        with self._lock:
+            self._listeners.append(listener)
 
     @contextmanager
     def start(self, layer: str, key: str) -> Iterator[Run]:
@@ -124,7 +130,13 @@ class RunRegistry:
             self._seq += 1
             event = Event(self._seq, run.id, self._clock.now(), kind, data)
             self._events.append(event)
-            return event
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:  # a follower must never break the run it follows
+                continue
+        return event
 
     def replay(self, cursor: int = 0, *, run_id: str | None = None) -> Replay:
         """Events with ``seq > cursor`` (optionally of one run), oldest first."""
