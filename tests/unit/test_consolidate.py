@@ -213,3 +213,32 @@ def test_unknown_mode(memory: Memory) -> None:
 
     with pytest.raises(InvalidInputError, match="unknown mode"):
         memory.consolidate(ALICE, mode="shuffle")
+
+
+def test_forget_cascades_to_facts_and_bullets(memory: Memory) -> None:
+    secret, other = memory.remember(
+        ["I was treated for depression last year", "I love green tea"], ALICE
+    )
+    f1 = memory.add_fact(
+        "Alice was treated for depression",
+        ALICE,
+        category=Category.PERSONAL,
+        sources=[secret.id],
+        topic="health",
+    )
+    memory.add_fact(
+        "Alice loves green tea",
+        ALICE,
+        category=Category.PREFERENCE,
+        sources=[other.id],
+        topic="drinks",
+    )
+    memory.consolidate(ALICE)
+    [bullet] = memory.doc("health", ALICE)[0].sections[0].bullets
+    report = memory.forget(secret.id, ALICE)
+    assert report.deleted == (secret.id,) and f1.id in report.cascaded
+    assert bullet.id in report.cascaded
+    assert memory.doc("health", ALICE)[0].sections == ()
+    for item in (bullet.id, f1.id):  # the text is gone from history too
+        assert all("depression" not in str(h.data) for h in memory.history(item, ALICE))
+    assert memory.doc("drinks", ALICE)[0].sections  # the rest stays

@@ -329,6 +329,27 @@ def delete(
         click.echo(f"deleted {item_id}{extra}")
 
 
+@cli.command(help="Forget an item on request, with the facts and bullets derived from it.")
+@click.argument("item_id")
+@scope_options
+@data_dir_option
+@json_option
+def forget(
+    item_id: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with _memory(data_dir) as mem:
+        report = mem.forget(item_id, _scope(user, thread, agent))
+    if as_json:
+        _print_json({"deleted": list(report.deleted), "cascaded": list(report.cascaded)})
+    else:
+        click.echo(f"forgot {item_id} and {len(report.cascaded)} item(s) derived from it")
+
+
 @cli.command(help="Show every version of an item, oldest first.")
 @click.argument("item_id")
 @scope_options
