@@ -675,8 +675,20 @@ class Memory:
             if episode_ids is not None
             else unextracted(self.store, scope)
         )
+        from memstrata.curate.guards import DEFAULT_THRESHOLDS, GuardConfig
+
+        settings = self.settings or load_settings()
+        thresholds = {
+            **DEFAULT_THRESHOLDS,
+            **{Category(k): v for k, v in settings.confidence_thresholds.items()},
+        }
         return extract_into(
-            self.store, scope, extractor or self.extractor(), episodes, now=self.clock.now()
+            self.store,
+            scope,
+            extractor or self.extractor(),
+            episodes,
+            now=self.clock.now(),
+            config=GuardConfig(thresholds=thresholds),
         )
 
     @property

@@ -137,6 +137,11 @@ class Settings(BaseSettings):
     curate_after_s: float = Field(
         30.0, ge=0, description="seconds of quiet after which a thread is curated"
     )
+    confidence_thresholds: dict[str, float] = Field(
+        default_factory=dict,
+        description="per-category minimum confidence for extracted facts, over the defaults "
+        "(e.g. MEMSTRATA_CONFIDENCE_THRESHOLDS='{\"preference\": 0.6}')",
+    )
     scrub_capture: bool = Field(
         True, description="remove secrets (passwords, API keys, tokens) from verbatim capture"
     )
@@ -155,6 +160,27 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("confidence_thresholds", mode="after")
+    @classmethod
+    def _thresholds(cls, value: dict[str, float]) -> dict[str, float]:
+        categories = {
+            "profile",
+            "preference",
+            "personal",
+            "expertise",
+            "decision",
+            "plan",
+            "event",
+            "relationship",
+            "other",
+        }
+        unknown = sorted(set(value) - categories)
+        if unknown:
+            raise ValueError(f"unknown categories {', '.join(unknown)}")
+        if any(not 0.0 <= v <= 1.0 for v in value.values()):
+            raise ValueError("thresholds are between 0 and 1")
+        return value
 
     @property
     def db_path(self) -> Path:

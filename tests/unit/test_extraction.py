@@ -238,3 +238,22 @@ def test_the_extractor_follows_the_settings(
     with Memory.open(settings=load_settings(data_dir=data)) as mem:
         name = mem.extractor().name
     assert name.startswith("llm:") and "qwen2.5" in name and "sk-never-shown" not in name
+
+
+def test_thresholds_come_from_the_settings(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from memstrata.errors import ConfigError
+    from memstrata.settings import load_settings
+
+    text = "I adopted a puppy named Max last week."  # an event at confidence 0.65
+    monkeypatch.setenv("MEMSTRATA_CONFIDENCE_THRESHOLDS", '{"event": 0.9}')
+    with Memory.open(settings=load_settings(data_dir=Path(str(tmp_path)) / "a")) as mem:
+        mem.remember(text, ALICE)
+        report = mem.extract(ALICE, extractor=RuleExtractor())
+        assert report.stored == [] and report.low_confidence == 1
+    monkeypatch.setenv("MEMSTRATA_CONFIDENCE_THRESHOLDS", '{"gossip": 0.9}')
+    with pytest.raises(ConfigError, match="unknown categories gossip"):
+        load_settings()
