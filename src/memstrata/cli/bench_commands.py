@@ -1,0 +1,163 @@
+"""The ``bench`` group: benchmarks, measured on this machine."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memstrata.cli.base import (
+    F,
+    cli,
+    json_option,
+    print_json,
+)
+from memstrata.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from memstrata.api import Memory
+
+
+@cli.group(help="Benchmarks (medians over runs, measured on this machine).")
+def bench() -> None:
+    """The bench group."""
+
+
+@bench.command(name="ingest", help="Ingest throughput of a conversation file (no embeddings).")
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    default="locomo",
+    show_default=True,
+    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
+)
+@click.option("--runs", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option("--no-trace", is_flag=True, help="Do not write the raw trace.")
+@json_option
+def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool) -> None:
+    from memstrata.bench.ingest import run_ingest_bench
+
+    result = run_ingest_bench(path, fmt, runs=runs, trace=not no_trace)
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(
+            f"{result['turns']} turns: {result['ingest_turns_per_s']} turns/s "
+            f"(median of {runs}; parse {result['parse_ms_p50']} ms, "
+            f"store {result['store_ms_p50']} ms)"
+        )
+
+
+def _bench_options(func: F) -> F:
+    func = click.option(
+        "--embedding-cache",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Vector cache kept between runs (default ~/.cache/memstrata).",
+    )(func)
+    return click.option(
+        "--data",
+        "path",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="The benchmark file.",
+    )(func)
+
+
+def _in_bench_memory(
+    run: Callable[[Memory], dict[str, Any]], embedding_cache: Path | None, as_json: bool
+) -> None:
+    """Run a retrieval benchmark in a fresh memory and print its result."""
+    from memstrata.bench.runner import bench_memory
+
+    with bench_memory(embedding_cache=embedding_cache) as memory:
+        _print_bench(run(memory), as_json)
+
+
+def _print_bench(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print_json(result)
+        return
+    for key, value in result.items():
+        click.echo(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+
+
+@bench.command(name="locomo", help="Turn and session evidence recall on LoCoMo (no LLM).")
+@_bench_options
+@click.option(
+    "--limit", type=click.IntRange(1), default=None, help="Only the first N conversations."
+)
+@json_option
+def bench_locomo(
+    path: Path, embedding_cache: Path | None, limit: int | None, as_json: bool
+) -> None:
+    from memstrata.bench.locomo import run_locomo
+
+    _in_bench_memory(lambda m: run_locomo(m, path, limit=limit), embedding_cache, as_json)
+
+
+@bench.command(name="longmemeval", help="recall_any / recall_all on LongMemEval haystacks.")
+@_bench_options
+@json_option
+def bench_longmemeval(path: Path, embedding_cache: Path | None, as_json: bool) -> None:
+    from memstrata.bench.longmemeval import run_longmemeval
+
+    _in_bench_memory(lambda m: run_longmemeval(m, path), embedding_cache, as_json)
+
+
+@bench.command(name="madial", help="Recall of the memories a MADial dialogue should bring up.")
+@_bench_options
+@json_option
+def bench_madial(path: Path, embedding_cache: Path | None, as_json: bool) -> None:
+    from memstrata.bench.madial import run_madial
+
+    _in_bench_memory(lambda m: run_madial(m, path), embedding_cache, as_json)
+
+
+@bench.command(name="scale", help="Search latency and index memory at growing scope sizes.")
+@click.option(
+    "--sizes",
+    default="1000,10000,100000",
+    show_default=True,
+    help="Comma-separated numbers of synthetic turns.",
+)
+@click.option("--queries", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
+    from memstrata.bench.scale import run_scale
+    from memstrata.embed import create_embedder
+    from memstrata.settings import load_settings
+
+    try:
+        numbers = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise InvalidInputError(f"--sizes must be numbers separated by commas: {sizes!r}") from None
+    if not numbers or min(numbers) < 1:
+        raise InvalidInputError("--sizes needs at least one positive number")
+    embedder = create_embedder(load_settings().embedder)
+    _print_bench(run_scale(embedder, numbers, queries=queries), as_json)
+
+
+@bench.command(name="extraction", help="Rule extractor recall of LoCoMo's gold observations.")
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--sample",
+    default=40,
+    show_default=True,
+    type=click.IntRange(0, 1000),
+    help="Extracted facts to print for judging precision by hand.",
+)
+@json_option
+def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
+    from memstrata.bench.extraction import run_extraction
+    from memstrata.curate.extract_rules import RuleExtractor
+
+    _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)

@@ -1,0 +1,110 @@
+"""Curation commands: ``consolidate`` and ``forget``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from memstrata.cli.base import (
+    cli,
+    data_dir_option,
+    json_option,
+    memory_for,
+    print_json,
+    scope_of,
+    scope_options,
+)
+
+
+@cli.command(help="Forget an item on request, with the facts and bullets derived from it.")
+@click.argument("item_id")
+@scope_options
+@data_dir_option
+@json_option
+def forget(
+    item_id: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with memory_for(data_dir) as mem:
+        report = mem.forget(item_id, scope_of(user, thread, agent))
+    if as_json:
+        print_json({"deleted": list(report.deleted), "cascaded": list(report.cascaded)})
+    else:
+        click.echo(f"forgot {item_id} and {len(report.cascaded)} item(s) derived from it")
+
+
+@cli.command(help="Consolidate curated documents: update, audit or dedup.")
+@scope_options
+@click.option(
+    "--mode",
+    default="update",
+    show_default=True,
+    type=click.Choice(["update", "audit", "dedup"]),
+    help="update: new facts become cited bullets; audit: check bullets against their "
+    "evidence; dedup: merge near-duplicate bullets.",
+)
+@click.option(
+    "--extract/--no-extract",
+    default=True,
+    show_default=True,
+    help="update: extract facts from new turns first.",
+)
+@click.option("--remove", is_flag=True, help="audit: delete the unsupported bullets.")
+@click.option("--follow", is_flag=True, help="Print progress events (on stderr) as they happen.")
+@data_dir_option
+@json_option
+def consolidate(
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    mode: str,
+    extract: bool,
+    remove: bool,
+    follow: bool,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    scope = scope_of(user, thread, agent)
+    with memory_for(data_dir) as mem:
+        if follow:
+            mem.runs.subscribe(
+                lambda e: click.echo(
+                    f"[{e.seq}] {e.kind} {json.dumps(dict(e.data), ensure_ascii=False)}",
+                    err=True,
+                )
+            )
+        extracted = mem.extract(scope) if extract and mode == "update" else None
+        report = mem.consolidate(scope, mode=mode, remove=remove)
+    result = {
+        "mode": mode,
+        "extracted": len(extracted.stored) if extracted else 0,
+        "extraction_failures": extracted.failures if extracted else [],
+        "facts_read": report.facts_read,
+        "documents": report.documents,
+        "bullets_added": report.added,
+        "bullets_removed": report.removed,
+        "bullets_merged": report.merged,
+        "promoted": report.promoted,
+        "findings": [
+            {"document": f.key, "bullet": f.bullet_id, "problem": f.problem, "support": f.support}
+            for f in report.findings
+        ],
+    }
+    if as_json:
+        print_json(result)
+        return
+    click.echo(
+        f"{mode}: extracted {result['extracted']} fact(s); {report.added} bullet(s) "
+        f"added, {report.removed} removed, {report.merged} merged in "
+        f"{len(report.documents)} document(s)"
+    )
+    for finding in report.findings:
+        click.echo(
+            f"  {finding.problem}: {finding.key} {finding.bullet_id} (support {finding.support})"
+        )
