@@ -843,6 +843,7 @@ class Memory:
                 "I remember their projects and preferences and say where each memory comes from.",
                 scope,
             )
+        self.consolidate(scope)  # the sample shows its topic documents and essentials too
         return report
 
 

@@ -240,6 +240,8 @@ def test_sample_memory_is_bilingual_and_cited(memory: Memory) -> None:
     assert any(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in texts)
     assert any(t.isascii() for t in texts)
     assert memory.identity("demo").text
+    essentials, version = memory.doc("essentials", "demo")
+    assert version == 1 and any(s.heading == "Preferences" for s in essentials.sections)
     facts = [f for f in memory.list("demo", "fact", limit=100) if isinstance(f, Fact)]
     assert len(facts) >= 5
     for fact in facts:  # every sample fact cites the turn it rests on, in the same thread
