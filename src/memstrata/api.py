@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from memstrata.document.service import DocPreview, DocumentService
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
+    from memstrata.layers import WakeUp
 
 log = logging.getLogger(__name__)
 
@@ -720,6 +721,22 @@ class Memory:
         if mode == "dedup":
             return consolidator.dedup(scope)
         raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
+
+    # serving -----------------------------------------------------------------------
+    def wake_up(
+        self, scope: ScopeLike, *, budget: int = 800, fall_back_to_user: bool = True
+    ) -> WakeUp:
+        """L0 identity and L1 essentials (profile, preferences, the most important current
+        facts by topic) within ``budget`` tokens; says what was left out."""
+        from memstrata.layers import wake_up
+
+        return wake_up(
+            self.store,
+            as_scope(scope),
+            now=self.clock.now(),
+            budget=budget,
+            fall_back_to_user=fall_back_to_user,
+        )
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

@@ -408,6 +408,38 @@ def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | 
     run_server(settings)
 
 
+@cli.command(name="wake-up", help="L0 identity and L1 essentials within a token budget.")
+@scope_options
+@click.option("--budget", default=800, show_default=True, type=click.IntRange(80, 100_000))
+@data_dir_option
+@json_option
+def wake_up(
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    budget: int,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    from memstrata.codec import scope_to_json
+
+    with memory_for(data_dir) as mem:
+        result = mem.wake_up(scope_of(user, thread, agent), budget=budget)
+    if as_json:
+        print_json(
+            {
+                "text": result.text,
+                "tokens": result.tokens,
+                "budget": result.budget,
+                "scope": scope_to_json(result.scope),
+                "facts": result.facts_included,
+                "left_out": result.left_out,
+            }
+        )
+    else:
+        click.echo(result.text)
+
+
 # The other command modules register their commands on the same group.
 from memstrata.cli import bench_commands, curate_commands, doc_commands  # noqa: E402
 

@@ -1,0 +1,146 @@
+"""Serving memory to an agent in the fewest tokens that carry what matters.
+
+``wake_up`` assembles L0 and L1: the identity, the profile, the preferences and the most
+important current facts (by confidence x importance x recency), grouped by topic, within a
+token budget. It trims by priority (profile, then preferences, then facts, least important
+first) and says so, and how to get more, when it had to leave something out. A thread with no
+memory of its own falls back to its user's memory (switchable).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from memstrata.curate.decay import DecayPolicy, decay_score
+from memstrata.errors import InvalidInputError
+from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
+from memstrata.ports import RecordStore
+from memstrata.tokens import HeuristicTokenCounter, TokenCounter
+
+DEFAULT_BUDGET: Final = 800
+_FACT_PAGE: Final = 1000
+_NOTE_RESERVE: Final = 40
+
+
+@dataclass(slots=True)
+class WakeUp:
+    text: str
+    tokens: int
+    budget: int
+    scope: Scope
+    facts_included: list[str] = field(default_factory=list)
+    left_out: dict[str, int] = field(default_factory=dict)  # part -> items not shown
+
+    @property
+    def trimmed(self) -> bool:
+        return any(self.left_out.values())
+
+
+def _facts(store: RecordStore, scope: Scope) -> list[Fact]:
+    out: list[Fact] = []
+    after: str | None = None
+    while True:
+        page = store.list_facts(scope, FactFilter(current_only=True), after=after, limit=_FACT_PAGE)
+        out.extend(page)
+        if len(page) < _FACT_PAGE:
+            return out
+        after = page[-1].id
+
+
+def _has_memory(store: RecordStore, scope: Scope) -> bool:
+    return bool(store.list_facts(scope, FactFilter(current_only=True), limit=1)) or (
+        store.get_document(scope, DocumentKind.PROFILE, "profile") is not None
+    )
+
+
+def wake_up(
+    store: RecordStore,
+    scope: Scope,
+    *,
+    now: datetime,
+    budget: int = DEFAULT_BUDGET,
+    counter: TokenCounter | None = None,
+    fall_back_to_user: bool = True,
+) -> WakeUp:
+    if budget < 2 * _NOTE_RESERVE:
+        raise InvalidInputError(f"a wake-up budget needs at least {2 * _NOTE_RESERVE} tokens")
+    counter = counter or HeuristicTokenCounter()
+    if fall_back_to_user and scope.thread is not None and not _has_memory(store, scope):
+        scope = scope.user_scope()
+    identity_doc = store.get_document(scope, DocumentKind.IDENTITY, "identity")
+    identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
+    profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
+    profile = Profile.from_document(profile_doc) if profile_doc else Profile()
+    policy = DecayPolicy()
+    facts = sorted(
+        _facts(store, scope),
+        key=lambda f: (
+            -f.confidence
+            * decay_score(f.importance, f.valid_from, now, uses=f.access_count, policy=policy),
+            f.id,
+        ),
+    )
+    lines: list[str] = []
+    used = _NOTE_RESERVE  # room for the line that says what was left out
+    result = WakeUp("", 0, budget, scope)
+
+    def add(line: str) -> bool:
+        nonlocal used
+        cost = counter.count(line) + 1
+        if used + cost > budget:
+            return False
+        lines.append(line)
+        used += cost
+        return True
+
+    if identity.text.strip():
+        add("## Identity")
+        for line in identity.text.strip().splitlines():
+            if not add(line):
+                result.left_out["identity"] = 1
+                break
+    for title, part, slots in (
+        ("Profile", "profile", profile.fields),
+        ("Preferences", "preferences", profile.preferences),
+    ):
+        if not slots:
+            continue
+        shown = 0
+        if add(f"## {title}"):
+            for key, slot in slots.items():
+                if not add(f"- {key}: {slot.value}"):
+                    break
+                shown += 1
+        result.left_out[part] = len(slots) - shown
+    chosen: list[Fact] = []
+    header = "## Key facts"
+    header_cost = counter.count(header) + 1
+    for fact in facts:  # most important first; grouped by topic when rendered
+        cost = counter.count(f"- {fact.text}") + 1 + counter.count(f"### {fact.topic}") + 1
+        if used + header_cost + cost > budget:
+            continue
+        chosen.append(fact)
+        used += cost
+    if chosen:
+        lines.append(header)
+        used += header_cost
+        groups: dict[str, list[Fact]] = defaultdict(list)
+        for fact in chosen:
+            groups[fact.topic or "general"].append(fact)
+        for topic, members in groups.items():
+            lines.append(f"### {topic}")
+            lines.extend(f"- {f.text}" for f in members)
+    result.facts_included = [f.id for f in chosen]
+    result.left_out["facts"] = len(facts) - len(chosen)
+    if result.trimmed:
+        missing = ", ".join(f"{n} {part}" for part, n in result.left_out.items() if n)
+        lines.append(
+            f"(not shown within {budget} tokens: {missing}; use recall(topic) or "
+            "search(query) for more)"
+        )
+    result.text = "\n".join(lines)
+    result.tokens = counter.count(result.text)
+    return result
