@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from memstrata.document.service import DocPreview, DocumentService
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
-    from memstrata.layers import WakeUp
+    from memstrata.layers import FactCache, WakeUp
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,7 @@ class Memory:
         self._indexes: IndexManager | None = None
         self._runs: RunRegistry | None = None
         self._queue: DebounceQueue | None = None
+        self._fact_cache: FactCache | None = None
         self._index_lock = threading.Lock()
 
     @classmethod
@@ -728,14 +729,18 @@ class Memory:
     ) -> WakeUp:
         """L0 identity and L1 essentials (profile, preferences, the most important current
         facts by topic) within ``budget`` tokens; says what was left out."""
-        from memstrata.layers import wake_up
+        from memstrata.layers import FactCache, wake_up
 
+        with self._index_lock:
+            if self._fact_cache is None:
+                self._fact_cache = FactCache(self.store)
         return wake_up(
             self.store,
             as_scope(scope),
             now=self.clock.now(),
             budget=budget,
             fall_back_to_user=fall_back_to_user,
+            cache=self._fact_cache,
         )
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------

@@ -10,11 +10,14 @@ memory of its own falls back to its user's memory (switchable).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-from memstrata.curate.decay import DecayPolicy, decay_score
+import numpy as np
+
+from memstrata.curate.decay import DecayPolicy
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
@@ -23,6 +26,8 @@ from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 DEFAULT_BUDGET: Final = 800
 _FACT_PAGE: Final = 1000
 _NOTE_RESERVE: Final = 40
+_MIN_FACT_TOKENS: Final = 6
+_MAX_MISSES: Final = 50
 
 
 @dataclass(slots=True)
@@ -56,6 +61,36 @@ def _has_memory(store: RecordStore, scope: Scope) -> bool:
     )
 
 
+class FactCache:
+    """Current facts per scope, reused while the user's change feed has not moved."""
+
+    def __init__(self, store: RecordStore) -> None:
+        self.store = store
+        self._entries: dict[Scope, tuple[int, list[Fact]]] = {}
+
+    def facts(self, scope: Scope) -> list[Fact]:
+        head = self.store.generation(scope.user)
+        cached = self._entries.get(scope)
+        if cached is None or cached[0] != head:
+            cached = (head, _facts(self.store, scope))
+            self._entries[scope] = cached
+        return cached[1]
+
+
+def rank_facts(facts: Sequence[Fact], now: datetime, policy: DecayPolicy) -> list[Fact]:
+    """Facts by confidence x importance x recency x use, best first (vectorised)."""
+    if not facts:
+        return []
+    confidence = np.array([f.confidence for f in facts])
+    importance = np.array([f.importance for f in facts])
+    age_days = np.array([max(0.0, (now - f.valid_from).total_seconds() / 86_400.0) for f in facts])
+    uses = np.array([f.access_count for f in facts], dtype=float)
+    score = (
+        confidence * importance * 0.5 ** (age_days / policy.half_life_days) * (1.0 + np.log1p(uses))
+    )
+    return [facts[i] for i in np.argsort(-score, kind="stable")]
+
+
 def wake_up(
     store: RecordStore,
     scope: Scope,
@@ -64,6 +99,7 @@ def wake_up(
     budget: int = DEFAULT_BUDGET,
     counter: TokenCounter | None = None,
     fall_back_to_user: bool = True,
+    cache: FactCache | None = None,
 ) -> WakeUp:
     if budget < 2 * _NOTE_RESERVE:
         raise InvalidInputError(f"a wake-up budget needs at least {2 * _NOTE_RESERVE} tokens")
@@ -74,15 +110,8 @@ def wake_up(
     identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
     profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
     profile = Profile.from_document(profile_doc) if profile_doc else Profile()
-    policy = DecayPolicy()
-    facts = sorted(
-        _facts(store, scope),
-        key=lambda f: (
-            -f.confidence
-            * decay_score(f.importance, f.valid_from, now, uses=f.access_count, policy=policy),
-            f.id,
-        ),
-    )
+    current = cache.facts(scope) if cache is not None else _facts(store, scope)
+    facts = rank_facts(current, now, DecayPolicy())
     lines: list[str] = []
     used = _NOTE_RESERVE  # room for the line that says what was left out
     result = WakeUp("", 0, budget, scope)
@@ -118,9 +147,13 @@ def wake_up(
     chosen: list[Fact] = []
     header = "## Key facts"
     header_cost = counter.count(header) + 1
+    misses = 0
     for fact in facts:  # most important first; grouped by topic when rendered
+        if budget - used - header_cost < _MIN_FACT_TOKENS or misses >= _MAX_MISSES:
+            break  # nothing more can fit: stop instead of measuring every remaining fact
         cost = counter.count(f"- {fact.text}") + 1 + counter.count(f"### {fact.topic}") + 1
         if used + header_cost + cost > budget:
+            misses += 1
             continue
         chosen.append(fact)
         used += cost

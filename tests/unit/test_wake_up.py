@@ -89,3 +89,12 @@ def test_counter_matches_text(memory: Memory, clock: FixedClock) -> None:
     _seed(memory, clock, facts=3)
     result = memory.wake_up(ALICE)
     assert result.tokens == HeuristicTokenCounter().count(result.text)
+
+
+def test_the_fact_cache_follows_writes(memory: Memory, clock: FixedClock) -> None:
+    first = memory.add_fact("Alice likes tea", ALICE, importance=0.9)
+    assert memory.wake_up(ALICE).facts_included == [first.id]
+    second = memory.add_fact("Alice likes coffee too", ALICE, importance=0.95)
+    assert set(memory.wake_up(ALICE).facts_included) == {first.id, second.id}
+    memory.delete(first.id, ALICE)
+    assert memory.wake_up(ALICE).facts_included == [second.id]
