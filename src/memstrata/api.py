@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from memstrata.document.service import DocPreview, DocumentService
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
-    from memstrata.layers import FactCache, WakeUp
+    from memstrata.layers import FactCache, Recall, WakeUp
 
 log = logging.getLogger(__name__)
 
@@ -740,6 +740,23 @@ class Memory:
             now=self.clock.now(),
             budget=budget,
             fall_back_to_user=fall_back_to_user,
+            cache=self._fact_cache,
+        )
+
+    def recall(self, topic: str, scope: ScopeLike, *, budget: int = 1200) -> Recall:
+        """L2: the topic's document(s) with their citations and its most important facts,
+        within ``budget`` tokens."""
+        from memstrata.layers import FactCache, recall
+
+        with self._index_lock:
+            if self._fact_cache is None:
+                self._fact_cache = FactCache(self.store)
+        return recall(
+            self.store,
+            as_scope(scope),
+            topic,
+            now=self.clock.now(),
+            budget=budget,
             cache=self._fact_cache,
         )
 

@@ -9,6 +9,7 @@ memory of its own falls back to its user's memory (switchable).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,12 +19,15 @@ from typing import Final
 import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
+from memstrata.document.format import serialize
+from memstrata.document.service import document_from_json
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 DEFAULT_BUDGET: Final = 800
+DEFAULT_RECALL_BUDGET: Final = 1200
 _FACT_PAGE: Final = 1000
 _NOTE_RESERVE: Final = 40
 _MIN_FACT_TOKENS: Final = 6
@@ -174,6 +178,91 @@ def wake_up(
             f"(not shown within {budget} tokens: {missing}; use recall(topic) or "
             "search(query) for more)"
         )
+    result.text = "\n".join(lines)
+    result.tokens = counter.count(result.text)
+    return result
+
+
+@dataclass(slots=True)
+class Recall:
+    topic: str
+    text: str
+    tokens: int
+    budget: int
+    documents: list[str] = field(default_factory=list)
+    facts_included: list[str] = field(default_factory=list)
+    left_out: int = 0
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", text.strip().lower()).strip("-.")
+
+
+def recall(
+    store: RecordStore,
+    scope: Scope,
+    topic: str,
+    *,
+    now: datetime,
+    budget: int = DEFAULT_RECALL_BUDGET,
+    counter: TokenCounter | None = None,
+    cache: FactCache | None = None,
+) -> Recall:
+    """L2 for one topic: its document(s) as markdown with citations, then its most important
+    current facts not already in them, within ``budget`` tokens."""
+    if not topic.strip():
+        raise InvalidInputError("name a topic to recall")
+    if budget < 2 * _NOTE_RESERVE:
+        raise InvalidInputError(f"a recall budget needs at least {2 * _NOTE_RESERVE} tokens")
+    counter = counter or HeuristicTokenCounter()
+    wanted = _slug(topic)
+    documents = [
+        d
+        for d in store.list_documents(scope, DocumentKind.TOPIC)
+        if d.scope == scope and (wanted in d.key or d.key in wanted)
+    ]
+    result = Recall(topic, "", 0, budget)
+    lines: list[str] = []
+    used = _NOTE_RESERVE
+    shown_texts: set[str] = set()
+    for doc in documents:
+        markdown = serialize(document_from_json(doc.content))
+        cost = counter.count(markdown)
+        if used + cost > budget:
+            result.left_out += 1
+            continue
+        lines.append(markdown.rstrip())
+        used += cost
+        result.documents.append(doc.key)
+        shown_texts |= {
+            b["text"] for s in doc.content.get("sections", []) for b in s.get("bullets", [])
+        }
+    current = cache.facts(scope) if cache is not None else _facts(store, scope)
+    related = [
+        f
+        for f in current
+        if f.topic is not None
+        and (_slug(f.topic) == wanted or wanted in _slug(f.topic))
+        and f.text not in shown_texts
+    ]
+    for fact in rank_facts(related, now, DecayPolicy()):
+        line = f"- {fact.text}"
+        cost = counter.count(line) + 1
+        if used + cost > budget:
+            result.left_out += 1
+            continue
+        if not result.facts_included:
+            lines.append(f"## Facts about {topic}")
+        lines.append(line)
+        used += cost
+        result.facts_included.append(fact.id)
+    if result.left_out:
+        lines.append(
+            f"({result.left_out} more item(s) about {topic} not shown within {budget} "
+            "tokens; use search(query) for details)"
+        )
+    if not lines:
+        lines.append(f"(nothing is remembered about {topic})")
     result.text = "\n".join(lines)
     result.tokens = counter.count(result.text)
     return result

@@ -440,6 +440,39 @@ def wake_up(
         click.echo(result.text)
 
 
+@cli.command(help="L2: what memory holds about a topic, within a token budget.")
+@click.argument("topic")
+@scope_options
+@click.option("--budget", default=1200, show_default=True, type=click.IntRange(80, 100_000))
+@data_dir_option
+@json_option
+def recall(
+    topic: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    budget: int,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with memory_for(data_dir) as mem:
+        result = mem.recall(topic, scope_of(user, thread, agent), budget=budget)
+    if as_json:
+        print_json(
+            {
+                "topic": result.topic,
+                "text": result.text,
+                "tokens": result.tokens,
+                "budget": result.budget,
+                "documents": result.documents,
+                "facts": result.facts_included,
+                "left_out": result.left_out,
+            }
+        )
+    else:
+        click.echo(result.text)
+
+
 # The other command modules register their commands on the same group.
 from memstrata.cli import bench_commands, curate_commands, doc_commands  # noqa: E402
 
