@@ -50,6 +50,7 @@ from memstrata.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from memstrata.consolidate import ConsolidationReport
+    from memstrata.context import Context
     from memstrata.curate.pipeline import ExtractReport
     from memstrata.curate.queue import DebounceQueue
     from memstrata.curate.runs import RunRegistry
@@ -759,6 +760,22 @@ class Memory:
             budget=budget,
             cache=self._fact_cache,
         )
+
+    def context(self, query: str, scope: ScopeLike, *, budget: int = 1000) -> Context:
+        """A ``<memory>`` block for ``query`` within ``budget`` tokens: routed, gathered from
+        the layers by priority, deduplicated, escaped; ``.explain()`` says why."""
+        from memstrata.context import assemble
+
+        scope = as_scope(scope)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the query is empty")
+        if budget < 50:
+            raise InvalidInputError("a context budget needs at least 50 tokens")
+
+        def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
+            return self.search(q, s, k=k, granularity=level)
+
+        return assemble(query, scope, self.store, search, budget=budget)
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

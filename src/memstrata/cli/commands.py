@@ -473,6 +473,44 @@ def recall(
         click.echo(result.text)
 
 
+@cli.command(help="A <memory> block for a query, within a token budget.")
+@click.argument("query")
+@scope_options
+@click.option("--budget", default=1000, show_default=True, type=click.IntRange(50, 100_000))
+@click.option("--explain", is_flag=True, help="Say why each item is in and what was cut.")
+@data_dir_option
+@json_option
+def context(
+    query: str,
+    user: str,
+    thread: str | None,
+    agent: str | None,
+    budget: int,
+    explain: bool,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with memory_for(data_dir) as mem:
+        result = mem.context(query, scope_of(user, thread, agent), budget=budget)
+    if as_json:
+        out: dict[str, object] = {
+            "route": result.route,
+            "topic": result.topic,
+            "text": result.text,
+            "tokens": result.tokens,
+            "budget": result.budget,
+        }
+        if explain:
+            out["explain"] = result.explain()
+        print_json(out)
+        return
+    click.echo(result.text or f"(no memory needed: route {result.route})")
+    if explain:
+        for entry in result.explain():
+            mark = "+" if entry["included"] else "-"
+            click.echo(f"{mark} {entry['kind']} {entry['id']}: {entry['why']}", err=True)
+
+
 # The other command modules register their commands on the same group.
 from memstrata.cli import bench_commands, curate_commands, doc_commands  # noqa: E402
 
