@@ -761,12 +761,23 @@ class Memory:
             cache=self._fact_cache,
         )
 
-    def context(self, query: str, scope: ScopeLike, *, budget: int = 1000) -> Context:
+    def context(
+        self, query: str, scope: ScopeLike, *, budget: int = 1000, fall_back_to_user: bool = True
+    ) -> Context:
         """A ``<memory>`` block for ``query`` within ``budget`` tokens: routed, gathered from
-        the layers by priority, deduplicated, escaped; ``.explain()`` says why."""
+        the layers by priority, deduplicated, escaped; ``.explain()`` says why. A thread with
+        no memory of its own uses its user's (unless ``fall_back_to_user`` is off)."""
         from memstrata.context import assemble
 
         scope = as_scope(scope)
+        if fall_back_to_user and scope.thread is not None:
+            stats = self.store.stats(scope)
+            if (
+                stats.episodes == 0
+                and stats.facts_current == 0
+                and not self.store.list_documents(scope)
+            ):
+                scope = scope.user_scope()
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty")
         if budget < 50:

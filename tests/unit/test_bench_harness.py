@@ -93,6 +93,12 @@ def test_locomo_counts_and_scores(tmp_path: Path) -> None:
     assert set(turn) == {"R@5", "R@10", "all@5", "all@10"}
     assert result["turns"] == 12 and float(str(result["ingest_turns_per_s"])) > 0
     assert {"search_ms_p50", "search_ms_p95", "search_ms_excl_embedding_p50"} <= set(result)
+    context = result["context"]
+    assert isinstance(context, dict) and set(context) >= {"500", "1000", "2000"}
+    block = context["1000"]
+    assert isinstance(block, dict) and block["recall"] == 1.0  # 12 short turns all fit
+    assert 0 < float(str(block["mean_tokens"])) <= 1000
+    assert float(str(context["full_conversation_tokens_mean"])) > 0
 
 
 def test_longmemeval_fixture() -> None:
@@ -172,3 +178,11 @@ def test_scale_bench_reports_each_size() -> None:
     for row in sizes["200"].values():
         assert row["search_ms_p50"] >= row["search_ms_excl_embedding_p50"] > 0
         assert row["index_mb"] > 0
+
+
+def test_wakeup_bench_on_a_small_scope() -> None:
+    from memstrata.bench.wakeup import run_wakeup
+
+    result = run_wakeup(200, calls=3)
+    assert result["facts"] == 200 and result["calls"] == 3
+    assert 0 < int(str(result["facts_shown"])) <= 200 and int(str(result["tokens"])) <= 800

@@ -120,3 +120,15 @@ def test_bad_input(mem: Memory) -> None:
         mem.context("", ALICE)
     with pytest.raises(InvalidInputError):
         mem.context("x", ALICE, budget=10)
+
+
+def test_a_thread_without_memory_uses_its_user(mem: Memory) -> None:
+    _seed(mem)
+    thread = Scope("alice", "new-thread")
+    ctx = mem.context("When did I adopt the puppy?", thread)
+    assert any("puppy" in i.line for i in ctx.included)
+    alone = mem.context("When did I adopt the puppy?", thread, fall_back_to_user=False)
+    assert alone.included == []
+    mem.remember("In this thread we only talk about chess", thread)
+    own = mem.context("When did I adopt the puppy?", thread)
+    assert all("puppy" not in i.line for i in own.included)

@@ -10,6 +10,7 @@ question left with no evidence is not scored.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -17,7 +18,9 @@ from memstrata import importers
 from memstrata.api import Memory
 from memstrata.bench.metrics import all_at, mean, parse_locomo_evidence, recall_at, session_of
 from memstrata.bench.runner import Timings, load_conversations, timed_search
+from memstrata.importers import Conversation
 from memstrata.model import JsonValue, Scope
+from memstrata.tokens import HeuristicTokenCounter
 
 KS: Final = (5, 10)
 
@@ -31,7 +34,46 @@ def _block(rows: list[tuple[list[str], list[str]]]) -> dict[str, float]:
     return out
 
 
-def run_locomo(memory: Memory, path: Path, *, limit: int | None = None) -> dict[str, JsonValue]:
+CONTEXT_BUDGETS: Final = (500, 1000, 2000)
+
+
+def _context_block(
+    memory: Memory,
+    conversations: Sequence[Conversation],
+    scopes: dict[str, Scope],
+    dia_of: dict[str, dict[str, str]],
+    gold_of: dict[tuple[str, int], list[str]],
+) -> dict[str, JsonValue]:
+    """For each budget: the share of evidence inside the assembled context, and its size."""
+    counter = HeuristicTokenCounter()
+    out: dict[str, JsonValue] = {}
+    for budget in CONTEXT_BUDGETS:
+        fractions, complete, tokens = [], [], []
+        for conv in conversations:
+            for index, question in enumerate(conv.questions):
+                gold = gold_of.get((conv.key, index))
+                if not gold:
+                    continue
+                ctx = memory.context(question.question, scopes[conv.key], budget=budget)
+                inside = {dia_of[conv.key].get(i.id) for i in ctx.included}
+                found = sum(1 for g in gold if g in inside)
+                fractions.append(found / len(gold))
+                complete.append(1.0 if found == len(gold) else 0.0)
+                tokens.append(float(ctx.tokens))
+        out[str(budget)] = {
+            "recall": round(mean(fractions), 4),
+            "all": round(mean(complete), 4),
+            "mean_tokens": round(mean(tokens), 1),
+        }
+    full = [sum(counter.count(t.text) for t in conv.turns) for conv in conversations]
+    out["full_conversation_tokens_mean"] = round(mean(float(x) for x in full), 1)
+    out["token_counter"] = counter.name
+    return out
+
+
+def run_locomo(
+    memory: Memory, path: Path, *, limit: int | None = None, context: bool = True
+) -> dict[str, JsonValue]:
     batch = importers.load(path, "locomo")
     conversations = batch.conversations[:limit] if limit else batch.conversations
     scopes = {c.key: Scope(f"locomo-{c.key}") for c in conversations}
@@ -43,11 +85,14 @@ def run_locomo(memory: Memory, path: Path, *, limit: int | None = None) -> dict[
     by_category: dict[str, list[tuple[list[str], list[str]]]] = defaultdict(list)
     skipped_questions = malformed = dangling = 0
     total = 0
+    dia_by_conv: dict[str, dict[str, str]] = {}
+    gold_of: dict[tuple[str, int], list[str]] = {}
     for conv in conversations:
         scope = scopes[conv.key]
         dia_of = {e.id: str(e.metadata.get("dia_id")) for e in loaded.episodes[conv.key]}
+        dia_by_conv[conv.key] = dia_of
         known = set(dia_of.values())
-        for question in conv.questions:
+        for index, question in enumerate(conv.questions):
             total += 1
             evidence = parse_locomo_evidence(question.evidence)
             malformed += len(evidence.malformed)
@@ -56,6 +101,7 @@ def run_locomo(memory: Memory, path: Path, *, limit: int | None = None) -> dict[
             if not gold:
                 skipped_questions += 1
                 continue
+            gold_of[(conv.key, index)] = gold
             found = timed_search(memory, question.question, scope, 10, "turn", timings)
             turn_rows.append(([dia_of[i] for i in found], gold))
             by_category[question.category].append(turn_rows[-1])
@@ -79,4 +125,6 @@ def run_locomo(memory: Memory, path: Path, *, limit: int | None = None) -> dict[
         **loaded.stats(memory),
         **timings.summary(),
     }
+    if context:
+        result["context"] = _context_block(memory, conversations, scopes, dia_by_conv, gold_of)
     return result

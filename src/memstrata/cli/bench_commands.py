@@ -161,3 +161,13 @@ def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
     from memstrata.curate.extract_rules import RuleExtractor
 
     _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)
+
+
+@bench.command(name="wake-up", help="wake_up latency for a scope with many facts.")
+@click.option("--facts", default=10_000, show_default=True, type=click.IntRange(1, 1_000_000))
+@click.option("--calls", default=20, show_default=True, type=click.IntRange(2, 10_000))
+@json_option
+def bench_wakeup(facts: int, calls: int, as_json: bool) -> None:
+    from memstrata.bench.wakeup import run_wakeup
+
+    _print_bench(run_wakeup(facts, calls=calls), as_json)
