@@ -786,7 +786,14 @@ class Memory:
         def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
             return self.search(q, s, k=k, granularity=level)
 
-        return assemble(query, scope, self.store, search, budget=budget)
+        settings = self.settings or load_settings()
+        router = None
+        if settings.llm is not None:
+            from memstrata.context import llm_router
+            from memstrata.llm.openai_compat import OpenAIChat
+
+            router = llm_router(OpenAIChat.from_settings(settings.llm))
+        return assemble(query, scope, self.store, search, budget=budget, router=router)
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------
     @property

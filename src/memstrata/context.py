@@ -1,23 +1,25 @@
 """Context assembly: the few hundred tokens of memory an agent needs for one query.
 
-The query is routed (heuristics; an LLM router can replace them): ``none`` (small talk, no
-memory needed), ``profile`` (about the user themself), ``topic`` (names a topic memory has a
-document for) or ``detail`` (anything else). Items are gathered from the layers, deduplicated,
-and admitted by priority (identity, profile, preferences, topic, facts, episodes) until the
-budget is spent. The block is rendered as ``<memory>...</memory>``; every stored text in it is
-escaped (``&``, ``<``, ``>``) and kept on one line, so a stored ``</memory>`` or a forged tag stays
-inert text. ``explain`` lists why each item is in and what was cut.
+The query is routed (heuristics by default; :func:`llm_router` asks a chat model): ``none``
+(small talk, no memory needed), ``profile`` (about the user themself), ``topic`` (names a topic
+memory has a document for) or ``detail`` (anything else). Items are gathered from the layers,
+deduplicated, and admitted by priority (identity, profile, preferences, topic, facts, episodes)
+until the budget is spent. The block is rendered as ``<memory>...</memory>``; every stored text
+in it is escaped (``&``, ``<``, ``>``) and kept on one line, so a stored ``</memory>`` or a
+forged tag stays inert text. ``explain`` lists why each item is in and what was cut.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from memstrata.errors import MemstrataError
 from memstrata.model import DocumentKind, Granularity, Identity, Profile, Scope, SearchHit
-from memstrata.ports import RecordStore
+from memstrata.ports import LLM, RecordStore
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 Search = Callable[[str, Scope, int, Granularity], Sequence[SearchHit]]
@@ -50,6 +52,35 @@ def route(query: str, topics: Sequence[str]) -> tuple[str, str | None]:
         elif len(key) >= 2 and key in query:
             return "topic", key
     return "detail", None
+
+
+Router = Callable[[str, Sequence[str]], tuple[str, str | None]]
+ROUTES: Final = ("none", "profile", "topic", "detail")
+
+
+def llm_router(llm: LLM) -> Router:
+    """A router asking a chat model; it falls back to the heuristics on any failure."""
+    from importlib import resources
+
+    prompt = resources.files("memstrata.llm").joinpath("prompts/route.md").read_text("utf-8")
+
+    def ask(query: str, topics: Sequence[str]) -> tuple[str, str | None]:
+        data = json.dumps({"message": query, "topics": list(topics)}, ensure_ascii=False)
+        data = data.replace("<", "\\u003c").replace(">", "\\u003e")
+        messages = [
+            {"role": "system", "content": prompt},
+            {"role": "user", "content": f"<input>\n{data}\n</input>"},
+        ]
+        try:
+            reply = llm.complete_json(messages)
+        except MemstrataError:
+            return route(query, topics)
+        chosen, topic = reply.get("route"), reply.get("topic")
+        if chosen not in ROUTES or (chosen == "topic" and topic not in topics):
+            return route(query, topics)
+        return str(chosen), str(topic) if chosen == "topic" else None
+
+    return ask
 
 
 def escape(text: str) -> str:
@@ -131,10 +162,11 @@ def assemble(
     budget: int = 1000,
     counter: TokenCounter | None = None,
     k: int = 40,
+    router: Router | None = None,
 ) -> Context:
     counter = counter or HeuristicTokenCounter()
     topics = [d.key for d in store.list_documents(scope, DocumentKind.TOPIC)]
-    chosen_route, topic = route(query, topics)
+    chosen_route, topic = (router or route)(query, topics)
     candidates: list[Item] = []
     if chosen_route != "none":
         candidates += _identity_items(store, scope) + _profile_items(store, scope)

@@ -132,3 +132,26 @@ def test_a_thread_without_memory_uses_its_user(mem: Memory) -> None:
     mem.remember("In this thread we only talk about chess", thread)
     own = mem.context("When did I adopt the puppy?", thread)
     assert all("puppy" not in i.line for i in own.included)
+
+
+def test_the_llm_router_and_its_fallback() -> None:
+    from memstrata.context import llm_router
+    from memstrata.llm.openai_compat import OpenAIChat
+    from tests.fakes import ScriptedChat, fake_openai_server
+
+    script = ScriptedChat(
+        [
+            '{"route": "topic", "topic": "pets"}',
+            '{"route": "topic", "topic": "made-up"}',
+            "not json",
+            500,
+        ]
+    )
+    with fake_openai_server(script) as url:
+        router = llm_router(OpenAIChat(base_url=url, model="m"))
+        assert router("how is Max?", ["pets"]) == ("topic", "pets")
+        assert router("hi", ["pets"]) == ("none", None)  # invented topic: heuristics
+        assert router("thanks!", ["pets"]) == ("none", None)  # malformed: heuristics
+        assert router("What do you know about me?", []) == ("profile", None)  # down
+    sent = script.requests[0]["messages"][1]["content"]
+    assert sent.startswith("<input>") and '"topics": ["pets"]' in sent
