@@ -67,6 +67,13 @@ def _ep(text: str, speaker: str = "Lin Wei") -> Episode:
         ("下个月我打算去爬黄山。", "plan", Category.PLAN, "下个月Lin Wei打算去爬黄山。"),
         ("我们决定用 PostgreSQL。", "decision", Category.DECISION, None),
         ("周末我去爬了梧桐山。", "event", Category.EVENT, None),
+        (
+            "I'm allergic to peanuts and shellfish.",
+            "health",
+            Category.PERSONAL,
+            "Lin Wei is allergic to peanuts and shellfish.",
+        ),
+        ("我对花生过敏，吃饭要注意。", "health", Category.PERSONAL, None),
     ],
 )
 def test_rules_in_both_languages(

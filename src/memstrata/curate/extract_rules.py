@@ -50,6 +50,17 @@ _PAST: Final = (
 RULES: Final[tuple[Rule, ...]] = (
     Rule("name", Category.PROFILE, 0.9, 0.9, _en(r"\bmy name is\b|\bcall me\b|我叫|我的名字是")),
     Rule(
+        "health",
+        Category.PERSONAL,
+        0.85,
+        0.9,
+        _en(
+            r"\bI(?:'m| am) allergic to\b|\bI have (?:an? )?(?:allerg\w+|asthma|diabetes|"
+            r"celiac|coeliac)\b|\bI can't eat\b|"
+            r"我对\S{1,10}过敏|我(?:有|得了)\S{0,6}(?:过敏|哮喘|糖尿病)"
+        ),
+    ),
+    Rule(
         "residence",
         Category.PERSONAL,
         0.85,
