@@ -638,13 +638,8 @@ class Memory:
         scope = as_scope(scope)
         for episode in self.store.iter_episodes(scope):
             yield record_to_json(episode)
-        after: str | None = None
-        while True:
-            page = self.store.list_facts(scope, after=after, limit=500)
-            yield from (record_to_json(f) for f in page)
-            if len(page) < 500:
-                break
-            after = page[-1].id
+        for fact in self.store.iter_facts(scope):
+            yield record_to_json(fact)
         for doc in self.store.list_documents(scope):
             yield record_to_json(doc)
 

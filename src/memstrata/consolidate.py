@@ -106,13 +106,7 @@ def topic_key(fact: Fact) -> str:
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
-    out: list[Fact] = []
-    while True:
-        page = store.list_facts(scope, filters, after=after, limit=1000)
-        out.extend(page)
-        if len(page) < 1000:
-            return out
-        after = page[-1].id
+    return list(store.iter_facts(scope, filters, after=after))
 
 
 class Consolidator:

@@ -36,7 +36,7 @@ from memstrata.codec import (
 from memstrata.document.format import parse, serialize
 from memstrata.document.service import document_from_json, document_to_json
 from memstrata.errors import InvalidInputError
-from memstrata.model import Document, DocumentKind, Episode, Fact, Scope
+from memstrata.model import Document, DocumentKind, Episode, Scope
 from memstrata.ports import RecordStore
 
 FORMAT: Final = "memstrata-markdown"
@@ -91,14 +91,7 @@ def _read(kind: DocumentKind, text: str) -> dict[str, Any]:
 def export_directory(store: RecordStore, scope: Scope, directory: Path) -> dict[str, Any]:
     """Write the scope's memory under ``directory``; returns the manifest."""
     episodes = list(store.iter_episodes(scope))
-    facts: list[Fact] = []
-    after: str | None = None
-    while True:
-        page = store.list_facts(scope, after=after, limit=1000)
-        facts.extend(page)
-        if len(page) < 1000:
-            break
-        after = page[-1].id
+    facts = list(store.iter_facts(scope))
     documents = store.list_documents(scope)
     entries = []
     for doc in documents:

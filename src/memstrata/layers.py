@@ -28,7 +28,6 @@ from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 DEFAULT_BUDGET: Final = 800
 DEFAULT_RECALL_BUDGET: Final = 1200
-_FACT_PAGE: Final = 1000
 _NOTE_RESERVE: Final = 40
 _MIN_FACT_TOKENS: Final = 6
 _MAX_MISSES: Final = 50
@@ -49,14 +48,7 @@ class WakeUp:
 
 
 def _facts(store: RecordStore, scope: Scope) -> list[Fact]:
-    out: list[Fact] = []
-    after: str | None = None
-    while True:
-        page = store.list_facts(scope, FactFilter(current_only=True), after=after, limit=_FACT_PAGE)
-        out.extend(page)
-        if len(page) < _FACT_PAGE:
-            return out
-        after = page[-1].id
+    return list(store.iter_facts(scope, FactFilter(current_only=True)))
 
 
 def _has_memory(store: RecordStore, scope: Scope) -> bool:

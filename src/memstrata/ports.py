@@ -128,6 +128,12 @@ class RecordStore(Protocol):
         limit: int = 100,
     ) -> list[Fact]: ...
 
+    def iter_facts(
+        self, scope: Scope, filters: FactFilter | None = None, *, after: str | None = None
+    ) -> Iterator[Fact]:
+        """Every matching fact (with an id after ``after``) in id order, read in pages."""
+        ...
+
     def delete_fact(self, scope: Scope, fact_id: str, *, reason: str) -> None: ...
 
     def facts_citing(self, scope: Scope, episode_ids: Sequence[str]) -> list[Fact]:

@@ -473,3 +473,18 @@ def test_restore_inserts_records_exactly_into_an_empty_scope(
         assert other.stats(BOB).facts_current == 0
     finally:
         other.close()
+
+
+def test_iter_facts_pages_in_id_order(store: RecordStore) -> None:
+    ep = episode(ALICE)
+    store.add_episodes(ALICE, [ep])
+    facts = [store.add_fact(ALICE, fact(ALICE, (ep.id,), f"fact {i}")) for i in range(1203)]
+    store.update_fact(ALICE, facts[5].evolve(valid_to=T0), expected_version=1)
+    assert [f.id for f in store.iter_facts(ALICE)] == [f.id for f in facts]
+    current = list(store.iter_facts(ALICE, FactFilter(current_only=True)))
+    assert len(current) == 1202 and facts[5].id not in {f.id for f in current}
+    assert [f.id for f in store.iter_facts(ALICE, after=facts[1200].id)] == [
+        facts[1201].id,
+        facts[1202].id,
+    ]
+    assert list(store.iter_facts(BOB)) == []

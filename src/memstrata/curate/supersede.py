@@ -78,26 +78,21 @@ def supersede_older(store: RecordStore, scope: Scope, fact: Fact, *, now: dateti
     if slot is None:
         return []
     closed = []
-    after: str | None = None
-    while True:
-        page = store.list_facts(scope, FactFilter(current_only=True), after=after, limit=500)
-        for old in page:
-            if old.id == fact.id or old.scope != fact.scope:
-                continue
-            other = slot_of(old.text)
-            if other is None or (other.subject, other.key) != (slot.subject, slot.key):
-                continue
-            if other.value == slot.value:
-                continue
-            ended = max(fact.valid_from, old.valid_from)
-            closed.append(
-                store.update_fact(
-                    scope,
-                    old.evolve(valid_to=ended, superseded_by=fact.id, updated_at=now),
-                    expected_version=old.version,
-                    op=HistoryOp.SUPERSEDE.value,
-                )
+    for old in list(store.iter_facts(scope, FactFilter(current_only=True))):
+        if old.id == fact.id or old.scope != fact.scope:
+            continue
+        other = slot_of(old.text)
+        if other is None or (other.subject, other.key) != (slot.subject, slot.key):
+            continue
+        if other.value == slot.value:
+            continue
+        ended = max(fact.valid_from, old.valid_from)
+        closed.append(
+            store.update_fact(
+                scope,
+                old.evolve(valid_to=ended, superseded_by=fact.id, updated_at=now),
+                expected_version=old.version,
+                op=HistoryOp.SUPERSEDE.value,
             )
-        if len(page) < 500:
-            return closed
-        after = page[-1].id
+        )
+    return closed

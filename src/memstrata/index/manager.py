@@ -68,13 +68,7 @@ class IndexManager:
                 index.add_episodes(batch)
                 batch = []
         index.add_episodes(batch)
-        after: str | None = None
-        while True:
-            facts = self.store.list_facts(scope, after=after, limit=1000)
-            index.add_facts(facts)
-            if len(facts) < 1000:
-                break
-            after = facts[-1].id
+        index.add_facts(list(self.store.iter_facts(scope)))
         index.generation = head
         return index
 

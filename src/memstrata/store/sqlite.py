@@ -585,6 +585,16 @@ class SqliteStore:
         )
         return self._facts(rows)
 
+    def iter_facts(
+        self, scope: Scope, filters: FactFilter | None = None, *, after: str | None = None
+    ) -> Iterator[Fact]:
+        while True:
+            page = self.list_facts(scope, filters, after=after, limit=_PAGE)
+            yield from page
+            if len(page) < _PAGE:
+                return
+            after = page[-1].id
+
     def facts_citing(self, scope: Scope, episode_ids: Sequence[str]) -> list[Fact]:
         where, params = _scope_where(scope, "f")
         ids = list(dict.fromkeys(episode_ids))
