@@ -45,7 +45,7 @@ from memstrata.model import (
     Turn,
     utc,
 )
-from memstrata.ports import Clock, Embedder, Extractor, RecordStore, SystemClock, TraceSink
+from memstrata.ports import LLM, Clock, Embedder, Extractor, RecordStore, SystemClock, TraceSink
 from memstrata.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -644,17 +644,26 @@ class Memory:
             yield record_to_json(doc)
 
     # curation --------------------------------------------------------------------
-    def extractor(self) -> Extractor:
-        """The configured extractor: the LLM one when a chat model is set, else the rules."""
-        from memstrata.curate.extract_rules import RuleExtractor
-
+    @property
+    def llm(self) -> LLM | None:
+        """The chat model the settings name (``llm``), or None: everything works without."""
         settings = self.settings or load_settings()
         if settings.llm is None:
-            return RuleExtractor()
-        from memstrata.curate.extract_llm import LLMExtractor
+            return None
         from memstrata.llm.openai_compat import OpenAIChat
 
-        return LLMExtractor(OpenAIChat.from_settings(settings.llm))
+        return OpenAIChat.from_settings(settings.llm)
+
+    def extractor(self) -> Extractor:
+        """The configured extractor: the LLM one when a chat model is set, else the rules."""
+        llm = self.llm
+        if llm is None:
+            from memstrata.curate.extract_rules import RuleExtractor
+
+            return RuleExtractor()
+        from memstrata.curate.extract_llm import LLMExtractor
+
+        return LLMExtractor(llm)
 
     def extract(
         self,
@@ -720,40 +729,44 @@ class Memory:
         raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
 
     # serving -----------------------------------------------------------------------
+    @property
+    def fact_cache(self) -> FactCache:
+        """Current facts per scope, kept in step with the change feed (for wake_up, recall)."""
+        with self._index_lock:
+            if self._fact_cache is None:
+                from memstrata.layers import FactCache
+
+                self._fact_cache = FactCache(self.store)
+            return self._fact_cache
+
     def wake_up(
         self, scope: ScopeLike, *, budget: int = 800, fall_back_to_user: bool = True
     ) -> WakeUp:
         """L0 identity and L1 essentials (profile, preferences, the most important current
         facts by topic) within ``budget`` tokens; says what was left out."""
-        from memstrata.layers import FactCache, wake_up
+        from memstrata.layers import wake_up
 
-        with self._index_lock:
-            if self._fact_cache is None:
-                self._fact_cache = FactCache(self.store)
         return wake_up(
             self.store,
             as_scope(scope),
             now=self.clock.now(),
             budget=budget,
             fall_back_to_user=fall_back_to_user,
-            cache=self._fact_cache,
+            cache=self.fact_cache,
         )
 
     def recall(self, topic: str, scope: ScopeLike, *, budget: int = 1200) -> Recall:
         """L2: the topic's document(s) with their citations and its most important facts,
         within ``budget`` tokens."""
-        from memstrata.layers import FactCache, recall
+        from memstrata.layers import recall
 
-        with self._index_lock:
-            if self._fact_cache is None:
-                self._fact_cache = FactCache(self.store)
         return recall(
             self.store,
             as_scope(scope),
             topic,
             now=self.clock.now(),
             budget=budget,
-            cache=self._fact_cache,
+            cache=self.fact_cache,
         )
 
     def context(
@@ -781,13 +794,12 @@ class Memory:
         def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
             return self.search(q, s, k=k, granularity=level)
 
-        settings = self.settings or load_settings()
+        llm = self.llm
         router = None
-        if settings.llm is not None:
+        if llm is not None:
             from memstrata.context import llm_router
-            from memstrata.llm.openai_compat import OpenAIChat
 
-            router = llm_router(OpenAIChat.from_settings(settings.llm))
+            router = llm_router(llm)
         return assemble(query, scope, self.store, search, budget=budget, router=router)
 
     # curated documents (L1 essentials, L2 topics) ------------------------------------

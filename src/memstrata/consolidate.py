@@ -11,7 +11,6 @@ promoted from facts only when two or more sessions support them (:mod:`curate.pr
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from memstrata.curate.profile import apply_promotions, promotions
 from memstrata.curate.runs import RunRegistry
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.document.service import ESSENTIALS_KEY, DocumentService
+from memstrata.document.service import ESSENTIALS_KEY, DocumentService, topic_slug
 from memstrata.errors import ConflictError
 from memstrata.index.tokenize import tokenize
 from memstrata.model import (
@@ -97,9 +96,9 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 def topic_key(fact: Fact) -> str:
     """The document a fact belongs to: its topic as a slug, or one per category."""
     if fact.topic:
-        slug = re.sub(r"[^\w.-]+", "-", fact.topic.strip().lower()).strip("-.")
+        slug = topic_slug(fact.topic)
         if slug and slug != ESSENTIALS_KEY:
-            return slug[:100]
+            return slug
     return _DEFAULT_TOPICS[fact.category]
 
 

@@ -9,7 +9,6 @@ memory of its own falls back to its user's memory (switchable).
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
 from memstrata.document.format import serialize
-from memstrata.document.service import document_from_json
+from memstrata.document.service import document_from_json, topic_slug
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
@@ -186,10 +185,6 @@ class Recall:
     left_out: int = 0
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^\w.-]+", "-", text.strip().lower()).strip("-.")
-
-
 def recall(
     store: RecordStore,
     scope: Scope,
@@ -207,7 +202,7 @@ def recall(
     if budget < 2 * _NOTE_RESERVE:
         raise InvalidInputError(f"a recall budget needs at least {2 * _NOTE_RESERVE} tokens")
     counter = counter or HeuristicTokenCounter()
-    wanted = _slug(topic)
+    wanted = topic_slug(topic)
     documents = [
         d
         for d in store.list_documents(scope, DocumentKind.TOPIC)
@@ -234,7 +229,7 @@ def recall(
         f
         for f in current
         if f.topic is not None
-        and (_slug(f.topic) == wanted or wanted in _slug(f.topic))
+        and (topic_slug(f.topic) == wanted or wanted in topic_slug(f.topic))
         and f.text not in shown_texts
     ]
     for fact in rank_facts(related, now, DecayPolicy()):

@@ -74,6 +74,11 @@ def document_from_json(data: Mapping[str, Any]) -> Document:
     )
 
 
+def topic_slug(text: str) -> str:
+    """A document key for a topic name: lowercase, runs of other characters as ``-``."""
+    return re.sub(r"[^\w.-]+", "-", text.strip().lower()).strip("-.")[:100]
+
+
 def kind_for(key: str) -> DocumentKind:
     if not _KEY_RE.match(key):
         raise InvalidInputError(
