@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
-import threading
 import types
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,56 +27,42 @@ from memstrata.settings import (
     SentenceTransformersEmbedderSettings,
     load_settings,
 )
+from tests.fakes import serve_json
 
 REFERENCE = HashingEmbedder(dim=32)
 
 
-class FakeEmbeddingsServer(BaseHTTPRequestHandler):
+class FakeEmbeddings:
     """A local OpenAI-compatible /embeddings endpoint backed by the hashing embedder."""
 
-    requests: list[dict[str, Any]] = []  # noqa: RUF012 - shared log, reset per fixture
-    mode = "ok"
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.mode = "ok"
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(
-            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
-        )
+    def __call__(self, path: str, body: Any, auth: str | None) -> tuple[int, object]:
+        self.requests.append({"path": path, "body": body, "auth": auth})
         if self.mode == "error":
-            self._send(500, {"error": "boom"})
-            return
+            return 500, {"error": "boom"}
         vectors = REFERENCE.embed_documents(body["input"]) * 3.0  # unnormalised on purpose
         data = [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
         if self.mode == "short":
             data = data[:-1]
-        self._send(200, {"data": list(reversed(data)), "model": body["model"]})
-
-    def _send(self, code: int, payload: object) -> None:
-        raw = json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args: object) -> None:
-        return
+        return 200, {"data": list(reversed(data)), "model": body["model"]}
 
 
 @pytest.fixture
-def endpoint() -> Iterator[str]:
-    FakeEmbeddingsServer.requests = []
-    FakeEmbeddingsServer.mode = "ok"
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeEmbeddingsServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+def fake() -> FakeEmbeddings:
+    return FakeEmbeddings()
+
+
+@pytest.fixture
+def endpoint(fake: FakeEmbeddings) -> Iterator[str]:
+    with serve_json(fake) as url:
+        yield url
 
 
 class TestOpenAICompatible:
-    def test_round_trip_batches_and_auth(self, endpoint: str) -> None:
+    def test_round_trip_batches_and_auth(self, endpoint: str, fake: FakeEmbeddings) -> None:
         e = OpenAIEmbedder(
             base_url=endpoint,
             model="m",
@@ -98,20 +81,20 @@ class TestOpenAICompatible:
         assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
         q = e.embed_query("what")
         assert np.allclose(q, REFERENCE.embed_query("query: what"), atol=1e-5)
-        reqs = FakeEmbeddingsServer.requests
+        reqs = fake.requests
         assert [len(r["body"]["input"]) for r in reqs] == [2, 2, 1]
         assert all(r["path"] == "/v1/embeddings" and r["auth"] == "Bearer sk-test" for r in reqs)
         assert "sk-test" not in e.name
 
-    def test_errors_are_translated(self, endpoint: str) -> None:
+    def test_errors_are_translated(self, endpoint: str, fake: FakeEmbeddings) -> None:
         e = OpenAIEmbedder(base_url=endpoint, model="m", dim=32)
-        FakeEmbeddingsServer.mode = "error"
+        fake.mode = "error"
         with pytest.raises(EmbeddingError, match="answered 500"):
             e.embed_query("x")
-        FakeEmbeddingsServer.mode = "short"
+        fake.mode = "short"
         with pytest.raises(EmbeddingError, match="1 vectors for 2 texts"):
             e.embed_documents(["a", "b"])
-        FakeEmbeddingsServer.mode = "ok"
+        fake.mode = "ok"
         with pytest.raises(EmbeddingError, match="shape"):
             OpenAIEmbedder(base_url=endpoint, model="m", dim=99).embed_query("x")
         with pytest.raises(EmbeddingError, match="cannot reach"):
