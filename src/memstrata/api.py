@@ -145,6 +145,9 @@ class DeleteReport:
     deleted: tuple[str, ...]
     cascaded: tuple[str, ...] = field(default_factory=tuple)
 
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"deleted": list(self.deleted), "cascaded": list(self.cascaded)}
+
 
 class Memory:
     """Long-term memory for agents: capture, curate, serve.

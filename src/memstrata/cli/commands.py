@@ -265,7 +265,7 @@ def delete(
     with memory_for(data_dir) as mem:
         report = mem.delete(item_id, scope_of(user, thread, agent), reason=reason)
     if as_json:
-        print_json({"deleted": list(report.deleted), "cascaded": list(report.cascaded)})
+        print_json(report.to_json())
     else:
         extra = f" and {len(report.cascaded)} fact(s) citing only it" if report.cascaded else ""
         click.echo(f"deleted {item_id}{extra}")

@@ -34,7 +34,7 @@ def forget(
     with memory_for(data_dir) as mem:
         report = mem.forget(item_id, scope_of(user, thread, agent))
     if as_json:
-        print_json({"deleted": list(report.deleted), "cascaded": list(report.cascaded)})
+        print_json(report.to_json())
     else:
         click.echo(f"forgot {item_id} and {len(report.cascaded)} item(s) derived from it")
 

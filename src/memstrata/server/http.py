@@ -130,7 +130,7 @@ def create_app(memory: Memory) -> FastAPI:
         reason: str = "user-request",
     ) -> dict[str, Any]:
         report = memory.delete(item_id, scope_q(user, thread, agent), reason=reason)
-        return {"deleted": list(report.deleted), "cascaded": list(report.cascaded)}
+        return report.to_json()
 
     @app.get("/v1/items/{item_id}/history")
     def history(
