@@ -880,15 +880,18 @@ class Memory:
     def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
         """Store a profile; ``profile.version`` must be the version it was read at."""
         scope = as_scope(scope)
-        for slot in [*profile.fields.values(), *profile.preferences.values()]:
+        from memstrata.citations import missing_episodes
+
+        slots = [*profile.fields.values(), *profile.preferences.values()]
+        for slot in slots:
             if not slot.sources:
                 raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
-            found = {e.id for e in self.store.get_episodes(scope, slot.sources)}
-            missing = sorted(set(slot.sources) - found)
-            if missing:
+        missing = set(missing_episodes(self.store, scope, (s for x in slots for s in x.sources)))
+        for slot in slots:
+            if missing & set(slot.sources):
                 raise InvalidInputError(
                     f"profile value {slot.value!r} cites episodes not in scope: "
-                    + ", ".join(missing)
+                    + ", ".join(sorted(missing & set(slot.sources)))
                 )
         doc = self.store.put_document(
             scope,

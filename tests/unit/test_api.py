@@ -264,3 +264,15 @@ def test_import_batch_can_be_passed_directly(memory: Memory, tmp_path: Path) -> 
     path.write_text(json.dumps({"text": "hello"}) + "\n")
     report = memory.ingest(importers.load(path, "jsonl"), "carol")
     assert report.format == "jsonl" and memory.stats("carol").episodes == 1
+
+
+def test_missing_episodes_is_one_scoped_check(memory: Memory) -> None:
+    from memstrata.citations import missing_episodes
+
+    mine = memory.remember("mine", ALICE)[0]
+    theirs = memory.remember("theirs", "bob")[0]
+    ghost = new_id("ep")
+    assert missing_episodes(memory.store, ALICE, [mine.id, theirs.id, ghost, mine.id]) == sorted(
+        [theirs.id, ghost]
+    )
+    assert missing_episodes(memory.store, ALICE, []) == []

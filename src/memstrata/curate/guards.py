@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from memstrata.citations import missing_episodes
 from memstrata.model import Candidate, Category, Scope
 from memstrata.ports import RecordStore
 
@@ -80,12 +81,11 @@ def guard(
     """Apply every guard; the report counts what each one dropped."""
     config = config or GuardConfig()
     report = GuardReport()
-    cited = sorted({s for c in candidates for s in c.sources})
-    existing = {e.id for e in store.get_episodes(scope, cited)}
+    missing = set(missing_episodes(store, scope, (s for c in candidates for s in c.sources)))
     for candidate in candidates:
         if not passes_confidence(candidate, config):
             report.low_confidence += 1
-        elif not candidate.sources or not set(candidate.sources) <= existing:
+        elif not candidate.sources or missing & set(candidate.sources):
             report.bad_citations += 1
         elif overclaims(candidate, config):
             report.overclaiming += 1

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from memstrata.citations import missing_episodes
 from memstrata.document.format import Bullet, Citation, Document, Section, parse, serialize
 from memstrata.document.ops import Operation, OpKind, apply_operations, diff_documents
 from memstrata.errors import ConflictError, InvalidInputError
@@ -191,9 +192,8 @@ class DocumentService:
         return op
 
     def _check_citations(self, scope: Scope, doc: Document) -> None:
-        cited = {c.episode_id for s in doc.sections for b in s.bullets for c in b.citations}
-        found = {e.id for e in self.store.get_episodes(scope, sorted(cited))}
-        missing = sorted(cited - found)
+        cited = (c.episode_id for s in doc.sections for b in s.bullets for c in b.citations)
+        missing = missing_episodes(self.store, scope, cited)
         if missing:
             raise InvalidInputError(
                 f"citations name episodes that do not exist in scope {scope}: " + ", ".join(missing)
