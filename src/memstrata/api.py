@@ -779,16 +779,11 @@ class Memory:
         the layers by priority, deduplicated, escaped; ``.explain()`` says why. A thread with
         no memory of its own uses its user's (unless ``fall_back_to_user`` is off)."""
         from memstrata.context import assemble
+        from memstrata.layers import serving_scope
 
-        scope = as_scope(scope)
-        if fall_back_to_user and scope.thread is not None:
-            stats = self.store.stats(scope)
-            if (
-                stats.episodes == 0
-                and stats.facts_current == 0
-                and not self.store.list_documents(scope)
-            ):
-                scope = scope.user_scope()
+        scope = serving_scope(
+            self.store, as_scope(scope), fall_back_to_user=fall_back_to_user, turns_count=True
+        )
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty")
         if budget < 50:

@@ -50,10 +50,22 @@ def _facts(store: RecordStore, scope: Scope) -> list[Fact]:
     return list(store.iter_facts(scope, FactFilter(current_only=True)))
 
 
-def _has_memory(store: RecordStore, scope: Scope) -> bool:
-    return bool(store.list_facts(scope, FactFilter(current_only=True), limit=1)) or (
-        store.get_document(scope, DocumentKind.PROFILE, "profile") is not None
-    )
+def serving_scope(
+    store: RecordStore, scope: Scope, *, fall_back_to_user: bool, turns_count: bool
+) -> Scope:
+    """The scope to serve from: a thread's own, or its user's when the thread holds no memory
+    of its own. Curated memory (current facts, the profile) always counts; with
+    ``turns_count`` its turns and any document count too (for context, not for wake_up).
+    Each check is one indexed query that stops at the first row."""
+    if not fall_back_to_user or scope.thread is None:
+        return scope
+    if store.list_facts(scope, FactFilter(current_only=True), limit=1):
+        return scope
+    if store.get_document(scope, DocumentKind.PROFILE, "profile") is not None:
+        return scope
+    if turns_count and (store.list_episodes(scope, limit=1) or store.list_documents(scope)):
+        return scope
+    return scope.user_scope()
 
 
 class FactCache:
@@ -99,8 +111,7 @@ def wake_up(
     if budget < 2 * _NOTE_RESERVE:
         raise InvalidInputError(f"a wake-up budget needs at least {2 * _NOTE_RESERVE} tokens")
     counter = counter or HeuristicTokenCounter()
-    if fall_back_to_user and scope.thread is not None and not _has_memory(store, scope):
-        scope = scope.user_scope()
+    scope = serving_scope(store, scope, fall_back_to_user=fall_back_to_user, turns_count=False)
     identity_doc = store.get_document(scope, DocumentKind.IDENTITY, "identity")
     identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
     profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
