@@ -579,6 +579,9 @@ class Memory:
         """Delete on request, with what derives from it: facts citing only a forgotten episode,
         and every curated bullet citing it or a forgotten fact's episodes (their history text
         is erased too). The search indexes drop them on their next read of the change feed."""
+        from memstrata.document.ops import Operation, OpKind
+        from memstrata.document.service import document_from_json
+
         scope = as_scope(scope)
         report = self.delete(item_id, scope, reason=DeleteReason.USER_REQUEST)
         forgotten = set(report.deleted) | set(report.cascaded)
@@ -586,17 +589,14 @@ class Memory:
         for stored in self.store.list_documents(scope):
             if stored.kind not in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
                 continue
-            from memstrata.document.ops import Operation, OpKind
-
-            doc, version = self.doc(stored.key, stored.scope)
             ops = [
                 Operation(OpKind.DELETE, b.id, reason=DeleteReason.USER_REQUEST)
-                for sec in doc.sections
+                for sec in document_from_json(stored.content).sections
                 for b in sec.bullets
                 if any(c.episode_id in forgotten for c in b.citations) or b.id in forgotten
             ]
             if ops:
-                self.apply_doc(stored.key, stored.scope, ops, expected_version=version)
+                self.apply_doc(stored.key, stored.scope, ops, expected_version=stored.version)
                 removed_bullets.extend(op.id for op in ops)
         return DeleteReport(report.deleted, report.cascaded + tuple(removed_bullets))
 
