@@ -125,35 +125,28 @@ def test_topic_keys() -> None:
     assert topic_key(fact("旅行", Category.EVENT)) == "旅行"
 
 
-def test_audit_flags_and_removes_unsupported_bullets(memory: Memory) -> None:
+def _bullets(memory: Memory, key: str, items: list[tuple[str, str]]) -> None:
+    """Add bullets ``(text, cited episode id)`` to a new document, section "A"."""
     from memstrata.document.format import Citation
     from memstrata.document.ops import Operation, OpKind
 
+    ops = [
+        Operation(OpKind.ADD, section="A", text=text, citations=(Citation("chat", ep),))
+        for text, ep in items
+    ]
+    memory.apply_doc(key, ALICE, ops, expected_version=0)
+
+
+def test_audit_flags_and_removes_unsupported_bullets(memory: Memory) -> None:
     tea, car = memory.remember(["I love green tea from Hangzhou", "My car needs new tyres"], ALICE)
-    memory.apply_doc(
+    _bullets(
+        memory,
         "drinks",
-        ALICE,
         [
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice loves green tea from Hangzhou",
-                citations=(Citation("chat", tea.id),),
-            ),
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice is a marathon champion",
-                citations=(Citation("chat", car.id),),
-            ),
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice's car needs tyres",
-                citations=(Citation("chat", car.id),),
-            ),
+            ("Alice loves green tea from Hangzhou", tea.id),
+            ("Alice is a marathon champion", car.id),
+            ("Alice's car needs tyres", car.id),
         ],
-        expected_version=0,
     )
     flagged = memory.consolidate(ALICE, mode="audit")
     assert [f.problem for f in flagged.findings] == ["unsupported"]
@@ -170,34 +163,15 @@ def test_audit_flags_and_removes_unsupported_bullets(memory: Memory) -> None:
 
 
 def test_dedup_merges_near_duplicates_and_unites_citations(memory: Memory) -> None:
-    from memstrata.document.format import Citation
-    from memstrata.document.ops import Operation, OpKind
-
     a, b = memory.remember(["I love green tea", "Green tea is my favourite"], ALICE)
-    memory.apply_doc(
+    _bullets(
+        memory,
         "drinks",
-        ALICE,
         [
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice loves green tea",
-                citations=(Citation("chat", a.id),),
-            ),
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice loves green tea.",
-                citations=(Citation("chat", b.id),),
-            ),
-            Operation(
-                OpKind.ADD,
-                section="A",
-                text="Alice drinks coffee at work",
-                citations=(Citation("chat", b.id),),
-            ),
+            ("Alice loves green tea", a.id),
+            ("Alice loves green tea.", b.id),
+            ("Alice drinks coffee at work", b.id),
         ],
-        expected_version=0,
     )
     report = memory.consolidate(ALICE, mode="dedup")
     assert report.merged == 1
