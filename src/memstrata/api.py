@@ -205,10 +205,10 @@ class Memory:
         with self._index_lock:
             if self._embedder is None:
                 from memstrata.embed import create_embedder
-                from memstrata.embed.cache import CachedEmbedder
+                from memstrata.embed.cache import with_cache
 
                 settings = self.settings or load_settings()
-                self._embedder = CachedEmbedder(
+                self._embedder = with_cache(
                     create_embedder(settings.embedder), settings.embedding_cache_path
                 )
             return self._embedder

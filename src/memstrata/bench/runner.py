@@ -17,7 +17,7 @@ from time import perf_counter
 from memstrata.api import Memory
 from memstrata.bench.metrics import percentile
 from memstrata.embed import create_embedder
-from memstrata.embed.cache import CachedEmbedder
+from memstrata.embed.cache import cache_counts, with_cache
 from memstrata.importers import Conversation
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import build_query
@@ -62,7 +62,7 @@ def bench_memory(
         run_settings = base.model_copy(update={"data_dir": Path(tmp), "trace": False})
         if embedder is None:
             cache = embedding_cache or default_embedding_cache()
-            embedder = CachedEmbedder(create_embedder(base.embedder), cache)
+            embedder = with_cache(create_embedder(base.embedder), cache)
         memory = Memory.open(settings=run_settings, embedder=embedder, ranking=ranking)
         try:
             yield memory
@@ -91,8 +91,9 @@ class Loaded:
             "index_build_s": round(self.index_s, 3),
             "embedder": embedder.name,
         }
-        if isinstance(embedder, CachedEmbedder):
-            out["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
+        counts = cache_counts(embedder)
+        if counts is not None:
+            out["embedding_cache"] = dict(counts)
         return out
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import EmbeddingError
+from memstrata.ports import Embedder, QueryBatchEmbedder, QueryKind
 
 
 def normalized(vectors: object, *, dim: int | None, provider: str) -> NDArray[np.float32]:
@@ -34,3 +37,14 @@ def missing_extra(package: str, extra: str) -> EmbeddingError:
 def first_row(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
     """Row 0 of a matrix, typed as a vector."""
     return np.asarray(matrix[0], dtype=np.float32)
+
+
+def embed_queries(
+    embedder: Embedder, texts: Sequence[str], kind: QueryKind = "question"
+) -> NDArray[np.float32]:
+    """Query vectors for ``texts`` of one ``kind``, in one call when the embedder can batch."""
+    if isinstance(embedder, QueryBatchEmbedder):
+        return embedder.embed_queries(texts, kind)
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([embedder.embed_query(t) for t in texts]).astype(np.float32, copy=False)

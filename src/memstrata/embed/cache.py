@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.embed.base import embed_queries
 from memstrata.errors import StoreError
-from memstrata.ports import Embedder
+from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
 
 _CHUNK = 500
 
@@ -35,7 +36,7 @@ class CachedEmbedder:
     ) -> None:
         self.inner = inner
         self._lock = threading.Lock()
-        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
         self._query_cache_size = query_cache_size
         self.hits = 0
         self.misses = 0
@@ -121,17 +122,28 @@ class CachedEmbedder:
         return out
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
+        return np.asarray(self.embed_queries([text], "question")[0], dtype=np.float32)
+
+    def embed_queries(self, texts: Sequence[str], kind: QueryKind) -> NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
         with self._lock:
-            cached = self._queries.get(text)
-            if cached is not None:
-                self._queries.move_to_end(text)
-                return cached
-        vector = self.inner.embed_query(text)
-        with self._lock:
-            self._queries[text] = vector
-            if len(self._queries) > self._query_cache_size:
-                self._queries.popitem(last=False)
-        return vector
+            for i, text in enumerate(texts):
+                cached = self._queries.get((kind, text))
+                if cached is None:
+                    todo.setdefault(text, []).append(i)
+                else:
+                    self._queries.move_to_end((kind, text))
+                    out[i] = cached
+        if todo:
+            vectors = embed_queries(self.inner, list(todo), kind)
+            with self._lock:
+                for (text, rows), vector in zip(todo.items(), vectors, strict=True):
+                    out[rows] = vector
+                    self._queries[(kind, text)] = vector
+                while len(self._queries) > self._query_cache_size:
+                    self._queries.popitem(last=False)
+        return out
 
     def forget(self, texts: Sequence[str]) -> None:
         """Drop the cached vectors of ``texts`` (a deleted record's derived copies)."""
@@ -141,5 +153,29 @@ class CachedEmbedder:
                 self._memory.pop(h, None)
             if self._conn is not None and hashes:
                 self._conn.executemany("DELETE FROM vectors WHERE hash = ?", [(h,) for h in hashes])
-            for t in texts:
-                self._queries.pop(t, None)
+            for kind in QUERY_KINDS:
+                for t in texts:
+                    self._queries.pop((kind, t), None)
+
+
+def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:
+    """``embedder`` with its vectors cached in ``path``; a blend caches each of its models on
+    its own, so changing a blend's weights or models re-embeds nothing already embedded."""
+    from memstrata.embed.blend import BlendEmbedder
+
+    if isinstance(embedder, BlendEmbedder):
+        return BlendEmbedder([with_cache(p, path) for p in embedder.parts], embedder.weights)
+    return CachedEmbedder(embedder, path)
+
+
+def cache_counts(embedder: Embedder) -> dict[str, int] | None:
+    """Cache hits and misses of ``embedder`` (summed over a blend's models); None: no cache."""
+    from memstrata.embed.blend import BlendEmbedder
+
+    if isinstance(embedder, CachedEmbedder):
+        return {"hits": embedder.hits, "misses": embedder.misses}
+    if isinstance(embedder, BlendEmbedder):
+        counts = [c for c in map(cache_counts, embedder.parts) if c is not None]
+        if counts:
+            return {key: sum(c[key] for c in counts) for key in ("hits", "misses")}
+    return None

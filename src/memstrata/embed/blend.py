@@ -1,0 +1,90 @@
+"""Several embedding models used as one, weighted by the kind of query.
+
+A document's vector is its models' unit vectors side by side, each scaled by ``1/sqrt(n)``, so
+it stays a unit vector and is the same whatever the weights. A query's vector is its models'
+unit vectors scaled by the weights of its kind, then normalised; the dot product of the two is
+therefore the weighted mean of the models' cosines (up to one factor that is equal for every
+document of that query). A model whose weight is 0 for a kind is not run for that kind, and its
+block of the query is zero.
+
+Why kinds: the default blend is multilingual-e5 with the Universal Sentence Encoder. e5 is the
+better model for a question (LoCoMo); for a dialogue whose topic, not its words, points at a
+memory (MADial), the two together are clearly better than either (``docs/benchmarks.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memstrata.embed.base import embed_queries
+from memstrata.errors import ConfigError
+from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
+
+
+class BlendEmbedder:
+    """:class:`memstrata.ports.Embedder` made of ``parts``, with query weights per kind."""
+
+    def __init__(
+        self, parts: Sequence[Embedder], weights: Mapping[QueryKind, Sequence[float]]
+    ) -> None:
+        if len(parts) < 2:
+            raise ConfigError("a blend needs at least two embedding models")
+        self.parts = tuple(parts)
+        self.weights: dict[QueryKind, tuple[float, ...]] = {}
+        for kind in QUERY_KINDS:
+            given = tuple(float(w) for w in weights.get(kind, (1.0,) * len(parts)))
+            if len(given) != len(parts):
+                raise ConfigError(
+                    f"the blend's {kind} weights {list(given)} do not match its {len(parts)} models"
+                )
+            if any(not math.isfinite(w) or w < 0 for w in given) or not any(given):
+                raise ConfigError(
+                    f"the blend's {kind} weights must be finite, non-negative and not all 0; "
+                    f"got {list(given)}"
+                )
+            self.weights[kind] = given
+        self._offsets = np.cumsum([0, *(p.dim for p in self.parts)])
+        self._scale = np.float32(1.0 / math.sqrt(len(self.parts)))
+
+    @property
+    def name(self) -> str:
+        return "blend(" + ",".join(p.name for p in self.parts) + ")"
+
+    @property
+    def dim(self) -> int:
+        return int(self._offsets[-1])
+
+    @property
+    def blocks(self) -> tuple[int, ...]:
+        """The width of each model's block of a vector, in order."""
+        return tuple(p.dim for p in self.parts)
+
+    def _slice(self, i: int) -> slice:
+        return slice(int(self._offsets[i]), int(self._offsets[i + 1]))
+
+    def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if texts:
+            for i, part in enumerate(self.parts):
+                out[:, self._slice(i)] = part.embed_documents(texts) * self._scale
+        return out
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        return np.asarray(self.embed_queries([text], "question")[0], dtype=np.float32)
+
+    def embed_queries(self, texts: Sequence[str], kind: QueryKind) -> NDArray[np.float32]:
+        """Query vectors for ``texts``, weighted for ``kind``; each model runs once for all."""
+        if kind not in self.weights:
+            raise ConfigError(f"unknown query kind {kind!r}; expected one of {QUERY_KINDS}")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        for i, (part, weight) in enumerate(zip(self.parts, self.weights[kind], strict=True)):
+            if weight > 0:
+                out[:, self._slice(i)] = embed_queries(part, texts, kind) * np.float32(weight)
+        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        return out
