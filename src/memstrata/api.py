@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata import importers
 from memstrata.codec import episode_to_json, parse_time, record_to_json
-from memstrata.errors import ConflictError, InvalidInputError
+from memstrata.errors import ConflictError, InvalidInputError, StoreError
 from memstrata.ids import kind_of, new_id
 from memstrata.importers import ImportBatch
 from memstrata.model import (
@@ -545,8 +545,10 @@ class Memory:
         *,
         reason: DeleteReason | str = DeleteReason.USER_REQUEST,
     ) -> DeleteReport:
-        """Delete an item. Deleting an episode removes it from the facts that cite it, and
-        deletes facts left citing nothing (reason ``source-deleted``)."""
+        """Delete an item. Deleting an episode erases its raw trace line (a tombstone stays),
+        removes it from the facts that cite it, and deletes facts left citing nothing (reason
+        ``source-deleted``). Search indexes and the embedding cache drop their copies when they
+        next read the change feed."""
         scope = as_scope(scope)
         why = _reason(reason)
         kind = kind_of(item_id)
@@ -561,6 +563,13 @@ class Memory:
         self.store.get_episode(scope, item_id)  # NotFoundError when absent
         citing = self.store.facts_citing(scope, [item_id])
         self.store.delete_episodes(scope, [item_id])
+        if self.trace is not None:
+            try:
+                self.trace.redact([item_id], why.value)
+            except OSError as exc:
+                raise StoreError(
+                    f"{item_id} was deleted but its raw trace line could not be erased: {exc}"
+                ) from exc
         cascaded = []
         for fact in citing:
             remaining = tuple(s for s in fact.sources if s != item_id)
@@ -578,7 +587,8 @@ class Memory:
     def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
         """Delete on request, with what derives from it: facts citing only a forgotten episode,
         and every curated bullet citing it or a forgotten fact's episodes (their history text
-        is erased too). The search indexes drop them on their next read of the change feed."""
+        is erased too), and the episode's raw trace line (see :meth:`delete`). The search
+        indexes and the embedding cache drop theirs on their next read of the change feed."""
         from memstrata.document.ops import Operation, OpKind
         from memstrata.document.service import document_from_json
 

@@ -5,7 +5,7 @@ Each port has one shared test suite (``tests/contract``) that every implementati
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
@@ -201,7 +201,7 @@ class RecordStore(Protocol):
 
 
 class TraceSink(Protocol):
-    """The raw trace: an append-only log of capture events.
+    """The raw trace: an append-only log of capture events (deletion on request excepted).
 
     ``append`` never raises into the caller and never interleaves lines written
     concurrently (threads or processes); it reports failures through logging.
@@ -209,6 +209,12 @@ class TraceSink(Protocol):
 
     def append(self, surface: str, events: Sequence[Mapping[str, JsonValue]]) -> bool:
         """Append events; True when every line was written."""
+        ...
+
+    def redact(self, ids: Collection[str], reason: str) -> int:
+        """Erase the events of the items ``ids`` (deletion on request), leaving tombstones
+        that keep only time, surface, id and ``reason``; the number erased. Unlike ``append``,
+        raises :class:`OSError` when it cannot: a deletion must not leave a copy silently."""
         ...
 
 
@@ -238,6 +244,14 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+@runtime_checkable
+class ForgettingEmbedder(Embedder, Protocol):
+    """An :class:`Embedder` that keeps derived copies (a cache) and can drop those of
+    ``texts``: deleting a record forgets the vectors computed from it."""
+
+    def forget(self, texts: Sequence[str]) -> None: ...
 
 
 QueryKind = Literal["question", "dialogue"]

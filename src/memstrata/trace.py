@@ -4,6 +4,11 @@
 written with one ``write`` on a file opened with ``O_APPEND`` while holding an exclusive
 ``flock``, so lines from concurrent threads and processes never interleave. Capture must never
 crash or slow the producer: :meth:`JsonlTrace.append` swallows and logs its own failures.
+
+The trace is append-only with one exception: deletion on request. :meth:`JsonlTrace.redact`
+overwrites the line of each deleted item, in place and under the same lock, with a tombstone
+of the same length (its time, surface, id and the reason, padded with spaces): no line moves,
+none is cut short, and appends that wait on the lock land after it as usual.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Final
@@ -77,6 +82,54 @@ class JsonlTrace:
             log.warning("trace append failed for surface %r", surface, exc_info=True)
             return False
 
+    def redact(self, ids: Collection[str], reason: str) -> int:
+        """Replace every event of the items ``ids`` with a tombstone; the number replaced.
+
+        Unlike :meth:`append` this raises (:class:`OSError`) when a file cannot be rewritten:
+        a deletion must not be reported done when a copy is left.
+        """
+        wanted = set(ids)
+        if not wanted or not self.root.exists():
+            return 0
+        needles = [json.dumps(i).encode("utf-8") for i in wanted]
+        count = 0
+        with self._lock:
+            for file in sorted(self.root.glob("*/*.jsonl")):
+                count += self._redact_file(file, wanted, needles, reason)
+        return count
+
+    @staticmethod
+    def _redact_file(file: Path, wanted: set[str], needles: list[bytes], reason: str) -> int:
+        fd = os.open(file, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                content = fh.read()
+            if not any(n in content for n in needles):
+                return 0
+            count = 0
+            offset = 0
+            for line in content.splitlines(keepends=True):
+                start, offset = offset, offset + len(line)
+                body = line.rstrip(b"\n")
+                if not any(n in body for n in needles):
+                    continue
+                try:
+                    event = json.loads(body)
+                except ValueError:
+                    continue
+                if not isinstance(event, dict) or event.get("id") not in wanted:
+                    continue
+                if event.get("event") == "redacted":
+                    continue
+                tombstone = _tombstone(event, reason, len(body))
+                os.pwrite(fd, tombstone, start)
+                count += 1
+            os.fsync(fd)
+            return count
+        finally:
+            os.close(fd)  # closing releases the flock
+
     def read(self, surface: str | None = None) -> Iterator[dict[str, JsonValue]]:
         """Every event, file by file in name order (day order within a surface)."""
         if not self.root.exists():
@@ -90,3 +143,14 @@ class JsonlTrace:
                     for line in fh:
                         if line.strip():
                             yield json.loads(line)
+
+
+def _tombstone(event: Mapping[str, object], reason: str, width: int) -> bytes:
+    """What replaces a redacted event: its time, surface and id, padded to ``width`` bytes."""
+    for fields in (("at", "surface", "id"), ("id",), ()):
+        kept = {k: event[k] for k in fields if k in event}
+        line = json.dumps({**kept, "event": "redacted", "reason": reason}, ensure_ascii=False)
+        data = line.encode("utf-8")
+        if len(data) <= width:
+            return data + b" " * (width - len(data))
+    return b"{}" + b" " * (width - 2)  # an event too short to say more (never seen: ids are long)

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from memstrata.embed.base import embed_queries
 from memstrata.errors import ConfigError
-from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
+from memstrata.ports import QUERY_KINDS, Embedder, ForgettingEmbedder, QueryKind
 
 
 class BlendEmbedder:
@@ -72,6 +72,12 @@ class BlendEmbedder:
             for i, part in enumerate(self.parts):
                 out[:, self._slice(i)] = part.embed_documents(texts) * self._scale
         return out
+
+    def forget(self, texts: Sequence[str]) -> None:
+        """Drop ``texts`` from every model's cache (models without one keep nothing)."""
+        for part in self.parts:
+            if isinstance(part, ForgettingEmbedder):
+                part.forget(texts)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return np.asarray(self.embed_queries([text], "question")[0], dtype=np.float32)

@@ -33,7 +33,7 @@ from memstrata.model import (
     SearchFilter,
     SearchHit,
 )
-from memstrata.ports import Embedder
+from memstrata.ports import Embedder, ForgettingEmbedder
 
 _SEP: Final = "\x1f"
 
@@ -141,15 +141,21 @@ class UserIndex:
         self._reindex(ids)
 
     def remove(self, ids: Iterable[str]) -> None:
+        """Drop items, re-index the turns that had them as context, and tell a caching
+        embedder to forget every text embedded with them (see :meth:`_embedded_texts`)."""
         touched: set[str] = set()
+        embedded: set[str] = set()
         for item_id in ids:
             found = self.catalog.lookup(item_id)
             if found is None:
                 continue
             slot, info = found
+            embedded.update(self._embedded_texts(item_id))
             if info.session_key is not None:
                 turns = self._sessions[info.session_key]
                 neighbours = self._window(info.session_key, item_id)
+                for other in neighbours:
+                    embedded.update(self._embedded_texts(other))
                 turns.remove((info.time, item_id))
                 touched.update(n for n in neighbours if n != item_id)
                 if not turns:
@@ -160,6 +166,21 @@ class UserIndex:
                 view.remove(slot)
             touched.discard(item_id)
         self._reindex(touched)
+        if embedded and isinstance(self.embedder, ForgettingEmbedder):
+            self.embedder.forget(sorted(embedded - self._live_texts(touched)))
+
+    def _embedded_texts(self, item_id: str) -> set[str]:
+        """The texts embedded for an item's dense views (the turn with its context)."""
+        found = self.catalog.lookup(item_id)
+        if found is None:
+            return set()
+        return {self._context(found[1], prev) for prev in self.config.dense_views}
+
+    def _live_texts(self, ids: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for item_id in ids:
+            out |= self._embedded_texts(item_id)
+        return out
 
     def _window(self, key: str, item_id: str) -> list[str]:
         """The turns whose documents include ``item_id`` as context (and itself)."""
