@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -148,9 +149,14 @@ def test_each_model_of_a_blend_is_cached_on_its_own(tmp_path: Path) -> None:
     assert np.allclose(reweighted.embed_documents(TEXTS[:2]), first)
     assert cache_counts(reweighted) == {"hits": 2, "misses": 0}
     assert cache_counts(HashingEmbedder(dim=8)) is None
+    cached.close()  # closes each model's cache
     for part in cached.parts:
-        assert isinstance(part, CachedEmbedder)
-        part.close()
+        assert isinstance(part, CachedEmbedder) and part._conn is not None
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            part._conn.execute("SELECT 1")
+    for part in reweighted.parts:
+        if isinstance(part, CachedEmbedder):
+            part.close()
 
 
 def test_the_query_cache_keeps_kinds_apart(tmp_path: Path) -> None:

@@ -73,6 +73,13 @@ class BlendEmbedder:
                 out[:, self._slice(i)] = part.embed_documents(texts) * self._scale
         return out
 
+    def close(self) -> None:
+        """Close the models that hold resources (a cache's database)."""
+        for part in self.parts:
+            close = getattr(part, "close", None)
+            if callable(close):
+                close()
+
     def forget(self, texts: Sequence[str]) -> None:
         """Drop ``texts`` from every model's cache (models without one keep nothing)."""
         for part in self.parts:
