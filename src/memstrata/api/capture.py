@@ -1,0 +1,143 @@
+"""Capture: turns stored verbatim as episodes (and in the raw trace), imports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from time import perf_counter
+
+from memstrata import importers
+from memstrata.api.common import (
+    IngestReport,
+    MemoryState,
+    ScopeLike,
+    TurnLike,
+    as_scope,
+    as_turn,
+    scrubbed,
+)
+from memstrata.codec import episode_to_json
+from memstrata.errors import InvalidInputError
+from memstrata.ids import new_id
+from memstrata.importers import ImportBatch
+from memstrata.model import (
+    Episode,
+    JsonValue,
+    Scope,
+    Turn,
+    utc,
+)
+
+
+class CaptureMixin(MemoryState):
+    """Storing turns verbatim as episodes (and in the raw trace), and imports."""
+
+    def remember(
+        self,
+        turns: TurnLike | Iterable[TurnLike],
+        scope: ScopeLike,
+        *,
+        surface: str = "chat",
+        session_id: str | None = None,
+    ) -> list[Episode]:
+        """Store turns verbatim as episodes (L3) and append them to the raw trace.
+
+        ``turns`` is one turn or several: text, :class:`Turn` or a mapping with the same
+        fields. All turns are checked before any is stored; the batch is stored whole.
+        """
+        scope = as_scope(scope)
+        items = [turns] if isinstance(turns, str | Turn | Mapping) else list(turns)
+        if not items:
+            raise InvalidInputError("no turns to remember")
+        parsed = [self._capture_text(as_turn(t), scope) for t in items]
+        episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
+        self.store.add_episodes(scope, episodes)
+        self._capture(surface, episodes)
+        if self._queue is not None:
+            self._queue.touch(scope)
+        return episodes
+
+    def _capture_text(self, turn: Turn, scope: Scope) -> Turn:
+        """Secrets are scrubbed from verbatim capture unless configured off."""
+        if self.settings is not None and not self.settings.scrub_capture:
+            return turn
+        text = scrubbed(turn.text, scope, secrets_only=True)
+        return turn if text == turn.text else replace(turn, text=text)
+
+    def _episodes(
+        self, turns: Sequence[Turn], scope: Scope, *, surface: str, session_id: str | None
+    ) -> list[Episode]:
+        if not surface or not surface.strip():
+            raise InvalidInputError("surface must not be empty")
+        now = self.clock.now()
+        default_session = session_id or now.strftime("%Y-%m-%d")
+        return [
+            Episode(
+                id=new_id("ep"),
+                scope=scope,
+                surface=surface,
+                session_id=t.session_id or default_session,
+                speaker=t.speaker if t.speaker is not None else t.role.value,
+                role=t.role,
+                text=t.text,
+                time=utc(t.time) if t.time is not None else now,
+                metadata=dict(t.metadata),
+            )
+            for t in turns
+        ]
+
+    def _capture(self, surface: str, episodes: Sequence[Episode]) -> None:
+        if self.trace is None:
+            return
+        events: list[Mapping[str, JsonValue]] = [
+            {"event": "episode", **episode_to_json(e)} for e in episodes
+        ]
+        self.trace.append(surface, events)
+
+    def ingest(
+        self,
+        source: str | Path | ImportBatch,
+        user: str,
+        *,
+        fmt: str | None = None,
+    ) -> IngestReport:
+        """Import a conversation file; each conversation goes to thread ``<key>`` of ``user``.
+
+        The whole file is parsed and checked before anything is stored.
+        """
+        started = perf_counter()
+        if isinstance(source, ImportBatch):
+            batch = source
+        else:
+            if fmt is None:
+                raise InvalidInputError(
+                    "name the import format (locomo, longmemeval, madial or jsonl)"
+                )
+            batch = importers.load(source, fmt)
+        prepared = []
+        for conv in batch.conversations:
+            scope = Scope(user, conv.key)
+            prepared.append(
+                (
+                    scope,
+                    self._episodes(
+                        [self._capture_text(t, scope) for t in conv.turns],
+                        scope,
+                        surface="import",
+                        session_id=None,
+                    ),
+                )
+            )
+        everything = [e for _, episodes in prepared for e in episodes]
+        self.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
+        self._capture("import", everything)
+        return IngestReport(
+            source=batch.source,
+            format=batch.format,
+            conversations=len(batch.conversations),
+            turns=batch.turn_count,
+            questions=batch.question_count,
+            scopes=tuple(s for s, _ in prepared),
+            seconds=perf_counter() - started,
+        )

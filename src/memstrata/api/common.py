@@ -1,0 +1,174 @@
+"""What the facade's parts share: scope and turn coercion, reports, argument checks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from memstrata.codec import parse_time
+from memstrata.errors import InvalidInputError
+from memstrata.model import (
+    Category,
+    DeleteReason,
+    Document,
+    Episode,
+    Fact,
+    JsonValue,
+    Role,
+    Scope,
+    Turn,
+)
+from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
+from memstrata.settings import Settings
+
+if TYPE_CHECKING:
+    from memstrata.curate.queue import DebounceQueue
+    from memstrata.curate.runs import RunRegistry
+    from memstrata.index.config import RankingConfig
+    from memstrata.index.manager import IndexManager
+    from memstrata.layers import FactCache
+
+TurnLike = str | Turn | Mapping[str, Any]
+ScopeLike = Scope | str
+Record = Episode | Fact | Document
+ListKind = Literal["episode", "fact", "document"]
+
+FACT_FIELDS: Final = frozenset(
+    {
+        "text",
+        "category",
+        "confidence",
+        "importance",
+        "topic",
+        "sources",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+    }
+)
+TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
+
+
+def as_scope(scope: ScopeLike) -> Scope:
+    if isinstance(scope, Scope):
+        return scope
+    if isinstance(scope, str):
+        return Scope(scope)
+    raise InvalidInputError(f"a scope must be a Scope or a user id, not {type(scope).__name__}")
+
+
+def as_turn(value: TurnLike) -> Turn:
+    if isinstance(value, Turn):
+        return value
+    if isinstance(value, str):
+        return Turn(text=value)
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - TURN_KEYS)
+        if unknown:
+            raise InvalidInputError(f"unknown turn field(s): {', '.join(unknown)}")
+        if "text" not in value:
+            raise InvalidInputError("a turn needs a 'text'")
+        try:
+            role = Role(value.get("role") or "user")
+        except ValueError:
+            raise InvalidInputError(f"unknown role {value.get('role')!r}") from None
+        time = value.get("time")
+        if isinstance(time, str):
+            time = parse_time(time)
+        return Turn(
+            text=value["text"],
+            speaker=value.get("speaker"),
+            role=role,
+            time=time,
+            session_id=value.get("session_id"),
+            metadata=dict(value.get("metadata") or {}),
+        )
+    raise InvalidInputError(f"a turn must be text, a Turn or a mapping, not {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """What an import stored."""
+
+    source: str
+    format: str
+    conversations: int
+    turns: int
+    questions: int
+    scopes: tuple[Scope, ...]
+    seconds: float
+
+    @property
+    def turns_per_s(self) -> float:
+        return self.turns / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteReport:
+    """What a delete removed: the item and what cascaded from it."""
+
+    deleted: tuple[str, ...]
+    cascaded: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"deleted": list(self.deleted), "cascaded": list(self.cascaded)}
+
+
+class MemoryState:
+    """What every part of the facade shares: the store, the trace, the clock, the settings and
+    the lazily built parts (indexes, runs, queue, caches). The parts stack in this order, each
+    using those below it: capture, documents, records, curation, then :class:`Memory`."""
+
+    def __init__(
+        self,
+        store: RecordStore,
+        *,
+        trace: TraceSink | None = None,
+        clock: Clock | None = None,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        ranking: RankingConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.trace = trace
+        self.clock = clock or SystemClock()
+        self.settings = settings
+        self._embedder = embedder
+        self._ranking = ranking
+        self._indexes: IndexManager | None = None
+        self._runs: RunRegistry | None = None
+        self._queue: DebounceQueue | None = None
+        self._fact_cache: FactCache | None = None
+        self._index_lock = threading.Lock()
+
+
+def scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:
+    from memstrata.curate.scrubbing import scrub_for_storage
+
+    return scrub_for_storage(text, scope, secrets_only=secrets_only)
+
+
+def category_of(value: Category | str) -> Category:
+    try:
+        return Category(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown category {value!r}; expected one of {', '.join(c.value for c in Category)}"
+        ) from None
+
+
+def reason_of(value: DeleteReason | str) -> DeleteReason:
+    try:
+        return DeleteReason(value)
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown delete reason {value!r}; expected one of "
+            + ", ".join(r.value for r in DeleteReason)
+        ) from None
+
+
+def check_unit(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise InvalidInputError(f"{name} must be a number between 0 and 1, got {value!r}")

@@ -1,0 +1,127 @@
+"""Curated documents: L1 essentials and L2 topics as markdown, L0 identity and the profile."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memstrata.api.capture import CaptureMixin
+from memstrata.api.common import (
+    ScopeLike,
+    as_scope,
+    scrubbed,
+)
+from memstrata.errors import InvalidInputError
+from memstrata.model import (
+    DocumentKind,
+    Identity,
+    Profile,
+    Scope,
+    Turn,
+)
+
+if TYPE_CHECKING:
+    from memstrata.document.format import Document as CuratedDocument
+    from memstrata.document.ops import Operation
+    from memstrata.document.service import DocPreview, DocumentService
+
+
+class DocumentsMixin(CaptureMixin):
+    """L1 essentials and L2 topics as markdown documents, L0 identity and the profile."""
+
+    @property
+    def documents(self) -> DocumentService:
+        from memstrata.document.service import DocumentService
+
+        def capture(text: str, scope: Scope) -> str:
+            return self.remember(Turn(text=text), scope, surface="manual")[0].id
+
+        def clean(text: str, scope: Scope) -> str:
+            return scrubbed(text, scope, secrets_only=False)
+
+        return DocumentService(self.store, capture, clean)
+
+    def doc(self, key: str, scope: ScopeLike) -> tuple[CuratedDocument, int]:
+        """A curated document (``essentials`` or a topic key) and its version."""
+        return self.documents.get(as_scope(scope), key)
+
+    def doc_markdown(self, key: str, scope: ScopeLike) -> tuple[str, int]:
+        return self.documents.markdown(as_scope(scope), key)
+
+    def preview_doc(
+        self,
+        key: str,
+        scope: ScopeLike,
+        change: str | Sequence[Operation],
+        *,
+        expected_version: int | None = None,
+    ) -> DocPreview:
+        """What a batch (operations, or the whole edited markdown) would do; writes nothing."""
+        return self.documents.plan(as_scope(scope), key, change, expected_version=expected_version)
+
+    def apply_doc(
+        self, key: str, scope: ScopeLike, ops: Sequence[Operation], *, expected_version: int
+    ) -> tuple[CuratedDocument, int]:
+        """Apply a batch atomically against ``expected_version`` (compare-and-swap)."""
+        return self.documents.apply(as_scope(scope), key, ops, expected_version=expected_version)
+
+    def export_markdown(self, scope: ScopeLike, directory: str | Path) -> dict[str, Any]:
+        """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
+        from memstrata.exchange import export_directory
+
+        return export_directory(self.store, as_scope(scope), Path(directory))
+
+    def import_markdown(self, directory: str | Path, *, user: str | None = None) -> Scope:
+        """Restore an exported directory into an empty scope (of ``user`` if given)."""
+        from memstrata.exchange import import_directory
+
+        return import_directory(self.store, Path(directory), user=user)
+
+    # L0 and L1 documents -----------------------------------------------------------
+    def identity(self, scope: ScopeLike) -> Identity:
+        doc = self.store.get_document(as_scope(scope), DocumentKind.IDENTITY, "identity")
+        return Identity(text="") if doc is None else Identity.from_document(doc)
+
+    def set_identity(
+        self, text: str, scope: ScopeLike, *, expected_version: int | None = None
+    ) -> Identity:
+        scope = as_scope(scope)
+        version = self.identity(scope).version if expected_version is None else expected_version
+        doc = self.store.put_document(
+            scope,
+            DocumentKind.IDENTITY,
+            "identity",
+            Identity(text).to_content(),
+            expected_version=version,
+        )
+        return Identity.from_document(doc)
+
+    def profile(self, scope: ScopeLike) -> Profile:
+        doc = self.store.get_document(as_scope(scope), DocumentKind.PROFILE, "profile")
+        return Profile() if doc is None else Profile.from_document(doc)
+
+    def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
+        """Store a profile; ``profile.version`` must be the version it was read at."""
+        scope = as_scope(scope)
+        from memstrata.citations import missing_episodes
+
+        slots = [*profile.fields.values(), *profile.preferences.values()]
+        for slot in slots:
+            if not slot.sources:
+                raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
+        missing = set(missing_episodes(self.store, scope, (s for x in slots for s in x.sources)))
+        for slot in slots:
+            if missing & set(slot.sources):
+                raise InvalidInputError(
+                    f"profile value {slot.value!r} cites episodes not in scope: "
+                    + ", ".join(sorted(missing & set(slot.sources)))
+                )
+        doc = self.store.put_document(
+            scope,
+            DocumentKind.PROFILE,
+            "profile",
+            profile.to_content(),
+            expected_version=profile.version,
+        )
+        return Profile.from_document(doc)

@@ -1,0 +1,251 @@
+"""The facade: :class:`Memory`, the one entry point the CLI, HTTP and MCP front-ends call.
+
+Synchronous and thread-safe (the store serialises its own access). Every method takes the
+scope it acts in; a bare string is taken as a user id. The methods live in one module per
+concern (capture, records, curation, documents); this one holds construction, search, serving
+and the sample memory.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memstrata.api.common import (
+    IngestReport,
+    ScopeLike,
+    as_scope,
+)
+from memstrata.api.curation import CurationMixin
+from memstrata.errors import InvalidInputError
+from memstrata.model import (
+    Granularity,
+    Scope,
+    SearchFilter,
+    SearchHit,
+)
+from memstrata.ports import Clock, Embedder
+from memstrata.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from memstrata.context import Context
+    from memstrata.curate.queue import DebounceQueue
+    from memstrata.index.config import RankingConfig
+    from memstrata.index.manager import IndexManager
+    from memstrata.layers import FactCache, Recall, WakeUp
+
+
+class Memory(CurationMixin):
+    """Long-term memory for agents: capture, curate, serve.
+
+    ``Memory.open()`` uses the settings (data directory, trace); tests and embedders can pass
+    their own ``store``, ``trace`` and ``clock``.
+    """
+
+    @classmethod
+    def open(
+        cls,
+        data_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | None = None,
+        ranking: RankingConfig | None = None,
+    ) -> Memory:
+        """Open (creating if needed) the embedded memory in ``data_dir``."""
+        from memstrata.store.sqlite import SqliteStore
+        from memstrata.trace import JsonlTrace
+
+        settings = settings or load_settings(data_dir=data_dir)
+        store = SqliteStore(settings.db_path, clock=clock)
+        trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
+        return cls(
+            store, trace=trace, clock=clock, settings=settings, embedder=embedder, ranking=ranking
+        )
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (built from the settings on first use, cached by content hash)."""
+        with self._index_lock:
+            if self._embedder is None:
+                from memstrata.embed import create_embedder
+                from memstrata.embed.cache import with_cache
+
+                settings = self.settings or load_settings()
+                self._embedder = with_cache(
+                    create_embedder(settings.embedder), settings.embedding_cache_path
+                )
+            return self._embedder
+
+    @property
+    def indexes(self) -> IndexManager:
+        embedder = self.embedder
+        with self._index_lock:
+            if self._indexes is None:
+                from memstrata.index.manager import IndexManager
+
+                self._indexes = IndexManager(self.store, embedder, self._ranking)
+            return self._indexes
+
+    def start_auto_curation(self, delay_s: float = 30.0) -> DebounceQueue:
+        """Extract and consolidate each thread once it has been quiet for ``delay_s``."""
+        from memstrata.curate.queue import DebounceQueue
+
+        def curate(scope: Scope) -> None:
+            self.extract(scope)
+            self.consolidate(scope)
+
+        if self._queue is None:
+            self._queue = DebounceQueue(curate, delay_s=delay_s, clock=self.clock)
+            self._queue.start()
+        return self._queue
+
+    def close(self) -> None:
+        if self._queue is not None:
+            self._queue.stop()
+        if self._embedder is not None and hasattr(self._embedder, "close"):
+            self._embedder.close()
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # search ----------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        scope: ScopeLike,
+        *,
+        k: int = 10,
+        granularity: Granularity | str = Granularity.TURN,
+        filters: SearchFilter | None = None,
+    ) -> list[SearchHit]:
+        """Hybrid (lexical + dense) search of the scope's turns, sessions or facts.
+
+        Each hit carries its score components. The index follows every write, made here or
+        by any other process, before it answers.
+        """
+        scope = as_scope(scope)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the search query is empty")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+            raise InvalidInputError(f"k must be between 1 and 1000, got {k!r}")
+        try:
+            level = Granularity(granularity)
+        except ValueError:
+            raise InvalidInputError(
+                f"unknown granularity {granularity!r}; expected turn, session or fact"
+            ) from None
+        from memstrata.index.query import build_query
+
+        index = self.indexes.index(scope.user)
+        plan = build_query(query, self.embedder, index.config)
+        return index.search(plan, scope, k=k, granularity=level, filters=filters or SearchFilter())
+
+    # serving -----------------------------------------------------------------------
+    @property
+    def fact_cache(self) -> FactCache:
+        """Current facts per scope, kept in step with the change feed (for wake_up, recall)."""
+        with self._index_lock:
+            if self._fact_cache is None:
+                from memstrata.layers import FactCache
+
+                self._fact_cache = FactCache(self.store)
+            return self._fact_cache
+
+    def wake_up(
+        self, scope: ScopeLike, *, budget: int = 800, fall_back_to_user: bool = True
+    ) -> WakeUp:
+        """L0 identity and L1 essentials (profile, preferences, the most important current
+        facts by topic) within ``budget`` tokens; says what was left out."""
+        from memstrata.layers import wake_up
+
+        return wake_up(
+            self.store,
+            as_scope(scope),
+            now=self.clock.now(),
+            budget=budget,
+            fall_back_to_user=fall_back_to_user,
+            cache=self.fact_cache,
+        )
+
+    def recall(self, topic: str, scope: ScopeLike, *, budget: int = 1200) -> Recall:
+        """L2: the topic's document(s) with their citations and its most important facts,
+        within ``budget`` tokens."""
+        from memstrata.layers import recall
+
+        return recall(
+            self.store,
+            as_scope(scope),
+            topic,
+            now=self.clock.now(),
+            budget=budget,
+            cache=self.fact_cache,
+        )
+
+    def context(
+        self, query: str, scope: ScopeLike, *, budget: int = 1000, fall_back_to_user: bool = True
+    ) -> Context:
+        """A ``<memory>`` block for ``query`` within ``budget`` tokens: routed, gathered from
+        the layers by priority, deduplicated, escaped; ``.explain()`` says why. A thread with
+        no memory of its own uses its user's (unless ``fall_back_to_user`` is off)."""
+        from memstrata.context import assemble
+        from memstrata.layers import serving_scope
+
+        scope = serving_scope(
+            self.store, as_scope(scope), fall_back_to_user=fall_back_to_user, turns_count=True
+        )
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the query is empty")
+        if budget < 50:
+            raise InvalidInputError("a context budget needs at least 50 tokens")
+
+        def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
+            return self.search(q, s, k=k, granularity=level)
+
+        llm = self.llm
+        router = None
+        if llm is not None:
+            from memstrata.context import llm_router
+
+            router = llm_router(llm)
+        return assemble(query, scope, self.store, search, budget=budget, router=router)
+
+    # sample memory -----------------------------------------------------------------
+    def is_empty(self) -> bool:
+        return not self.store.users()
+
+    def load_sample(self, user: str = "demo") -> IngestReport:
+        """Load the small bilingual sample memory shipped with memstrata into ``user``."""
+        package = resources.files("memstrata.sample")
+        with resources.as_file(package.joinpath("sample.jsonl")) as path:
+            report = self.ingest(path, user, fmt="jsonl")
+        scope = Scope(user)
+        episodes = list(self.store.iter_episodes(scope))
+        for item in json.loads(package.joinpath("facts.json").read_text(encoding="utf-8")):
+            cited = [episodes[i] for i in item["turns"]]
+            self.add_fact(
+                item["text"],
+                cited[0].scope,
+                category=item["category"],
+                importance=item["importance"],
+                topic=item["topic"],
+                sources=[e.id for e in cited],
+                valid_from=cited[-1].time,
+            )
+        if not self.identity(scope).text:
+            self.set_identity(
+                "I am a helpful assistant for a bilingual (English/中文) software engineer. "
+                "I remember their projects and preferences and say where each memory comes from.",
+                scope,
+            )
+        self.consolidate(scope)  # the sample shows its topic documents and essentials too
+        return report
+
+
+__all__ = ["Memory"]

@@ -1,0 +1,309 @@
+"""Reading and changing any item: facts, get, update, delete, forget, history, list, export."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memstrata.api.common import (
+    FACT_FIELDS,
+    DeleteReport,
+    ListKind,
+    Record,
+    ScopeLike,
+    as_scope,
+    category_of,
+    check_unit,
+    reason_of,
+    scrubbed,
+)
+from memstrata.api.documents import DocumentsMixin
+from memstrata.codec import episode_to_json, record_to_json
+from memstrata.errors import ConflictError, InvalidInputError, StoreError
+from memstrata.ids import kind_of, new_id
+from memstrata.model import (
+    Category,
+    DeleteReason,
+    Document,
+    DocumentKind,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
+    HistoryOp,
+    ItemVersion,
+    JsonValue,
+    Role,
+    Scope,
+    Stats,
+    Turn,
+    utc,
+)
+
+
+class RecordsMixin(DocumentsMixin):
+    """Facts added by hand, and reading, changing and deleting any item."""
+
+    def add_fact(
+        self,
+        text: str,
+        scope: ScopeLike,
+        *,
+        category: Category | str = Category.OTHER,
+        confidence: float = 1.0,
+        importance: float = 0.5,
+        topic: str | None = None,
+        sources: Sequence[str] = (),
+        valid_from: datetime | None = None,
+        supersede: bool = True,
+    ) -> Fact:
+        """Add a fact. With no ``sources`` the statement itself is captured as an episode
+        (surface ``manual``) and cited, so every fact keeps its provenance. A fact that
+        contradicts a current one (same subject, same single-valued slot, another value)
+        supersedes it: the old fact is closed, not deleted."""
+        scope = as_scope(scope)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("fact text is empty")
+        category = category_of(category)
+        text = scrubbed(text, scope, secrets_only=False)
+        check_unit("confidence", confidence)
+        check_unit("importance", importance)
+        if not sources:
+            sources = [
+                self.remember(Turn(text=text, role=Role.USER), scope, surface="manual")[0].id
+            ]
+        now = self.clock.now()
+        fact = Fact(
+            id=new_id("fa"),
+            scope=scope,
+            text=text.strip(),
+            category=category,
+            confidence=float(confidence),
+            importance=float(importance),
+            topic=topic,
+            sources=tuple(sources),
+            valid_from=utc(valid_from) if valid_from else now,
+            valid_to=None,
+            superseded_by=None,
+            created_at=now,
+            updated_at=now,
+        )
+        stored = self.store.add_fact(scope, fact)
+        if supersede:
+            from memstrata.curate.supersede import supersede_older
+
+            supersede_older(self.store, scope, stored, now=now)
+        return stored
+
+    # reading and changing any item ------------------------------------------------
+    def get(self, item_id: str, scope: ScopeLike) -> Record:
+        """The episode, fact or document with this id, if the scope contains it."""
+        scope = as_scope(scope)
+        kind = kind_of(item_id)
+        if kind == "episode":
+            return self.store.get_episode(scope, item_id)
+        if kind == "fact":
+            return self.store.get_fact(scope, item_id)
+        if kind == "document":
+            return self.store.get_document_by_id(scope, item_id)
+        raise InvalidInputError(f"{item_id} names a {kind}, which is not a stored record")
+
+    def update(
+        self,
+        item_id: str,
+        scope: ScopeLike,
+        *,
+        expected_version: int | None = None,
+        **changes: Any,
+    ) -> Fact | Document:
+        """Change a fact's fields or a document's ``content``.
+
+        With ``expected_version`` the write is a strict compare-and-swap; without it the
+        current version is read and the write retried once if another writer got in first.
+        Episodes are verbatim and cannot be edited.
+        """
+        scope = as_scope(scope)
+        kind = kind_of(item_id)
+        if kind == "episode":
+            raise InvalidInputError("episodes are verbatim and cannot be edited; delete it instead")
+        if not changes:
+            raise InvalidInputError("nothing to update")
+        attempts = 1 if expected_version is not None else 2
+        for attempt in range(attempts):
+            try:
+                if kind == "fact":
+                    return self._update_fact(item_id, scope, expected_version, changes)
+                if kind == "document":
+                    return self._update_document(item_id, scope, expected_version, changes)
+                raise InvalidInputError(f"{item_id} names a {kind}, which cannot be updated")
+            except ConflictError:
+                if attempt + 1 == attempts:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _update_fact(
+        self, fact_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]
+    ) -> Fact:
+        unknown = sorted(set(changes) - FACT_FIELDS)
+        if unknown:
+            raise InvalidInputError(
+                f"cannot update fact field(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(sorted(FACT_FIELDS))}"
+            )
+        current = self.store.get_fact(scope, fact_id)
+        values = dict(changes)
+        if "category" in values:
+            values["category"] = category_of(values["category"])
+        for name in ("confidence", "importance"):
+            if name in values:
+                check_unit(name, values[name])
+                values[name] = float(values[name])
+        if "text" in values and (not isinstance(values["text"], str) or not values["text"].strip()):
+            raise InvalidInputError("fact text is empty")
+        if "sources" in values:
+            values["sources"] = tuple(values["sources"])
+        for name in ("valid_from", "valid_to"):
+            if values.get(name) is not None:
+                values[name] = utc(values[name])
+        updated = current.evolve(**values, updated_at=self.clock.now())
+        op = "supersede" if values.get("superseded_by") else "update"
+        return self.store.update_fact(
+            scope,
+            updated,
+            expected_version=current.version if expected is None else expected,
+            op=op,
+        )
+
+    def _update_document(
+        self, doc_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]
+    ) -> Document:
+        if set(changes) != {"content"} or not isinstance(changes["content"], Mapping):
+            raise InvalidInputError(
+                "a document update takes exactly one field, content (a mapping)"
+            )
+        current = self.store.get_document_by_id(scope, doc_id)
+        return self.store.put_document(
+            current.scope,
+            current.kind,
+            current.key,
+            changes["content"],
+            expected_version=current.version if expected is None else expected,
+        )
+
+    def delete(
+        self,
+        item_id: str,
+        scope: ScopeLike,
+        *,
+        reason: DeleteReason | str = DeleteReason.USER_REQUEST,
+    ) -> DeleteReport:
+        """Delete an item. Deleting an episode erases its raw trace line (a tombstone stays),
+        removes it from the facts that cite it, and deletes facts left citing nothing (reason
+        ``source-deleted``). Search indexes and the embedding cache drop their copies when they
+        next read the change feed."""
+        scope = as_scope(scope)
+        why = reason_of(reason)
+        kind = kind_of(item_id)
+        if kind == "fact":
+            self.store.delete_fact(scope, item_id, reason=why.value)
+            return DeleteReport(deleted=(item_id,))
+        if kind == "document":
+            self.store.delete_document(scope, item_id, reason=why.value)
+            return DeleteReport(deleted=(item_id,))
+        if kind != "episode":
+            raise InvalidInputError(f"{item_id} names a {kind}, which cannot be deleted")
+        self.store.get_episode(scope, item_id)  # NotFoundError when absent
+        citing = self.store.facts_citing(scope, [item_id])
+        self.store.delete_episodes(scope, [item_id])
+        if self.trace is not None:
+            try:
+                self.trace.redact([item_id], why.value)
+            except OSError as exc:
+                raise StoreError(
+                    f"{item_id} was deleted but its raw trace line could not be erased: {exc}"
+                ) from exc
+        cascaded = []
+        for fact in citing:
+            remaining = tuple(s for s in fact.sources if s != item_id)
+            if remaining:
+                self.store.update_fact(
+                    scope,
+                    fact.evolve(sources=remaining, updated_at=self.clock.now()),
+                    expected_version=fact.version,
+                )
+            else:
+                self.store.delete_fact(scope, fact.id, reason=DeleteReason.SOURCE_DELETED.value)
+                cascaded.append(fact.id)
+        return DeleteReport(deleted=(item_id,), cascaded=tuple(cascaded))
+
+    def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
+        """Delete on request, with what derives from it: facts citing only a forgotten episode,
+        and every curated bullet citing it or a forgotten fact's episodes (their history text
+        is erased too), and the episode's raw trace line (see :meth:`delete`). The search
+        indexes and the embedding cache drop theirs on their next read of the change feed."""
+        from memstrata.document.ops import Operation, OpKind
+        from memstrata.document.service import document_from_json
+
+        scope = as_scope(scope)
+        report = self.delete(item_id, scope, reason=DeleteReason.USER_REQUEST)
+        forgotten = set(report.deleted) | set(report.cascaded)
+        removed_bullets: list[str] = []
+        for stored in self.store.list_documents(scope):
+            if stored.kind not in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
+                continue
+            ops = [
+                Operation(OpKind.DELETE, b.id, reason=DeleteReason.USER_REQUEST)
+                for sec in document_from_json(stored.content).sections
+                for b in sec.bullets
+                if any(c.episode_id in forgotten for c in b.citations) or b.id in forgotten
+            ]
+            if ops:
+                self.apply_doc(stored.key, stored.scope, ops, expected_version=stored.version)
+                removed_bullets.extend(op.id for op in ops)
+        return DeleteReport(report.deleted, report.cascaded + tuple(removed_bullets))
+
+    def history(self, item_id: str, scope: ScopeLike) -> list[ItemVersion]:
+        """Every version of a fact or document, oldest first (episodes never change)."""
+        scope = as_scope(scope)
+        if kind_of(item_id) == "episode":
+            episode = self.store.get_episode(scope, item_id)
+            return [
+                ItemVersion(
+                    item_id, 1, HistoryOp.CREATE, episode.time, None, episode_to_json(episode)
+                )
+            ]
+        return self.store.history(scope, item_id)
+
+    def list(
+        self,
+        scope: ScopeLike,
+        kind: ListKind = "episode",
+        *,
+        limit: int = 100,
+        after: str | None = None,
+        episode_filter: EpisodeFilter | None = None,
+        fact_filter: FactFilter | None = None,
+    ) -> list[Record]:
+        """One page of the scope's records of one kind, in id order."""
+        scope = as_scope(scope)
+        if kind == "episode":
+            return list(self.store.list_episodes(scope, episode_filter, after=after, limit=limit))
+        if kind == "fact":
+            return list(self.store.list_facts(scope, fact_filter, after=after, limit=limit))
+        if kind == "document":
+            docs = [d for d in self.store.list_documents(scope) if after is None or d.id > after]
+            return list(sorted(docs, key=lambda d: d.id)[:limit])
+        raise InvalidInputError(f"unknown kind {kind!r}; expected episode, fact or document")
+
+    def stats(self, scope: ScopeLike) -> Stats:
+        return self.store.stats(as_scope(scope))
+
+    def export(self, scope: ScopeLike) -> Iterator[dict[str, JsonValue]]:
+        """Every record of the scope as JSON objects: episodes, then facts, then documents."""
+        scope = as_scope(scope)
+        for episode in self.store.iter_episodes(scope):
+            yield record_to_json(episode)
+        for fact in self.store.iter_facts(scope):
+            yield record_to_json(fact)
+        for doc in self.store.list_documents(scope):
+            yield record_to_json(doc)
