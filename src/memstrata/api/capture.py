@@ -21,13 +21,7 @@ from memstrata.codec import episode_to_json
 from memstrata.errors import InvalidInputError
 from memstrata.ids import new_id
 from memstrata.importers import ImportBatch
-from memstrata.model import (
-    Episode,
-    JsonValue,
-    Scope,
-    Turn,
-    utc,
-)
+from memstrata.model import Episode, JsonValue, Scope, Turn, utc
 
 
 class CaptureMixin(MemoryState):

@@ -5,15 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memstrata.api.common import (
-    ScopeLike,
-    as_scope,
-)
+from memstrata.api.common import ScopeLike, as_scope
 from memstrata.api.records import RecordsMixin
 from memstrata.errors import InvalidInputError
-from memstrata.model import (
-    Category,
-)
+from memstrata.model import Category
 from memstrata.ports import LLM, Extractor
 from memstrata.settings import load_settings
 

@@ -7,19 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memstrata.api.capture import CaptureMixin
-from memstrata.api.common import (
-    ScopeLike,
-    as_scope,
-    scrubbed,
-)
+from memstrata.api.common import ScopeLike, as_scope, scrubbed
 from memstrata.errors import InvalidInputError
-from memstrata.model import (
-    DocumentKind,
-    Identity,
-    Profile,
-    Scope,
-    Turn,
-)
+from memstrata.model import DocumentKind, Identity, Profile, Scope, Turn
 
 if TYPE_CHECKING:
     from memstrata.document.format import Document as CuratedDocument

@@ -13,19 +13,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memstrata.api.common import (
-    IngestReport,
-    ScopeLike,
-    as_scope,
-)
+from memstrata.api.common import IngestReport, ScopeLike, as_scope
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
-from memstrata.model import (
-    Granularity,
-    Scope,
-    SearchFilter,
-    SearchHit,
-)
+from memstrata.model import Granularity, Scope, SearchFilter, SearchHit
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
 

@@ -1,0 +1,160 @@
+"""The embedded record store: one SQLite file in WAL mode.
+
+One connection per store object, shared by threads under a lock; other processes can open
+the same file (WAL lets readers run beside one writer; ``busy_timeout`` waits for the lock).
+Every statement that touches records carries the caller's scope (:func:`scope_where`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from memstrata.codec import fact_to_json, format_time, parse_time
+from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.model import ChangeOp, Document, Episode, Fact, HistoryOp, ItemVersion, Scope, Stats
+from memstrata.store.sqlite.common import (
+    DOC_COLUMNS,
+    EPISODE_COLUMNS,
+    FACT_COLUMNS,
+    placeholders,
+    scope_row,
+    scope_where,
+)
+from memstrata.store.sqlite.documents import DocumentTables
+
+
+class SqliteStore(DocumentTables):
+    """:class:`memstrata.ports.RecordStore` on SQLite."""
+
+    def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:
+        where, params = scope_where(scope)
+        rows = self._read(
+            f"SELECT item_id, version, op, reason, at, data FROM item_history "
+            f"WHERE {where} AND item_id = ? ORDER BY version",
+            [*params, item_id],
+        )
+        if not rows:
+            raise NotFoundError(f"no history for {item_id} in scope {scope}")
+        return [
+            ItemVersion(
+                item_id=r["item_id"],
+                version=r["version"],
+                op=HistoryOp(r["op"]),
+                at=parse_time(r["at"]),
+                reason=r["reason"],
+                data=json.loads(r["data"]),
+            )
+            for r in rows
+        ]
+
+    def stats(self, scope: Scope) -> Stats:
+        where, params = scope_where(scope)
+        ep = self._read(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(archived), 0) AS archived, "
+            "COUNT(DISTINCT thread || char(31) || agent || char(31) || session_id) AS sessions, "
+            "COUNT(DISTINCT speaker) AS speakers, "
+            f"MIN(time) AS first, MAX(time) AS last FROM episodes WHERE {where}",
+            params,
+        )[0]
+        fa = self._read(
+            "SELECT COALESCE(SUM(valid_to IS NULL), 0) AS current, "
+            f"COALESCE(SUM(valid_to IS NOT NULL), 0) AS superseded FROM facts WHERE {where}",
+            params,
+        )[0]
+        docs = {
+            r["kind"]: r["n"]
+            for r in self._read(
+                f"SELECT kind, COUNT(*) AS n FROM documents WHERE {where} GROUP BY kind", params
+            )
+        }
+        return Stats(
+            scope=scope,
+            episodes=ep["n"],
+            archived_episodes=ep["archived"],
+            sessions=ep["sessions"],
+            speakers=ep["speakers"],
+            facts_current=fa["current"],
+            facts_superseded=fa["superseded"],
+            documents=docs,
+            first_time=None if ep["first"] is None else parse_time(ep["first"]),
+            last_time=None if ep["last"] is None else parse_time(ep["last"]),
+        )
+
+    def restore(
+        self,
+        scope: Scope,
+        episodes: Sequence[Episode],
+        facts: Sequence[Fact],
+        documents: Sequence[Document],
+    ) -> None:
+        records: list[Fact | Document] = [*facts, *documents]
+        for record in records:
+            if not scope.contains(record.scope):
+                raise InvalidInputError(f"{record.id} ({record.scope}) is outside scope {scope}")
+        episode_rows = self._episode_rows(scope, episodes)
+        try:
+            with self._write() as tx:
+                where, params = scope_where(scope)
+                for table in ("episodes", "facts", "documents"):
+                    if tx.execute(
+                        f"SELECT 1 FROM {table} WHERE {where} LIMIT 1", params
+                    ).fetchone():
+                        raise InvalidInputError(
+                            f"scope {scope} already holds {table}; restore needs an empty scope"
+                        )
+                tx.executemany(
+                    f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES ({placeholders(12)})",
+                    episode_rows,
+                )
+                for fact in facts:
+                    self._check_sources(tx, scope, fact)
+                    tx.execute(
+                        f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({placeholders(16)})",
+                        (fact.id, *scope_row(fact.scope), *self._fact_values(fact), fact.version),
+                    )
+                    self._write_sources(tx, fact)
+                    self._add_history(
+                        tx,
+                        fact.scope,
+                        fact.id,
+                        fact.version,
+                        HistoryOp.CREATE,
+                        "restored",
+                        fact_to_json(fact),
+                    )
+                for doc in documents:
+                    tx.execute(
+                        f"INSERT INTO documents ({DOC_COLUMNS}) VALUES ({placeholders(10)})",
+                        (
+                            doc.id,
+                            *scope_row(doc.scope),
+                            doc.kind.value,
+                            doc.key,
+                            json.dumps(dict(doc.content), ensure_ascii=False),
+                            doc.version,
+                            format_time(doc.created_at),
+                            format_time(doc.updated_at),
+                        ),
+                    )
+                    self._add_history(
+                        tx,
+                        doc.scope,
+                        doc.id,
+                        doc.version,
+                        HistoryOp.CREATE,
+                        "restored",
+                        {"doc_kind": doc.kind.value, "key": doc.key, "content": dict(doc.content)},
+                    )
+                ids = [r[0] for r in episode_rows] + [f.id for f in facts]
+                self._log(tx, scope.user, ids + [d.id for d in documents], ChangeOp.UPSERT)
+        except sqlite3.IntegrityError as exc:
+            raise InvalidInputError(f"cannot restore: an id is already stored ({exc})") from exc
+
+    def users(self) -> list[str]:
+        rows = self._read(
+            "SELECT user FROM episodes UNION SELECT user FROM facts "
+            "UNION SELECT user FROM documents ORDER BY user"
+        )
+        return [r["user"] for r in rows]
