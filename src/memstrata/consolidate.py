@@ -125,7 +125,11 @@ class Consolidator:
         if not new:
             return report
         new_ids = {f.id for f in new}
-        replaced = [f for f in _all_facts(self.store, scope) if f.superseded_by in new_ids]
+        replaced = [
+            f
+            for f in _all_facts(self.store, scope, FactFilter(superseded_only=True))
+            if f.superseded_by in new_ids
+        ]
         surfaces = {
             e.id: e.surface
             for e in self.store.get_episodes(scope, sorted({s for f in new for s in f.sources}))

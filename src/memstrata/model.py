@@ -385,6 +385,8 @@ class FactFilter:
     category: Category | None = None
     topic: str | None = None
     current_only: bool = False
+    #: only facts a newer fact superseded (``superseded_by`` set)
+    superseded_only: bool = False
     valid_at: datetime | None = None
     source: str | None = None
 

@@ -294,6 +294,12 @@ class TestFacts:
         )
         store.update_fact(ALICE, f.evolve(valid_to=T0 + timedelta(days=10)), expected_version=1)
         assert [x.id for x in store.list_facts(ALICE, FactFilter(current_only=True))] == [other.id]
+        assert store.list_facts(ALICE, FactFilter(superseded_only=True)) == []
+        store.update_fact(ALICE, other.evolve(superseded_by=f.id), expected_version=1)
+        assert [x.id for x in store.list_facts(ALICE, FactFilter(superseded_only=True))] == [
+            other.id
+        ]
+        other = store.get_fact(ALICE, other.id)
         assert [
             x.id for x in store.list_facts(ALICE, FactFilter(category=Category.PREFERENCE))
         ] == [f.id]

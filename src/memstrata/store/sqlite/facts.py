@@ -228,6 +228,8 @@ class FactTables(EpisodeTables):
             params.append(f.topic)
         if f.current_only:
             conds.append("f.valid_to IS NULL")
+        if f.superseded_only:
+            conds.append("f.superseded_by IS NOT NULL")
         if f.valid_at is not None:
             at = format_time(f.valid_at)
             conds.append("f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)")
