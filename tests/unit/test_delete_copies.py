@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -114,3 +115,36 @@ def test_a_delete_that_cannot_erase_the_trace_says_so(
         files = (data_dir / "trace").glob("*/*.jsonl")
         lines = [json.loads(x) for p in files for x in p.read_text("utf-8").splitlines()]
         assert lines and lines[0]["text"] == SECRET
+
+
+def _append_many(root: str, count: int) -> None:
+    trace = JsonlTrace(root, clock=FixedClock(datetime(2026, 2, 3, tzinfo=UTC)))
+    for i in range(count):
+        assert trace.append("chat", [{"event": "episode", "id": f"ep_w{i}", "text": SECRET * 20}])
+
+
+def test_redacting_beside_appending_processes_loses_and_corrupts_nothing(tmp_path: Path) -> None:
+    import multiprocessing
+
+    trace = JsonlTrace(tmp_path, clock=FixedClock(datetime(2026, 2, 3, tzinfo=UTC)))
+    trace.append("chat", [{"event": "episode", "id": f"ep_{i}", "text": SECRET} for i in range(50)])
+    ctx = multiprocessing.get_context("spawn")
+    writers = [ctx.Process(target=_append_many, args=(str(tmp_path), 200)) for _ in range(2)]
+    for w in writers:
+        w.start()
+    pending = [f"ep_{i}" for i in range(0, 50, 2)]
+    redacted = 0
+    while pending and any(w.is_alive() for w in writers):  # redact while they append
+        redacted += trace.redact([pending.pop()], "user_request")
+        time.sleep(0.01)
+    redacted += trace.redact(pending, "user_request")
+    for w in writers:
+        w.join(timeout=120)
+        assert w.exitcode == 0
+    assert redacted == 25
+    events = list(trace.read("chat"))  # every line still parses
+    assert len(events) == 50 + 2 * 200
+    kinds = {e["id"]: e["event"] for e in events if not str(e["id"]).startswith("ep_w")}
+    assert all(kinds[f"ep_{i}"] == ("redacted" if i % 2 == 0 else "episode") for i in range(50))
+    appended = [e for e in events if str(e["id"]).startswith("ep_w")]
+    assert all(e["text"] == SECRET * 20 for e in appended)
