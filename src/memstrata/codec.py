@@ -209,4 +209,6 @@ def hit_to_json(hit: SearchHit) -> dict[str, JsonValue]:
         "speaker": hit.speaker,
         "time": _opt_time(hit.time),
         "episodes": list(hit.episodes),
+        "topic": hit.topic,
+        "bullets": list(hit.bullets),
     }

@@ -392,11 +392,22 @@ class FactFilter:
 
 
 class Granularity(StrEnum):
-    """What a search returns: single turns, whole sessions, or facts."""
+    """What a search returns: single turns, whole sessions, facts, or curated topic documents
+    (the L2 topics and the L1 essentials, ranked by their best bullets)."""
 
     TURN = "turn"
     SESSION = "session"
     FACT = "fact"
+    TOPIC = "topic"
+
+
+class Layer(StrEnum):
+    """A memory layer a search can keep to: L1 essentials and L2 topics (curated documents,
+    searched with granularity ``topic``), L3 the archive (turns and facts)."""
+
+    ESSENTIALS = "L1"
+    TOPICS = "L2"
+    ARCHIVE = "L3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,6 +421,7 @@ class SearchFilter:
     until: datetime | None = None
     category: Category | None = None
     topic: str | None = None
+    layer: Layer | None = None
     current_only: bool = True
     include_archived: bool = False
 
@@ -418,9 +430,11 @@ class SearchFilter:
 class SearchHit:
     """One search result with the parts of its score.
 
-    ``id`` is the episode or fact id, or for a session hit ``<thread>/<session id>``;
-    ``episodes`` lists a session hit's best-matching turns, best first. ``components`` holds
-    ``lexical`` (BM25), ``dense`` (cosine) and ``fused`` (the ranking score).
+    ``id`` is the episode or fact id, for a session hit ``<thread>/<session id>``, for a topic
+    hit the document id; ``episodes`` lists a session hit's best-matching turns, best first,
+    and ``bullets`` a topic hit's best-matching bullets; ``topic`` is a fact's topic or a topic
+    hit's document key. ``components`` holds ``lexical`` (BM25), ``dense`` (cosine) and
+    ``fused`` (the ranking score).
     """
 
     id: str
@@ -433,6 +447,8 @@ class SearchHit:
     speaker: str | None
     time: datetime | None
     episodes: tuple[str, ...] = ()
+    topic: str | None = None
+    bullets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,3 +179,11 @@ def test_search(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "unknown category" in err
     _, err = cli("search", " ", "--user", "alice", code=2)
     assert "empty" in err
+    cli("consolidate", "--user", "alice")  # extracts facts from the turns, then documents
+    topics = cli.json("search", "oolong", "--user", "alice", "--granularity", "topic")
+    assert isinstance(topics, list) and topics and topics[0]["bullets"]
+    assert topics[0]["granularity"] == "topic" and topics[0]["id"].startswith("doc_")
+    out, _ = cli("search", "oolong", "--user", "alice", "--granularity", "topic", "--layer", "L2")
+    assert f"[{topics[0]['topic']}]" in out
+    _, err = cli("search", "tea", "--user", "alice", "--layer", "L1", code=2)
+    assert "granularity topic" in err

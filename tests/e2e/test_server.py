@@ -155,6 +155,13 @@ def test_search_route(data_dir: Path) -> None:
         assert client.get("/v1/search", params={"q": "梧桐山", "user": "bob"}).json() == []
         bad = client.get("/v1/search", params={"q": "x", "user": "alice", "category": "zzz"})
         assert bad.status_code == 422
+        mem.add_fact("Alice hikes Wutong mountain on weekends", "alice", topic="hiking")
+        mem.consolidate("alice")
+        params = {"q": "Wutong", "user": "alice", "granularity": "topic", "layer": "L2"}
+        topics = client.get("/v1/search", params=params).json()
+        assert topics[0]["topic"] == "hiking" and topics[0]["bullets"]
+        wrong = client.get("/v1/search", params={**params, "layer": "L3"})
+        assert wrong.status_code == 422 and "granularity topic" in wrong.text
         assert (
             client.get(
                 "/v1/search", params={"q": "x", "user": "alice", "granularity": "page"}

@@ -204,7 +204,7 @@ def test_session_score_is_the_mean_of_its_best_turns() -> None:
         fused[index.catalog.slots[ep.id]] = score
     mask = np.isfinite(fused)
     zeros = np.zeros(n, dtype=np.float32)
-    hits = index._sessions_ranked(zeros, zeros, fused, mask, k=3)
+    hits = index._groups_ranked(zeros, zeros, fused, mask, 3, Granularity.SESSION)
     # a: mean(3, -1) = 1.0; b: mean(1.5, 1.4) = 1.45; c: 1.6 (one turn)
     assert [h.session_id for h in hits] == ["c", "b", "a"]
     assert [round(h.score, 2) for h in hits] == [1.6, 1.45, 1.0]

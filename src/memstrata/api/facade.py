@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from memstrata.api.common import IngestReport, ScopeLike, as_scope
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
-from memstrata.model import Granularity, Scope, SearchFilter, SearchHit
+from memstrata.model import Document, Granularity, Scope, SearchFilter, SearchHit
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
+    from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
@@ -77,7 +78,9 @@ class Memory(CurationMixin):
             if self._indexes is None:
                 from memstrata.index.manager import IndexManager
 
-                self._indexes = IndexManager(self.store, embedder, self._ranking)
+                self._indexes = IndexManager(
+                    self.store, embedder, self._ranking, passages=_document_passages
+                )
             return self._indexes
 
     def start_auto_curation(self, delay_s: float = 30.0) -> DebounceQueue:
@@ -237,6 +240,22 @@ class Memory(CurationMixin):
             )
         self.consolidate(scope)  # the sample shows its topic documents and essentials too
         return report
+
+
+def _document_passages(doc: Document) -> list[Passage]:
+    """A curated document's bullets as search passages, each led by its document's title (and
+    its section's heading when that says more)."""
+    from memstrata.document.service import document_from_json
+    from memstrata.index.scope_index import Passage
+
+    curated = document_from_json(doc.content)
+    out: list[Passage] = []
+    for section in curated.sections:
+        lead = curated.title
+        if section.heading and section.heading.casefold() != curated.title.casefold():
+            lead = f"{curated.title} · {section.heading}"
+        out.extend(Passage(b.id, f"{lead}: {b.text}") for b in section.bullets)
+    return out
 
 
 __all__ = ["Memory"]

@@ -187,7 +187,7 @@ def list_(
             click.echo(describe(record))
 
 
-@cli.command(help="Hybrid search of a scope's turns, sessions or facts.")
+@cli.command(help="Hybrid search of a scope's turns, sessions, facts or curated topics.")
 @click.argument("query")
 @scope_options
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000))
@@ -195,14 +195,20 @@ def list_(
     "--granularity",
     default="turn",
     show_default=True,
-    type=click.Choice(["turn", "session", "fact"]),
+    type=click.Choice(["turn", "session", "fact", "topic"]),
 )
 @click.option("--speaker", default=None, help="Only turns by this speaker.")
 @click.option("--session", "session_id", default=None, help="Only this session.")
 @click.option("--since", type=click.DateTime(), default=None, help="Only from this time on.")
 @click.option("--until", type=click.DateTime(), default=None, help="Only before this time.")
 @click.option("--category", default=None, help="Only facts of this category.")
-@click.option("--topic", default=None, help="Only facts of this topic.")
+@click.option("--topic", default=None, help="Only facts (or curated documents) of this topic.")
+@click.option(
+    "--layer",
+    type=click.Choice(["L1", "L2", "L3"]),
+    default=None,
+    help="Only this layer: L1 essentials or L2 topics (granularity topic), L3 the archive.",
+)
 @data_dir_option
 @json_option
 def search(
@@ -218,18 +224,25 @@ def search(
     until: datetime | None,
     category: str | None,
     topic: str | None,
+    layer: str | None,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     from memstrata.codec import hit_to_json
-    from memstrata.model import Category, SearchFilter
+    from memstrata.model import Category, Layer, SearchFilter
 
     try:
         cat = Category(category) if category else None
     except ValueError:
         raise InvalidInputError(f"unknown category {category!r}") from None
     filters = SearchFilter(
-        speaker=speaker, session_id=session_id, since=since, until=until, category=cat, topic=topic
+        speaker=speaker,
+        session_id=session_id,
+        since=since,
+        until=until,
+        category=cat,
+        topic=topic,
+        layer=Layer(layer) if layer else None,
     )
     with memory_for(data_dir) as mem:
         hits = mem.search(
@@ -239,7 +252,8 @@ def search(
         print_json([hit_to_json(h) for h in hits])
         return
     for rank, hit in enumerate(hits, 1):
-        click.echo(f"{rank:>2}. {hit.score:6.3f}  {hit.id}  [{hit.session_id or '-'}] {hit.text}")
+        where = hit.session_id or hit.topic or "-"
+        click.echo(f"{rank:>2}. {hit.score:6.3f}  {hit.id}  [{where}] {hit.text}")
 
 
 @cli.command(help="Delete an item (episodes cascade to the facts citing them).")

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 KIND_EPISODE = 0
 KIND_FACT = 1
+KIND_BULLET = 2
 _MISSING = -1
 
 
@@ -51,6 +52,7 @@ class SlotInfo:
     archived: bool
     current: bool
     text: str
+    layer: str = "L3"
 
 
 class Catalog:
@@ -63,6 +65,7 @@ class Catalog:
         "surface",
         "category",
         "topic",
+        "layer",
     )
 
     def __init__(self, capacity: int = 1024) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from typing import Final
 
+from memstrata.errors import NotFoundError
 from memstrata.ids import kind_of
 from memstrata.index.config import RankingConfig
-from memstrata.index.scope_index import UserIndex
+from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.model import ChangeOp, Scope
 from memstrata.ports import Embedder, RecordStore
 
@@ -24,11 +25,17 @@ _FEED_PAGE: Final = 10_000
 
 class IndexManager:
     def __init__(
-        self, store: RecordStore, embedder: Embedder, config: RankingConfig | None = None
+        self,
+        store: RecordStore,
+        embedder: Embedder,
+        config: RankingConfig | None = None,
+        passages: PassageReader | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config or RankingConfig()
+        #: how curated documents become passages (None: documents are not indexed)
+        self.passages = passages
         self._indexes: dict[str, UserIndex] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -59,7 +66,7 @@ class IndexManager:
 
     def _build(self, user: str, head: int) -> UserIndex:
         self.rebuilds += 1
-        index = UserIndex(user, self.embedder, self.config)
+        index = UserIndex(user, self.embedder, self.config, self.passages)
         scope = Scope(user)
         batch = []
         for episode in self.store.iter_episodes(scope):
@@ -69,6 +76,7 @@ class IndexManager:
                 batch = []
         index.add_episodes(batch)
         index.add_facts(list(self.store.iter_facts(scope)))
+        index.add_documents(self.store.list_documents(scope))
         index.generation = head
         return index
 
@@ -92,8 +100,17 @@ class IndexManager:
         gone = (set(episodes) - {e.id for e in present}) | (
             set(facts) - {f.id for f in present_facts}
         )
+        documents = [i for i in upserted if kind_of(i) == "document"]
+        present_docs = []
+        for doc_id in documents:
+            try:
+                present_docs.append(self.store.get_document_by_id(scope, doc_id))
+            except NotFoundError:
+                gone.add(doc_id)
         index.remove([*deleted, *gone])
+        index.remove_documents([*deleted, *gone])
         index.add_episodes(present)
         index.add_facts(present_facts)
+        index.add_documents(present_docs)
         index.generation = changes[-1].seq if changes else head
         return index

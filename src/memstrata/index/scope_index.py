@@ -1,16 +1,23 @@
-"""The search index of one user: every episode and fact, lexical and dense, with filters.
+"""The search index of one user: every episode, fact and curated bullet, lexical and dense,
+with filters.
 
 A user is the unit of isolation, so each user has an index of its own; thread and agent scopes
 are applied inside it as masks. The index is derived from the records: :class:`UserIndex` is
 filled from the store and told about every later write, and it remembers the store generation it
 reflects so a stale one is noticed (see :class:`memstrata.index.manager.IndexManager`).
+
+Curated documents (the L1 essentials and L2 topics) are indexed bullet by bullet: a
+:data:`PassageReader`, given by the layer that knows the document format, turns a stored
+document into its passages; a topic search ranks documents by their best bullets, as a session
+search ranks sessions by their best turns.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -18,17 +25,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.embed.blend import BlendEmbedder
+from memstrata.errors import InvalidInputError
 from memstrata.index.bm25 import BM25Index
-from memstrata.index.catalog import KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
+from memstrata.index.catalog import KIND_BULLET, KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
 from memstrata.index.config import RankingConfig
 from memstrata.index.dates import date_query
 from memstrata.index.query import Query
 from memstrata.index.tokenize import tokenize
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.model import (
+    Document,
+    DocumentKind,
     Episode,
     Fact,
     Granularity,
+    Layer,
     Scope,
     SearchFilter,
     SearchHit,
@@ -36,6 +47,25 @@ from memstrata.model import (
 from memstrata.ports import Embedder, ForgettingEmbedder
 
 _SEP: Final = "\x1f"
+_KINDS: Final = {
+    Granularity.TURN: KIND_EPISODE,
+    Granularity.SESSION: KIND_EPISODE,
+    Granularity.FACT: KIND_FACT,
+    Granularity.TOPIC: KIND_BULLET,
+}
+_DOC_LAYERS: Final = {DocumentKind.ESSENTIALS: Layer.ESSENTIALS, DocumentKind.TOPIC: Layer.TOPICS}
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A searchable part of a curated document: one bullet (with its section heading)."""
+
+    id: str
+    text: str
+
+
+#: turns a stored curated document into its passages
+PassageReader = Callable[[Document], Sequence[Passage]]
 
 
 def turn_text(episode: Episode) -> str:
@@ -51,13 +81,26 @@ def session_key(scope: Scope, session_id: str) -> str:
     return _SEP.join((scope.thread or "", scope.agent or "", session_id))
 
 
+def _doc_group(document_id: str) -> str:
+    """The group (like a session) that a document's passages are ranked in."""
+    return f"doc/{document_id}"
+
+
 def _epoch(value: datetime) -> float:
     return value.astimezone(UTC).timestamp()
 
 
 class UserIndex:
-    def __init__(self, user: str, embedder: Embedder, config: RankingConfig | None = None) -> None:
+    def __init__(
+        self,
+        user: str,
+        embedder: Embedder,
+        config: RankingConfig | None = None,
+        passages: PassageReader | None = None,
+    ) -> None:
         self.user = user
+        #: how a curated document becomes passages (None: documents are not indexed)
+        self.passages = passages
         self.embedder = embedder
         self.config = config or RankingConfig()
         self.catalog = Catalog()
@@ -73,6 +116,8 @@ class UserIndex:
         ]
         self.generation = -1
         self._sessions: dict[str, list[tuple[float, str]]] = {}
+        #: the passage ids of each indexed document
+        self._documents: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         return len(self.catalog)
@@ -140,6 +185,54 @@ class UserIndex:
             ids.append(fact.id)
         self._reindex(ids)
 
+    def add_documents(self, documents: Sequence[Document]) -> None:
+        """Index curated documents (essentials and topics) passage by passage, or re-index
+        them after a change: passages gone from a document are removed, and only new or
+        changed ones are embedded again."""
+        if self.passages is None:
+            return
+        changed: list[str] = []
+        for doc in documents:
+            layer = _DOC_LAYERS.get(doc.kind)
+            if doc.scope.user != self.user or layer is None:
+                continue
+            parts = self.passages(doc)
+            kept = {p.id for p in parts}
+            self.remove_documents([doc.id], keep=kept)
+            for part in parts:
+                found = self.catalog.lookup(part.id)
+                if found is not None and found[1].session_key != _doc_group(doc.id):
+                    self._documents.get(str(found[1].session_id), set()).discard(part.id)
+                self.catalog.put(
+                    SlotInfo(
+                        id=part.id,
+                        kind=KIND_BULLET,
+                        thread=doc.scope.thread,
+                        agent=doc.scope.agent,
+                        session_key=_doc_group(doc.id),
+                        session_id=doc.id,
+                        speaker=None,
+                        surface=None,
+                        time=_epoch(doc.updated_at),
+                        category=None,
+                        topic=doc.key,
+                        archived=False,
+                        current=True,
+                        text=part.text,
+                        layer=layer.value,
+                    )
+                )
+                if found is None or found[1].text != part.text:
+                    changed.append(part.id)
+            self._documents[doc.id] = kept
+        self._reindex(changed)
+
+    def remove_documents(self, ids: Iterable[str], *, keep: set[str] | None = None) -> None:
+        """Drop documents' passages (all, or all but ``keep``)."""
+        for doc_id in ids:
+            gone = self._documents.pop(doc_id, set()) - (keep or set())
+            self.remove(gone)
+
     def remove(self, ids: Iterable[str]) -> None:
         """Drop items, re-index the turns that had them as context, and tell a caching
         embedder to forget every text embedded with them (see :meth:`_embedded_texts`)."""
@@ -151,7 +244,7 @@ class UserIndex:
                 continue
             slot, info = found
             embedded.update(self._embedded_texts(item_id))
-            if info.session_key is not None:
+            if info.kind == KIND_EPISODE and info.session_key is not None:
                 turns = self._sessions[info.session_key]
                 neighbours = self._window(info.session_key, item_id)
                 for other in neighbours:
@@ -192,7 +285,7 @@ class UserIndex:
         return [t for _, t in turns[i : i + self.config.context_prev + 1]]
 
     def _context(self, info: SlotInfo, prev: int) -> str:
-        if info.session_key is None or prev == 0:
+        if info.kind != KIND_EPISODE or info.session_key is None or prev == 0:
             return info.text
         turns = self._sessions[info.session_key]
         i = bisect.bisect_left(turns, (info.time, info.id))
@@ -227,8 +320,16 @@ class UserIndex:
     ) -> NDArray[np.bool_]:
         c = self.catalog
         n = c.capacity
-        kind = KIND_FACT if granularity == Granularity.FACT else KIND_EPISODE
+        kind = _KINDS[granularity]
+        if filters.layer is not None and (filters.layer == Layer.ARCHIVE) == (kind == KIND_BULLET):
+            raise InvalidInputError(
+                f"layer {filters.layer.value} is not searched at granularity {granularity.value}:"
+                " turns, sessions and facts are the L3 archive; L1 essentials and L2 topics are"
+                " searched with granularity topic"
+            )
         mask = c.alive[:n] & (c.kind[:n] == kind)
+        if filters.layer is not None and kind == KIND_BULLET:
+            mask &= c.equals("layer", filters.layer.value)
         if scope.thread is not None:
             mask &= c.equals("thread", scope.thread)
         if scope.agent is not None:
@@ -352,8 +453,8 @@ class UserIndex:
         if not mask.any():
             return []
         lexical, dense, fused, mask = self.scores(query, mask, k)
-        if granularity == Granularity.SESSION:
-            return self._sessions_ranked(lexical, dense, fused, mask, k)
+        if granularity in (Granularity.SESSION, Granularity.TOPIC):
+            return self._groups_ranked(lexical, dense, fused, mask, k, granularity)
         order = _top(fused, mask, k)
         return [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
 
@@ -386,16 +487,20 @@ class UserIndex:
             session_id=info.session_id,
             speaker=info.speaker,
             time=datetime.fromtimestamp(info.time, UTC),
+            topic=info.topic,
         )
 
-    def _sessions_ranked(
+    def _groups_ranked(
         self,
         lexical: NDArray[np.float32],
         dense: NDArray[np.float32],
         fused: NDArray[np.float32],
         mask: NDArray[np.bool_],
         k: int,
+        granularity: Granularity,
     ) -> list[SearchHit]:
+        """Sessions (their turns) or topic documents (their bullets), each scored as the mean
+        of its best ``session_top`` members."""
         codes = self.catalog.session_codes()
         slots = np.flatnonzero(mask)
         # Sort by session, best turn first; rank turns within their session.
@@ -416,23 +521,17 @@ class UserIndex:
         ]
         hits = []
         for score, members in ranked:
-            head = self._hit(members[0], Granularity.SESSION, lexical, dense, fused)
+            head = self._hit(members[0], granularity, lexical, dense, fused)
             info = self.catalog.info[members[0]]
             assert info is not None
-            hits.append(
-                SearchHit(
-                    id=f"{info.thread or ''}/{info.session_id}",
-                    granularity=Granularity.SESSION,
-                    score=score,
-                    components=head.components,
-                    text=head.text,
-                    scope=head.scope,
-                    session_id=info.session_id,
-                    speaker=None,
-                    time=head.time,
-                    episodes=tuple(self._id(m) for m in members[:5]),
+            best = tuple(self._id(m) for m in members[:5])
+            if granularity == Granularity.TOPIC:
+                hit = replace(head, id=str(info.session_id), session_id=None, bullets=best)
+            else:
+                hit = replace(
+                    head, id=f"{info.thread or ''}/{info.session_id}", speaker=None, episodes=best
                 )
-            )
+            hits.append(replace(hit, score=score))
         return hits
 
 

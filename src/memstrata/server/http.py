@@ -25,7 +25,7 @@ from memstrata.errors import (
     NotFoundError,
     StoreError,
 )
-from memstrata.model import Category, Role, Scope, SearchFilter, Turn
+from memstrata.model import Category, Layer, Role, Scope, SearchFilter, Turn
 from memstrata.server.schemas import DocChangeIn, FactIn, RememberIn, ScopeIn, UpdateIn
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
@@ -159,13 +159,14 @@ def create_app(memory: Memory) -> FastAPI:
         thread: str | None = None,
         agent: str | None = None,
         k: int = Query(10, ge=1, le=1000),
-        granularity: Literal["turn", "session", "fact"] = "turn",
+        granularity: Literal["turn", "session", "fact", "topic"] = "turn",
         speaker: str | None = None,
         session_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         category: str | None = None,
         topic: str | None = None,
+        layer: Layer | None = None,
     ) -> list[dict[str, Any]]:
         try:
             cat = Category(category) if category else None
@@ -178,6 +179,7 @@ def create_app(memory: Memory) -> FastAPI:
             until=until,
             category=cat,
             topic=topic,
+            layer=layer,
         )
         hits = memory.search(
             q, scope_q(user, thread, agent), k=k, granularity=granularity, filters=filters
