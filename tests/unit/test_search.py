@@ -241,3 +241,25 @@ def test_approximate_graph_for_large_scopes_agrees_with_exact(data_dir: Path) ->
         q, Scope("u"), k=3, granularity=Granularity.TURN, filters=SearchFilter(session_id="s3")
     )  # too narrow: exact fallback
     assert only and all(h.session_id == "s3" for h in only)
+
+
+def test_a_speaker_the_query_names_is_raised(mem: Memory) -> None:
+    mem.remember(
+        [
+            Turn(text="I went hiking on Saturday", speaker="Bob", session_id="s1"),
+            Turn(text="I went hiking on Saturday", speaker="Bobby", session_id="s2"),
+            Turn(text="我周六去爬山了", speaker="小明", session_id="s3"),
+            Turn(text="我周六去爬山了", speaker="Ann", session_id="s4"),
+        ],
+        ALICE,
+    )
+    index = mem.indexes.index("alice")
+    assert index._speakers_named("Where did BOB go hiking?") == ["Bob"]
+    assert index._speakers_named("what did bobby say") == ["Bobby"]
+    assert index._speakers_named("小明上周六去哪了") == ["小明"]
+    assert index._speakers_named("和bob说的") == ["Bob"]
+    assert index._speakers_named("nobody said so") == []
+    hits = mem.search("Where did Bob go hiking on Saturday?", ALICE, k=2)
+    assert hits[0].speaker == "Bob"
+    hits = mem.search("小明周六去爬山了吗", ALICE, k=2)
+    assert hits[0].speaker == "小明"

@@ -81,6 +81,14 @@ def session_key(scope: Scope, session_id: str) -> str:
     return _SEP.join((scope.thread or "", scope.agent or "", session_id))
 
 
+def _name_pattern(name: str) -> str:
+    """A regex for a lowercase ``name`` that keeps Latin names to whole words: "bob" is not
+    found in "bobby", but is in "和bob说"."""
+    left = r"(?<![a-z0-9])" if name[0].isascii() and name[0].isalnum() else ""
+    right = r"(?![a-z0-9])" if name[-1].isascii() and name[-1].isalnum() else ""
+    return f"{left}{re.escape(name)}{right}"
+
+
 def _doc_group(document_id: str) -> str:
     """The group (like a session) that a document's passages are ranked in."""
     return f"doc/{document_id}"
@@ -118,6 +126,9 @@ class UserIndex:
         self._sessions: dict[str, list[tuple[float, str]]] = {}
         #: the passage ids of each indexed document
         self._documents: dict[str, set[str]] = {}
+        #: speakers known when the pattern was built, the pattern, lowercase name -> names
+        self._speaker_pattern: tuple[int, re.Pattern[str] | None, dict[str, list[str]]] | None
+        self._speaker_pattern = None
 
     def __len__(self) -> int:
         return len(self.catalog)
@@ -416,14 +427,33 @@ class UserIndex:
         dense = self.dense_scores(query, mask, slots)
         fused = fuse(lexical, dense, mask, self.config)
         if self.config.speaker_boost:
-            lowered = query.text.lower()
-            for name in self.catalog.values("speaker"):
-                pattern = rf"(?<!\w){re.escape(name.lower())}(?!\w)"
-                if len(name) > 1 and re.search(pattern, lowered):
-                    fused[self.catalog.equals("speaker", name) & mask] += self.config.speaker_boost
+            for name in self._speakers_named(query.text):
+                fused[self.catalog.equals("speaker", name) & mask] += self.config.speaker_boost
         if self.config.date_bonus:
             self._date_bonus(query.text, fused, mask)
         return lexical, dense, fused, mask
+
+    def _speakers_named(self, text: str) -> list[str]:
+        """The known speakers (names of two characters or more) that ``text`` names,
+        case-insensitively and as whole words where a name starts or ends with a Latin letter
+        or digit (Chinese names stand next to other characters: 小明说); one compiled pattern,
+        rebuilt when a new speaker appears."""
+        names = self.catalog.values("speaker")
+        if self._speaker_pattern is None or self._speaker_pattern[0] != len(names):
+            by_lower: dict[str, list[str]] = {}
+            for name in names:
+                if len(name) > 1:
+                    by_lower.setdefault(name.lower(), []).append(name)
+            alternatives = "|".join(
+                _name_pattern(n) for n in sorted(by_lower, key=len, reverse=True)
+            )
+            pattern = re.compile(alternatives) if alternatives else None
+            self._speaker_pattern = (len(names), pattern, by_lower)
+        _, pattern, by_lower = self._speaker_pattern
+        if pattern is None:
+            return []
+        found = dict.fromkeys(m.group(0) for m in pattern.finditer(text.lower()))
+        return [name for lower in found for name in by_lower[lower]]
 
     def _date_bonus(self, text: str, fused: NDArray[np.float32], mask: NDArray[np.bool_]) -> None:
         """Raise entries dated within a date the query names (see :mod:`dates`)."""
