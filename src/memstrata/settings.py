@@ -195,6 +195,9 @@ class Settings(BaseSettings):
     curate_after_s: float = Field(
         30.0, ge=0, description="seconds of quiet after which a thread is curated"
     )
+    rerank_candidates: int = Field(
+        20, ge=2, le=200, description="hits a search with rerank shows the chat model"
+    )
     confidence_thresholds: dict[str, float] = Field(
         default_factory=dict,
         description="per-category minimum confidence for extracted facts, over the defaults "

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from memstrata.api.common import IngestReport, ScopeLike, as_scope
 from memstrata.api.curation import CurationMixin
-from memstrata.errors import InvalidInputError
+from memstrata.errors import ConfigError, InvalidInputError
 from memstrata.model import Document, Granularity, Scope, SearchFilter, SearchHit
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
@@ -118,11 +118,14 @@ class Memory(CurationMixin):
         k: int = 10,
         granularity: Granularity | str = Granularity.TURN,
         filters: SearchFilter | None = None,
+        rerank: bool = False,
     ) -> list[SearchHit]:
-        """Hybrid (lexical + dense) search of the scope's turns, sessions or facts.
+        """Hybrid (lexical + dense) search of the scope's turns, sessions, facts or topics.
 
         Each hit carries its score components. The index follows every write, made here or
-        by any other process, before it answers.
+        by any other process, before it answers. With ``rerank`` the configured chat model
+        reorders the best ``rerank_candidates`` hits (:mod:`memstrata.rerank`): the hits it
+        picks come first, with an ``llm_rank`` component, whatever their scores.
         """
         scope = as_scope(scope)
         if not isinstance(query, str) or not query.strip():
@@ -133,13 +136,28 @@ class Memory(CurationMixin):
             level = Granularity(granularity)
         except ValueError:
             raise InvalidInputError(
-                f"unknown granularity {granularity!r}; expected turn, session or fact"
+                f"unknown granularity {granularity!r}; expected one of "
+                + ", ".join(g.value for g in Granularity)
             ) from None
+        llm = self.llm if rerank else None
+        if rerank and llm is None:
+            raise ConfigError("reranking needs a chat model: set llm (e.g. MEMSTRATA_LLM__MODEL)")
         from memstrata.index.query import build_query
 
         index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
-        return index.search(plan, scope, k=k, granularity=level, filters=filters or SearchFilter())
+        if llm is None:
+            return index.search(
+                plan, scope, k=k, granularity=level, filters=filters or SearchFilter()
+            )
+        from memstrata.rerank import llm_reranker
+
+        settings = self.settings or load_settings()
+        pool = max(k, settings.rerank_candidates)
+        hits = index.search(
+            plan, scope, k=pool, granularity=level, filters=filters or SearchFilter()
+        )
+        return llm_reranker(llm)(query, hits)[:k]
 
     # serving -----------------------------------------------------------------------
     @property

@@ -18,7 +18,7 @@ from memstrata.model import JsonValue, Scope
 KS: Final = (5, 10)
 
 
-def run_madial(memory: Memory, path: Path) -> dict[str, JsonValue]:
+def run_madial(memory: Memory, path: Path, *, rerank: bool = False) -> dict[str, JsonValue]:
     batch = importers.load(path, "madial")
     scopes = {c.key: Scope(f"madial-{c.key}") for c in batch.conversations}
     loaded = load_conversations(memory, batch.conversations, scopes)
@@ -34,7 +34,7 @@ def run_madial(memory: Memory, path: Path) -> dict[str, JsonValue]:
                 skipped += 1
                 continue
             found = timed_search(
-                memory, question.question, scopes[conv.key], max(KS), "turn", timings
+                memory, question.question, scopes[conv.key], max(KS), "turn", timings, rerank
             )
             rows.append(([item_of[i] for i in found], gold))
     result: dict[str, JsonValue] = {
@@ -43,6 +43,7 @@ def run_madial(memory: Memory, path: Path) -> dict[str, JsonValue]:
         "samples": len(batch.conversations),
         "questions": len(rows),
         "questions_skipped": skipped,
+        "rerank": memory.llm.name if rerank and memory.llm is not None else None,
     }
     for k in KS:
         result[f"R@{k}"] = round(mean(recall_at(f, g, k) for f, g in rows), 4)

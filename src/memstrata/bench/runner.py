@@ -114,11 +114,18 @@ def load_conversations(
 
 
 def timed_search(
-    memory: Memory, query: str, scope: Scope, k: int, granularity: str, timings: Timings
+    memory: Memory,
+    query: str,
+    scope: Scope,
+    k: int,
+    granularity: str,
+    timings: Timings,
+    rerank: bool = False,
 ) -> list[str]:
-    """Search end to end (query embedding included), timing it and the part after embedding."""
+    """Search end to end (query embedding, and reranking when asked, included), timing it
+    and the part after embedding (without reranking)."""
     started = perf_counter()
-    hits = memory.search(query, scope, k=k, granularity=granularity)
+    hits = memory.search(query, scope, k=k, granularity=granularity, rerank=rerank)
     total = perf_counter() - started
     index = memory.indexes.index(scope.user)
     plan = build_query(query, memory.embedder, index.config)  # vectors cached by now

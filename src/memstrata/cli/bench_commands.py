@@ -113,11 +113,16 @@ def bench_longmemeval(path: Path, embedding_cache: Path | None, as_json: bool) -
 
 @bench.command(name="madial", help="Recall of the memories a MADial dialogue should bring up.")
 @_bench_options
+@click.option(
+    "--rerank",
+    is_flag=True,
+    help="Let the configured chat model (setting llm) reorder each dialogue's best hits.",
+)
 @json_option
-def bench_madial(path: Path, embedding_cache: Path | None, as_json: bool) -> None:
+def bench_madial(path: Path, embedding_cache: Path | None, rerank: bool, as_json: bool) -> None:
     from memstrata.bench.madial import run_madial
 
-    _in_bench_memory(lambda m: run_madial(m, path), embedding_cache, as_json)
+    _in_bench_memory(lambda m: run_madial(m, path, rerank=rerank), embedding_cache, as_json)
 
 
 @bench.command(name="scale", help="Search latency and index memory at growing scope sizes.")

@@ -209,6 +209,7 @@ def list_(
     default=None,
     help="Only this layer: L1 essentials or L2 topics (granularity topic), L3 the archive.",
 )
+@click.option("--rerank", is_flag=True, help="Let the configured chat model reorder the best hits.")
 @data_dir_option
 @json_option
 def search(
@@ -225,6 +226,7 @@ def search(
     category: str | None,
     topic: str | None,
     layer: str | None,
+    rerank: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
@@ -246,7 +248,12 @@ def search(
     )
     with memory_for(data_dir) as mem:
         hits = mem.search(
-            query, scope_of(user, thread, agent), k=k, granularity=granularity, filters=filters
+            query,
+            scope_of(user, thread, agent),
+            k=k,
+            granularity=granularity,
+            filters=filters,
+            rerank=rerank,
         )
     if as_json:
         print_json([hit_to_json(h) for h in hits])

@@ -167,6 +167,7 @@ def create_app(memory: Memory) -> FastAPI:
         category: str | None = None,
         topic: str | None = None,
         layer: Layer | None = None,
+        rerank: bool = False,
     ) -> list[dict[str, Any]]:
         try:
             cat = Category(category) if category else None
@@ -182,7 +183,12 @@ def create_app(memory: Memory) -> FastAPI:
             layer=layer,
         )
         hits = memory.search(
-            q, scope_q(user, thread, agent), k=k, granularity=granularity, filters=filters
+            q,
+            scope_q(user, thread, agent),
+            k=k,
+            granularity=granularity,
+            filters=filters,
+            rerank=rerank,
         )
         return [hit_to_json(h) for h in hits]
 
