@@ -168,3 +168,14 @@ def test_the_query_cache_keeps_kinds_apart(tmp_path: Path) -> None:
     assert not np.allclose(question[0], dialogue[0])
     assert np.allclose(cache.embed_query("puppy"), question[0])
     cache.close()
+
+
+class Zero(HashingEmbedder):
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        return np.zeros(self.dim, dtype=np.float32)
+
+
+def test_a_model_giving_the_zero_vector_gives_zeros_not_nan() -> None:
+    embedder = BlendEmbedder([Zero(dim=8), Zero(dim=8)], {"question": [1, 1]})
+    vector = embedder.embed_query("anything")
+    assert np.all(np.isfinite(vector)) and not vector.any()

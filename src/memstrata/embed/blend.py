@@ -99,5 +99,7 @@ class BlendEmbedder:
         for i, (part, weight) in enumerate(zip(self.parts, self.weights[kind], strict=True)):
             if weight > 0:
                 out[:, self._slice(i)] = embed_queries(part, texts, kind) * np.float32(weight)
-        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0  # a model may give the zero vector: the row stays zero
+        out /= norms
         return out
