@@ -19,8 +19,10 @@ from memstrata.model import (
     Fact,
     ItemVersion,
     JsonValue,
+    Layer,
     Role,
     Scope,
+    SearchFilter,
     SearchHit,
     Stats,
     utc,
@@ -212,3 +214,36 @@ def hit_to_json(hit: SearchHit) -> dict[str, JsonValue]:
         "topic": hit.topic,
         "bullets": list(hit.bullets),
     }
+
+
+def search_filter(
+    *,
+    speaker: str | None = None,
+    session_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    category: str | None = None,
+    topic: str | None = None,
+    layer: str | None = None,
+) -> SearchFilter:
+    """A search filter from a front end's arguments, category and layer given by name."""
+    try:
+        cat = Category(category) if category else None
+    except ValueError:
+        raise InvalidInputError(
+            f"unknown category {category!r}; expected one of "
+            + ", ".join(c.value for c in Category)
+        ) from None
+    try:
+        level = Layer(layer) if layer else None
+    except ValueError:
+        raise InvalidInputError(f"unknown layer {layer!r}; expected L1, L2 or L3") from None
+    return SearchFilter(
+        speaker=speaker,
+        session_id=session_id,
+        since=since,
+        until=until,
+        category=cat,
+        topic=topic,
+        layer=level,
+    )

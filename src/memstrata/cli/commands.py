@@ -230,21 +230,16 @@ def search(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.codec import hit_to_json
-    from memstrata.model import Category, Layer, SearchFilter
+    from memstrata.codec import hit_to_json, search_filter
 
-    try:
-        cat = Category(category) if category else None
-    except ValueError:
-        raise InvalidInputError(f"unknown category {category!r}") from None
-    filters = SearchFilter(
+    filters = search_filter(
         speaker=speaker,
         session_id=session_id,
         since=since,
         until=until,
-        category=cat,
+        category=category,
         topic=topic,
-        layer=Layer(layer) if layer else None,
+        layer=layer,
     )
     with memory_for(data_dir) as mem:
         hits = mem.search(

@@ -13,7 +13,13 @@ from fastapi.responses import JSONResponse
 
 from memstrata import __version__
 from memstrata.api import Memory
-from memstrata.codec import hit_to_json, item_version_to_json, record_to_json, stats_to_json
+from memstrata.codec import (
+    hit_to_json,
+    item_version_to_json,
+    record_to_json,
+    search_filter,
+    stats_to_json,
+)
 from memstrata.document.ops import operation_from_json, operation_to_json
 from memstrata.document.service import DocPreview
 from memstrata.errors import (
@@ -25,7 +31,7 @@ from memstrata.errors import (
     NotFoundError,
     StoreError,
 )
-from memstrata.model import Category, Layer, Role, Scope, SearchFilter, Turn
+from memstrata.model import Layer, Role, Scope, Turn
 from memstrata.server.schemas import DocChangeIn, FactIn, RememberIn, ScopeIn, UpdateIn
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
@@ -169,16 +175,12 @@ def create_app(memory: Memory) -> FastAPI:
         layer: Layer | None = None,
         rerank: bool = False,
     ) -> list[dict[str, Any]]:
-        try:
-            cat = Category(category) if category else None
-        except ValueError:
-            raise InvalidInputError(f"unknown category {category!r}") from None
-        filters = SearchFilter(
+        filters = search_filter(
             speaker=speaker,
             session_id=session_id,
             since=since,
             until=until,
-            category=cat,
+            category=category,
             topic=topic,
             layer=layer,
         )
