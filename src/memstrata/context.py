@@ -11,7 +11,6 @@ forged tag stays inert text. ``explain`` lists why each item is in and what was 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,17 +59,12 @@ ROUTES: Final = ("none", "profile", "topic", "detail")
 
 def llm_router(llm: LLM) -> Router:
     """A router asking a chat model; it falls back to the heuristics on any failure."""
-    from importlib import resources
+    from memstrata.llm.prompting import data_messages, load_prompt
 
-    prompt = resources.files("memstrata.llm").joinpath("prompts/route.md").read_text("utf-8")
+    prompt = load_prompt("route")
 
     def ask(query: str, topics: Sequence[str]) -> tuple[str, str | None]:
-        data = json.dumps({"message": query, "topics": list(topics)}, ensure_ascii=False)
-        data = data.replace("<", "\\u003c").replace(">", "\\u003e")
-        messages = [
-            {"role": "system", "content": prompt},
-            {"role": "user", "content": f"<input>\n{data}\n</input>"},
-        ]
+        messages = data_messages(prompt, {"message": query, "topics": list(topics)})
         try:
             reply = llm.complete_json(messages)
         except MemstrataError:

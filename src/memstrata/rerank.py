@@ -11,14 +11,13 @@ malformed) the hybrid order stands.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from importlib import resources
 
 from memstrata.errors import MemstrataError
-from memstrata.model import SearchHit
+from memstrata.llm.prompting import data_messages, load_prompt
+from memstrata.model import JsonValue, SearchHit
 from memstrata.ports import LLM
 
 log = logging.getLogger(__name__)
@@ -28,24 +27,13 @@ Reranker = Callable[[str, Sequence[SearchHit]], list[SearchHit]]
 
 
 def llm_reranker(llm: LLM) -> Reranker:
-    prompt = resources.files("memstrata.llm").joinpath("prompts/rerank.md").read_text("utf-8")
+    prompt = load_prompt("rerank")
 
     def rerank(query: str, hits: Sequence[SearchHit]) -> list[SearchHit]:
         if len(hits) < 2:
             return list(hits)
-        data = json.dumps(
-            {
-                "query": query,
-                "candidates": [{"n": n, "text": h.text} for n, h in enumerate(hits, 1)],
-            },
-            ensure_ascii=False,
-        )
-        # "<" and ">" as JSON escapes: no stored text can spell the markers
-        data = data.replace("<", "\\u003c").replace(">", "\\u003e")
-        messages = [
-            {"role": "system", "content": prompt},
-            {"role": "user", "content": f"<input>\n{data}\n</input>"},
-        ]
+        candidates: list[JsonValue] = [{"n": n, "text": h.text} for n, h in enumerate(hits, 1)]
+        messages = data_messages(prompt, {"query": query, "candidates": candidates})
         try:
             reply = llm.complete_json(messages)
         except MemstrataError as exc:

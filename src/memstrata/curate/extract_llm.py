@@ -10,12 +10,11 @@ an unreachable model is recorded too. The extractor never raises into the run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any, Final
 
 from memstrata.curate.chunking import chunk_episodes
 from memstrata.errors import LLMError, LLMReplyError
-from memstrata.llm.prompting import CitationMap, episodes_block
+from memstrata.llm.prompting import CitationMap, episodes_block, load_prompt
 from memstrata.model import Candidate, Category, Episode, Extraction
 from memstrata.ports import LLM
 
@@ -23,7 +22,7 @@ _MAX_CHARS: Final = 12_000  # characters of episode text per request
 
 
 def _prompt() -> str:
-    return resources.files("memstrata.llm").joinpath("prompts/extract.md").read_text("utf-8")
+    return load_prompt("extract")
 
 
 def _unit(value: Any, default: float) -> float:

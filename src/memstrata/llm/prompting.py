@@ -10,10 +10,33 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 
-from memstrata.model import Episode
+from memstrata.model import Episode, JsonValue
+from memstrata.ports import ChatMessage
+
+
+def load_prompt(name: str) -> str:
+    """A system prompt shipped with memstrata (``memstrata/llm/prompts/<name>.md``)."""
+    return resources.files("memstrata.llm").joinpath(f"prompts/{name}.md").read_text("utf-8")
+
+
+def inert_json(value: object) -> str:
+    """``value`` as JSON in which "<" and ">" are escapes: no stored text inside it can spell
+    a block's delimiters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def data_messages(prompt: str, data: Mapping[str, JsonValue]) -> list[ChatMessage]:
+    """The system ``prompt``, then ``data`` as the user message: one JSON object between
+    ``<input>`` markers that nothing inside it can close."""
+    return [
+        {"role": "system", "content": prompt},
+        {"role": "user", "content": f"<input>\n{inert_json(data)}\n</input>"},
+    ]
 
 
 @dataclass(slots=True)
@@ -51,15 +74,11 @@ def episodes_block(episodes: Sequence[Episode], citations: CitationMap) -> str:
     lines = []
     for episode in episodes:
         n = citations.number(episode)
-        line = json.dumps(
-            {
-                "n": n,
-                "speaker": episode.speaker,
-                "time": episode.time.date().isoformat(),
-                "text": episode.text,
-            },
-            ensure_ascii=False,
-        )
-        # "<" and ">" as JSON escapes: no stored text can spell the block's delimiters
-        lines.append(line.replace("<", "\\u003c").replace(">", "\\u003e"))
+        record = {
+            "n": n,
+            "speaker": episode.speaker,
+            "time": episode.time.date().isoformat(),
+            "text": episode.text,
+        }
+        lines.append(inert_json(record))
     return "<episodes>\n" + "\n".join(lines) + "\n</episodes>"
