@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +26,25 @@ def normalized(vectors: object, *, dim: int | None, provider: str) -> NDArray[np
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return np.ascontiguousarray(matrix / norms, dtype=np.float32)
+
+
+def encode_in_batches(
+    encode: Callable[[list[str]], object],
+    texts: Sequence[str],
+    *,
+    batch: int,
+    dim: int,
+    provider: str,
+) -> NDArray[np.float32]:
+    """``texts`` encoded ``batch`` at a time by ``encode``, checked and L2-normalised; shape
+    ``(0, dim)`` for no texts."""
+    if not texts:
+        return np.zeros((0, dim), dtype=np.float32)
+    parts = [
+        np.asarray(encode(list(texts[start : start + batch])), dtype=np.float32)
+        for start in range(0, len(texts), batch)
+    ]
+    return normalized(np.vstack(parts), dim=dim, provider=provider)
 
 
 def missing_extra(package: str, extra: str) -> EmbeddingError:

