@@ -146,17 +146,14 @@ class Memory(CurationMixin):
 
         index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
-        if llm is None:
-            return index.search(
-                plan, scope, k=k, granularity=level, filters=filters or SearchFilter()
-            )
-        from memstrata.rerank import llm_reranker
-
-        settings = self.settings or load_settings()
-        pool = max(k, settings.rerank_candidates)
+        pool = k if llm is None else max(k, (self.settings or load_settings()).rerank_candidates)
         hits = index.search(
             plan, scope, k=pool, granularity=level, filters=filters or SearchFilter()
         )
+        if llm is None:
+            return hits
+        from memstrata.rerank import llm_reranker
+
         return llm_reranker(llm)(query, hits)[:k]
 
     # serving -----------------------------------------------------------------------

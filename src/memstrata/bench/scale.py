@@ -141,20 +141,19 @@ def run_scale(
     queries: int = 50,
     ranking: RankingConfig | None = None,
 ) -> dict[str, JsonValue]:
-    doc_embedder: Embedder = HashingEmbedder(dim=query_embedder.dim)
-    all_models: list[Query] = []
-    if isinstance(query_embedder, BlendEmbedder):
-        doc_embedder = BlendEmbedder(
-            [HashingEmbedder(dim=width) for width in query_embedder.blocks],
-            query_embedder.weights,
-        )
     query_texts = [
         _QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(queries)
     ]
     started = perf_counter()
     vectors = [Query(q, query_embedder.embed_query(q)) for q in query_texts]
     embed_ms = [(perf_counter() - started) * 1000 / len(query_texts)]
-    if isinstance(query_embedder, BlendEmbedder):
+    doc_embedder: Embedder = HashingEmbedder(dim=query_embedder.dim)
+    all_models: list[Query] = []
+    if isinstance(query_embedder, BlendEmbedder):  # documents shaped like the blend's
+        doc_embedder = BlendEmbedder(
+            [HashingEmbedder(dim=width) for width in query_embedder.blocks],
+            query_embedder.weights,
+        )
         dialogue = embed_queries(query_embedder, query_texts, "dialogue")
         all_models = [Query(q, v) for q, v in zip(query_texts, dialogue, strict=True)]
     embed_each = []

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.embed.base import embed_queries
+from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
 
@@ -161,8 +162,6 @@ class CachedEmbedder:
 def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:
     """``embedder`` with its vectors cached in ``path``; a blend caches each of its models on
     its own, so changing a blend's weights or models re-embeds nothing already embedded."""
-    from memstrata.embed.blend import BlendEmbedder
-
     if isinstance(embedder, BlendEmbedder):
         return BlendEmbedder([with_cache(p, path) for p in embedder.parts], embedder.weights)
     return CachedEmbedder(embedder, path)
@@ -170,8 +169,6 @@ def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:
 
 def cache_counts(embedder: Embedder) -> dict[str, int] | None:
     """Cache hits and misses of ``embedder`` (summed over a blend's models); None: no cache."""
-    from memstrata.embed.blend import BlendEmbedder
-
     if isinstance(embedder, CachedEmbedder):
         return {"hits": embedder.hits, "misses": embedder.misses}
     if isinstance(embedder, BlendEmbedder):

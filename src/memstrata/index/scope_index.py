@@ -271,7 +271,8 @@ class UserIndex:
             touched.discard(item_id)
         self._reindex(touched)
         if embedded and isinstance(self.embedder, ForgettingEmbedder):
-            self.embedder.forget(sorted(embedded - self._live_texts(touched)))
+            live = set().union(*(self._embedded_texts(i) for i in touched))
+            self.embedder.forget(sorted(embedded - live))
 
     def _embedded_texts(self, item_id: str) -> set[str]:
         """The texts embedded for an item's dense views (the turn with its context)."""
@@ -279,12 +280,6 @@ class UserIndex:
         if found is None:
             return set()
         return {self._context(found[1], prev) for prev in self.config.dense_views}
-
-    def _live_texts(self, ids: Iterable[str]) -> set[str]:
-        out: set[str] = set()
-        for item_id in ids:
-            out |= self._embedded_texts(item_id)
-        return out
 
     def _window(self, key: str, item_id: str) -> list[str]:
         """The turns whose documents include ``item_id`` as context (and itself)."""
