@@ -73,6 +73,7 @@ def test_exported_names_are_pinned() -> None:
         "Slot",
         "Stats",
         "StoreError",
+        "TooLargeError",
         "TopicDocument",
         "Turn",
         "__version__",

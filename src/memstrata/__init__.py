@@ -42,6 +42,7 @@ _EXPORTS = {
     "InvalidInputError": "memstrata.errors",
     "ImportFormatError": "memstrata.errors",
     "NotFoundError": "memstrata.errors",
+    "TooLargeError": "memstrata.errors",
     "ConflictError": "memstrata.errors",
     "BusyError": "memstrata.errors",
     "StoreError": "memstrata.errors",
@@ -81,6 +82,7 @@ __all__ = [
     "Slot",
     "Stats",
     "StoreError",
+    "TooLargeError",
     "TopicDocument",
     "Turn",
     "__version__",
@@ -100,6 +102,7 @@ if TYPE_CHECKING:
         MigrationError,
         NotFoundError,
         StoreError,
+        TooLargeError,
     )
     from memstrata.model import (
         Category,

@@ -8,7 +8,8 @@ each::
     MemstrataError
      ├── ConfigError           bad settings or an unusable data directory
      ├── InvalidInputError     input the caller can fix (bad turn, unknown option, bad id)
-     │    └── ImportFormatError   a file that does not match its declared format
+     │    ├── ImportFormatError   a file that does not match its declared format
+     │    └── TooLargeError       input over a configured size limit (a turn, a request, a page)
      ├── NotFoundError         no such item in this scope (other scopes are invisible)
      ├── ConflictError         a compare-and-swap write against a stale version
      ├── BusyError             a resource is held by another run
@@ -52,6 +53,18 @@ class ImportFormatError(InvalidInputError):
         self.source = source
         self.line = line
         self.where = where
+
+
+class TooLargeError(InvalidInputError):
+    """Input is over a configured size limit; nothing was written.
+
+    ``limit`` is the limit and ``size`` the size found, in the unit the message names.
+    """
+
+    def __init__(self, message: str, *, limit: int, size: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.size = size
 
 
 class NotFoundError(MemstrataError):
