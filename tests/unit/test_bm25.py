@@ -62,3 +62,19 @@ def test_weights_scale_terms() -> None:
     plain = index.scores(["tea"], 2)
     weighted = index.scores({"tea": 0.5}, 2)
     assert weighted[0] == np.float32(plain[0] * 0.5) and weighted[1] == 0.0
+
+
+def test_scoring_leaves_postings_alone_and_removal_keeps_them_compact() -> None:
+    """Concurrent searches read the postings, so scoring must not rewrite them; removals
+    compact a term's list once its stale postings outnumber the live ones."""
+    index = BM25Index()
+    for slot in range(100):
+        index.add(slot, ["tea", f"t{slot}"])
+    for slot in range(70):
+        index.remove(slot)
+    tid = index._vocab["tea"]
+    postings = index._slots[tid]
+    assert len(postings) <= 2 * 30 + 1
+    scores = index.scores(["tea"], 100)
+    assert index._slots[tid] is postings  # a read replaced nothing
+    assert (scores[:70] == 0).all() and (scores[70:] > 0).all()

@@ -3,8 +3,12 @@
 Terms are interned as integer ids. Each term keeps its postings in three ``array('i')`` columns
 (slot, term frequency, the slot's epoch when it was added), appended in O(1). A slot's epoch
 grows whenever it is removed or re-added, so a posting is live exactly when its epoch is the
-slot's current one: removal touches no posting list, and stale postings are dropped the next time
-their term is materialised as numpy arrays for scoring.
+slot's current one: removal only counts a term's stale postings, and compacts its posting list
+once they outnumber the live ones (so scoring never filters more than it keeps).
+
+Reads (:meth:`BM25Index.scores`, :meth:`BM25Index.idf`) change nothing but a cache of immutable
+arrays, so any number may run at once; writes (:meth:`BM25Index.add`, :meth:`BM25Index.remove`)
+need the index to themselves, which its owner ensures (``UserIndex`` holds a read-write lock).
 
 Scoring is Okapi BM25 with Lucene's idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``.
 """
@@ -28,6 +32,7 @@ class BM25Index:
         self._tfs: list[array[int]] = []
         self._epochs: list[array[int]] = []
         self._df: array[int] = array("i")
+        self._stale: array[int] = array("i")  # per term, postings of removed slots
         self._docs: dict[int, array[int]] = {}  # slot -> term id, tf, term id, tf, ...
         self._epoch = np.zeros(1024, dtype=np.int32)
         self._lengths = np.zeros(1024, dtype=np.float32)
@@ -76,6 +81,7 @@ class BM25Index:
                 self._tfs.append(array("i"))
                 self._epochs.append(array("i"))
                 self._df.append(0)
+                self._stale.append(0)
             self._slots[tid].append(slot)
             self._tfs[tid].append(tf)
             self._epochs[tid].append(epoch)
@@ -93,25 +99,33 @@ class BM25Index:
         self._lengths[slot] = 0.0
         for tid in doc[::2]:
             self._df[tid] -= 1
+            self._stale[tid] += 1
             self._cache.pop(tid, None)
+            if self._stale[tid] > self._df[tid]:
+                self._compact(tid)
+
+    def _compact(self, tid: int) -> None:
+        """Drop a term's stale postings for good (a write: the caller holds the index)."""
+        slots = np.frombuffer(self._slots[tid], dtype=np.int32)
+        epochs = np.frombuffer(self._epochs[tid], dtype=np.int32)
+        keep = np.flatnonzero(epochs == self._epoch[slots])
+        tfs = np.frombuffer(self._tfs[tid], dtype=np.int32)
+        self._slots[tid] = array("i", slots[keep].tobytes())
+        self._tfs[tid] = array("i", tfs[keep].tobytes())
+        self._epochs[tid] = array("i", epochs[keep].tobytes())
+        self._stale[tid] = 0
 
     def _arrays(self, tid: int) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+        """A term's live postings as (slots, term frequencies); computed without changing
+        the postings, and cached until a write touches the term."""
         cached = self._cache.get(tid)
         if cached is not None:
             return cached
         slots = np.frombuffer(self._slots[tid], dtype=np.int32)
         epochs = np.frombuffer(self._epochs[tid], dtype=np.int32)
-        live = epochs == self._epoch[slots]
-        if not live.all():  # drop stale postings for good
-            keep = np.flatnonzero(live)
-            self._slots[tid] = array("i", slots[keep].tobytes())
-            self._tfs[tid] = array(
-                "i", np.frombuffer(self._tfs[tid], dtype=np.int32)[keep].tobytes()
-            )
-            self._epochs[tid] = array("i", epochs[keep].tobytes())
-            slots = np.frombuffer(self._slots[tid], dtype=np.int32)
-        tfs = np.frombuffer(self._tfs[tid], dtype=np.int32).astype(np.float32)
-        result = (slots.copy(), tfs)
+        tfs = np.frombuffer(self._tfs[tid], dtype=np.int32)
+        live = np.flatnonzero(epochs == self._epoch[slots])
+        result = (slots[live].copy(), tfs[live].astype(np.float32))
         self._cache[tid] = result
         return result
 

@@ -1,7 +1,8 @@
 """What the indexes know about each slot: id, kind and the fields searches filter on.
 
 String fields are stored as integer codes in numpy arrays so that a filter is one vectorised
-comparison over every slot.
+comparison over every slot. Reads change nothing; writes (``put``, ``remove``) need the catalog
+to themselves, which its owner ensures (``UserIndex`` holds a read-write lock).
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Indexes are built on first use from the records and then follow the store's chan
 (:meth:`memstrata.ports.RecordStore.changes_since`), so writes made by this process, by another
 process or through another front-end are all seen before the next search. Everything here is
 derived: dropping an index loses nothing.
+
+Many threads may search and write at once. One catch-up per user runs at a time (a per-user
+lock); it reads what changed from the store first, then applies it under the index's write lock
+(:class:`memstrata.index.rwlock.ReadWriteLock`), so a search holding the index's read lock never
+sees half of it. A rebuild fills a new index beside the old one and swaps the reference: a
+search that already holds the old index keeps it, unchanged, until it is done.
 """
 
 from __future__ import annotations
@@ -107,10 +113,11 @@ class IndexManager:
                 present_docs.append(self.store.get_document_by_id(scope, doc_id))
             except NotFoundError:
                 gone.add(doc_id)
-        index.remove([*deleted, *gone])
-        index.remove_documents([*deleted, *gone])
-        index.add_episodes(present)
-        index.add_facts(present_facts)
-        index.add_documents(present_docs)
-        index.generation = changes[-1].seq if changes else head
+        with index.lock.writing():  # searches wait for the whole change, not part of it
+            index.remove([*deleted, *gone])
+            index.remove_documents([*deleted, *gone])
+            index.add_episodes(present)
+            index.add_facts(present_facts)
+            index.add_documents(present_docs)
+            index.generation = changes[-1].seq if changes else head
         return index

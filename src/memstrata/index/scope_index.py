@@ -6,6 +6,12 @@ are applied inside it as masks. The index is derived from the records: :class:`U
 filled from the store and told about every later write, and it remembers the store generation it
 reflects so a stale one is noticed (see :class:`memstrata.index.manager.IndexManager`).
 
+Searches and writes may come from many threads at once (the server's thread pool, the
+auto-curation thread): every write holds the index's read-write lock alone, every search holds
+it shared, so a search sees the index either before or after a write, never in the middle of
+one. The parts (catalog, BM25, vectors) change nothing when read, except caches of immutable
+values.
+
 Curated documents (the L1 essentials and L2 topics) are indexed bullet by bullet: a
 :data:`PassageReader`, given by the layer that knows the document format, turns a stored
 document into its passages; a topic search ranks documents by their best bullets, as a session
@@ -31,6 +37,7 @@ from memstrata.index.catalog import KIND_BULLET, KIND_EPISODE, KIND_FACT, Catalo
 from memstrata.index.config import RankingConfig
 from memstrata.index.dates import date_query
 from memstrata.index.query import Query
+from memstrata.index.rwlock import ReadWriteLock
 from memstrata.index.tokenize import tokenize
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.model import (
@@ -123,6 +130,8 @@ class UserIndex:
             for _ in self.config.dense_views
         ]
         self.generation = -1
+        #: writes hold it alone, searches shared (see the module's docstring)
+        self.lock = ReadWriteLock()
         self._sessions: dict[str, list[tuple[float, str]]] = {}
         #: the passage ids of each indexed document
         self._documents: dict[str, set[str]] = {}
@@ -142,6 +151,10 @@ class UserIndex:
 
     # writes ----------------------------------------------------------------------
     def add_episodes(self, episodes: Sequence[Episode]) -> None:
+        with self.lock.writing():
+            self._add_episodes(episodes)
+
+    def _add_episodes(self, episodes: Sequence[Episode]) -> None:
         touched: set[str] = set()
         for ep in episodes:
             if ep.scope.user != self.user:
@@ -171,6 +184,10 @@ class UserIndex:
 
     def add_facts(self, facts: Sequence[Fact]) -> None:
         """Index facts, or re-index them after an update (same id, same slot)."""
+        with self.lock.writing():
+            self._add_facts(facts)
+
+    def _add_facts(self, facts: Sequence[Fact]) -> None:
         ids = []
         for fact in facts:
             if fact.scope.user != self.user:
@@ -202,6 +219,11 @@ class UserIndex:
         changed ones are embedded again."""
         if self.passages is None:
             return
+        with self.lock.writing():
+            self._add_documents(documents)
+
+    def _add_documents(self, documents: Sequence[Document]) -> None:
+        assert self.passages is not None
         changed: list[str] = []
         for doc in documents:
             layer = _DOC_LAYERS.get(doc.kind)
@@ -209,7 +231,7 @@ class UserIndex:
                 continue
             parts = self.passages(doc)
             kept = {p.id for p in parts}
-            self.remove_documents([doc.id], keep=kept)
+            self._remove(self._documents.pop(doc.id, set()) - kept)
             for part in parts:
                 found = self.catalog.lookup(part.id)
                 if found is not None and found[1].session_key != _doc_group(doc.id):
@@ -240,13 +262,18 @@ class UserIndex:
 
     def remove_documents(self, ids: Iterable[str], *, keep: set[str] | None = None) -> None:
         """Drop documents' passages (all, or all but ``keep``)."""
-        for doc_id in ids:
-            gone = self._documents.pop(doc_id, set()) - (keep or set())
-            self.remove(gone)
+        with self.lock.writing():
+            for doc_id in ids:
+                gone = self._documents.pop(doc_id, set()) - (keep or set())
+                self._remove(gone)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Drop items, re-index the turns that had them as context, and tell a caching
         embedder to forget every text embedded with them (see :meth:`_embedded_texts`)."""
+        with self.lock.writing():
+            self._remove(ids)
+
+    def _remove(self, ids: Iterable[str]) -> None:
         touched: set[str] = set()
         embedded: set[str] = set()
         for item_id in ids:
@@ -432,9 +459,11 @@ class UserIndex:
         """The known speakers (names of two characters or more) that ``text`` names,
         case-insensitively and as whole words where a name starts or ends with a Latin letter
         or digit (Chinese names stand next to other characters: 小明说); one compiled pattern,
-        rebuilt when a new speaker appears."""
+        rebuilt when a new speaker appears (concurrent searches may each rebuild it; each uses
+        the one it read or built)."""
         names = self.catalog.values("speaker")
-        if self._speaker_pattern is None or self._speaker_pattern[0] != len(names):
+        cached = self._speaker_pattern
+        if cached is None or cached[0] != len(names):
             by_lower: dict[str, list[str]] = {}
             for name in names:
                 if len(name) > 1:
@@ -443,8 +472,8 @@ class UserIndex:
                 _name_pattern(n) for n in sorted(by_lower, key=len, reverse=True)
             )
             pattern = re.compile(alternatives) if alternatives else None
-            self._speaker_pattern = (len(names), pattern, by_lower)
-        _, pattern, by_lower = self._speaker_pattern
+            cached = self._speaker_pattern = (len(names), pattern, by_lower)
+        _, pattern, by_lower = cached
         if pattern is None:
             return []
         found = dict.fromkeys(m.group(0) for m in pattern.finditer(text.lower()))
@@ -466,6 +495,20 @@ class UserIndex:
         fused[hit & mask] += self.config.date_bonus
 
     def search(
+        self,
+        query: Query,
+        scope: Scope,
+        *,
+        k: int,
+        granularity: Granularity,
+        filters: SearchFilter,
+    ) -> list[SearchHit]:
+        """The best ``k`` hits for ``query`` in ``scope``, read under the shared lock: the
+        index as it was before or after any concurrent write, never halfway."""
+        with self.lock.reading():
+            return self._search(query, scope, k=k, granularity=granularity, filters=filters)
+
+    def _search(
         self,
         query: Query,
         scope: Scope,

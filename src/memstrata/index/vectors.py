@@ -9,6 +9,9 @@ A blend of models (:mod:`memstrata.embed.blend`) gives vectors made of blocks, o
 and a query may leave a block at zero (a model it does not use). The matrix is therefore kept
 as one contiguous matrix per block, and a block that is zero in the query is skipped: a
 strided column slice of one wide matrix would be slower than scoring all of it.
+
+Reads change nothing, so searches may score at once; writes (``add``, ``remove``) need the index
+to themselves, which its owner ensures (``UserIndex`` holds a read-write lock).
 """
 
 from __future__ import annotations
