@@ -20,7 +20,7 @@ from memstrata.api.common import (
 )
 from memstrata.api.documents import DocumentsMixin
 from memstrata.codec import episode_to_json, record_to_json
-from memstrata.errors import ConflictError, InvalidInputError, StoreError
+from memstrata.errors import InvalidInputError, StoreError
 from memstrata.ids import kind_of, new_id
 from memstrata.model import (
     Category,
@@ -119,27 +119,28 @@ class RecordsMixin(DocumentsMixin):
         """Change a fact's fields or a document's ``content``.
 
         With ``expected_version`` the write is a strict compare-and-swap; without it the
-        current version is read and the write retried once if another writer got in first.
-        Episodes are verbatim and cannot be edited.
+        current version is read and, while other writers get in first, read again and the write
+        retried with jittered exponential backoff up to a deadline
+        (:data:`memstrata.api.retry.UPDATE_DEADLINE_S`). Episodes are verbatim and cannot be
+        edited.
         """
+        from memstrata.api.retry import retry_conflicts
+
         scope = as_scope(scope)
         kind = kind_of(item_id)
         if kind == "episode":
             raise InvalidInputError("episodes are verbatim and cannot be edited; delete it instead")
         if not changes:
             raise InvalidInputError("nothing to update")
-        attempts = 1 if expected_version is not None else 2
-        for attempt in range(attempts):
-            try:
-                if kind == "fact":
-                    return self._update_fact(item_id, scope, expected_version, changes)
-                if kind == "document":
-                    return self._update_document(item_id, scope, expected_version, changes)
-                raise InvalidInputError(f"{item_id} names a {kind}, which cannot be updated")
-            except ConflictError:
-                if attempt + 1 == attempts:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        if kind not in ("fact", "document"):
+            raise InvalidInputError(f"{item_id} names a {kind}, which cannot be updated")
+
+        def attempt() -> Fact | Document:
+            if kind == "fact":
+                return self._update_fact(item_id, scope, expected_version, changes)
+            return self._update_document(item_id, scope, expected_version, changes)
+
+        return attempt() if expected_version is not None else retry_conflicts(attempt)
 
     def _update_fact(
         self, fact_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]

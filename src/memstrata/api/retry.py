@@ -1,0 +1,48 @@
+"""Retrying a write that lost a compare-and-swap race: jittered exponential backoff up to a
+deadline.
+
+``Memory.update`` without an explicit version re-reads and writes again each time another writer
+got in first; under heavy contention (many threads and processes on one item) a fixed number of
+retries is not enough, while retrying at once only repeats the collision. Each wait is drawn
+between half and all of a delay that doubles up to a ceiling, until the deadline has passed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+from memstrata.errors import ConflictError
+
+T = TypeVar("T")
+
+#: how long an update without an explicit version keeps retrying conflicts, in seconds
+UPDATE_DEADLINE_S: Final = 5.0
+_FIRST_DELAY_S: Final = 0.002
+_MAX_DELAY_S: Final = 0.25
+
+
+def retry_conflicts(
+    attempt: Callable[[], T],
+    *,
+    deadline_s: float | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> T:
+    """``attempt()``, called again after each :class:`ConflictError` until it succeeds, raises
+    another error, or ``deadline_s`` (default :data:`UPDATE_DEADLINE_S`) has passed, when the
+    last conflict is raised. ``attempt`` must re-read what it writes."""
+    limit = UPDATE_DEADLINE_S if deadline_s is None else deadline_s
+    start = clock()
+    delay = _FIRST_DELAY_S
+    while True:
+        try:
+            return attempt()
+        except ConflictError:
+            remaining = limit - (clock() - start)
+            if remaining <= 0:
+                raise
+            sleep(min(remaining, random.uniform(delay / 2, delay)))
+            delay = min(2 * delay, _MAX_DELAY_S)

@@ -1,0 +1,137 @@
+"""`Memory.update` without a version retries conflicts, re-reading each time, with jittered
+exponential backoff up to a deadline; with `expected_version` it is one compare-and-swap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.errors import ConflictError
+from memstrata.model import DocumentKind, Scope
+
+ALICE = Scope("alice")
+
+
+class Competitor:
+    """Wraps a store write so that another writer gets in first, ``times`` times."""
+
+    def __init__(self, memory: Memory, method: str, compete: Any, times: float) -> None:
+        self.real = getattr(memory.store, method)
+        self.compete = compete
+        self.times = times
+        self.calls = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls <= self.times:
+            self.compete()
+        return self.real(*args, **kwargs)
+
+
+def test_a_fact_update_outlasts_several_competing_writers(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fact = memory.add_fact("Alice drinks tea", ALICE, importance=0.5)
+    bumps = iter(range(1, 100))
+    real = memory.store.update_fact
+
+    def compete() -> None:  # another writer changes the topic between read and write
+        real(
+            ALICE,
+            (current := memory.store.get_fact(ALICE, fact.id)).evolve(topic=f"t{next(bumps)}"),
+            expected_version=current.version,
+        )
+
+    writer = Competitor(memory, "update_fact", compete, times=4)
+    monkeypatch.setattr(memory.store, "update_fact", writer)
+    updated = memory.update(fact.id, ALICE, importance=0.9)
+    assert isinstance(updated, type(fact))
+    assert writer.calls == 5  # four conflicts, then the write
+    assert updated.importance == 0.9 and updated.topic == "t4"  # re-read: no change lost
+    assert updated.version == fact.version + 5
+
+
+def test_a_document_update_outlasts_several_competing_writers(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = memory.store.put_document(
+        ALICE, DocumentKind.TOPIC, "notes", {"n": 0}, expected_version=0
+    )
+    real = memory.store.put_document
+
+    def compete() -> None:
+        current = memory.store.get_document_by_id(ALICE, doc.id)
+        real(ALICE, DocumentKind.TOPIC, "notes", {"n": 1}, expected_version=current.version)
+
+    writer = Competitor(memory, "put_document", compete, times=3)
+    monkeypatch.setattr(memory.store, "put_document", writer)
+    updated = memory.update(doc.id, ALICE, content={"n": 2})
+    assert writer.calls == 4 and dict(updated.content) == {"n": 2}
+
+
+def test_an_explicit_version_is_one_compare_and_swap(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fact = memory.add_fact("Alice drinks tea", ALICE)
+    real = memory.store.update_fact
+
+    def compete() -> None:
+        current = memory.store.get_fact(ALICE, fact.id)
+        real(ALICE, current.evolve(topic="x"), expected_version=current.version)
+
+    writer = Competitor(memory, "update_fact", compete, times=1)
+    monkeypatch.setattr(memory.store, "update_fact", writer)
+    with pytest.raises(ConflictError):
+        memory.update(fact.id, ALICE, expected_version=fact.version, importance=0.9)
+    assert writer.calls == 1
+
+
+def test_conflicts_past_the_deadline_are_raised(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.api import retry
+
+    fact = memory.add_fact("Alice drinks tea", ALICE)
+    real = memory.store.update_fact
+
+    def compete() -> None:
+        current = memory.store.get_fact(ALICE, fact.id)
+        real(ALICE, current.evolve(topic="x"), expected_version=current.version)
+
+    monkeypatch.setattr(retry, "UPDATE_DEADLINE_S", 0.05)
+    writer = Competitor(memory, "update_fact", compete, times=float("inf"))
+    monkeypatch.setattr(memory.store, "update_fact", writer)
+    with pytest.raises(ConflictError):
+        memory.update(fact.id, ALICE, importance=0.9)
+    assert writer.calls > 2
+
+
+def test_backoff_grows_with_jitter_and_stops_at_the_deadline() -> None:
+    from memstrata.api.retry import retry_conflicts
+
+    now = [0.0]
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    def always_conflicts() -> None:
+        raise ConflictError("fa_x", 1, 2)
+
+    with pytest.raises(ConflictError):
+        retry_conflicts(always_conflicts, deadline_s=5.0, sleep=sleep, clock=lambda: now[0])
+    assert now[0] <= 5.0 and len(waits) > 5
+    assert waits[5] > waits[0]  # exponential
+    assert len(set(waits)) > len(waits) // 2  # jittered
+    results = iter([ConflictError("fa_x", 1, 2), "done"])
+
+    def once_then_done() -> str:
+        value = next(results)
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    assert retry_conflicts(once_then_done, sleep=lambda s: None) == "done"
