@@ -30,11 +30,16 @@ from memstrata.model import DeleteReason
 from tests.reliability.sizes import size
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-FUZZ = settings(
-    max_examples=size(150, 1500),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+
+
+def fuzz(default: int, full: int) -> Any:
+    """Hypothesis settings: ``default`` examples, ``full`` in CI."""
+    return settings(
+        max_examples=size(default, full),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+
 
 # -- arbitrary markdown, built from the pieces the format is made of ----------------------
 any_char = st.characters(exclude_categories=())
@@ -70,7 +75,7 @@ markdown = st.builds(
 )
 
 
-@FUZZ
+@fuzz(150, 800)
 @given(st.one_of(markdown, st.text(any_char, max_size=200)))
 def test_parse_raises_only_invalid_input_and_serializes_to_a_fixed_point(text: str) -> None:
     try:
@@ -156,7 +161,7 @@ def _bullets(doc: Document) -> dict[str, Bullet]:
     return found
 
 
-@FUZZ
+@fuzz(80, 300)
 @given(batches())
 def test_a_batch_applies_whole_or_is_rejected(batch: tuple[Document, list[Operation]]) -> None:
     doc, ops = batch
@@ -189,7 +194,7 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 op_fields = st.sampled_from(["op", "id", "section", "text", "citations", "reason", "position"])
 
 
-@FUZZ
+@fuzz(80, 200)
 @given(
     st.one_of(
         st.dictionaries(op_fields, json_values, max_size=7),
