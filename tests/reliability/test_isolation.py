@@ -32,8 +32,8 @@ from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.reliability.sizes import report, size
 
-PYTHON_EXAMPLES = size(10, 60)
-HTTP_EXAMPLES = size(3, 15)
+PYTHON_EXAMPLES = size(8, 60)
+HTTP_EXAMPLES = size(2, 15)
 KEYWORD = "lighthouse"
 _ID_RE = re.compile(r"\b(?:ep|fa|doc|m)_[0-9A-Za-z]+")
 
