@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from memstrata.api import Memory
 from memstrata.document.ops import Operation, OpKind
+from memstrata.document.service import document_from_json
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.model import DocumentKind, Granularity, Scope
 from memstrata.settings import load_settings
@@ -142,5 +144,53 @@ def test_search_beside_concurrent_writes(data_dir: Path, clock: FixedClock) -> N
         live_facts = {f.id for f in mem.store.iter_facts(USER)}
         assert live_turns | live_facts <= indexed
         assert not deleted & indexed
+        garden = mem.store.get_document(USER, DocumentKind.TOPIC, "garden")
+        assert garden is not None
+        bullets = {b.id for s in document_from_json(garden.content).sections for b in s.bullets}
+        assert bullets <= indexed  # every bullet of the last version is searchable
     finally:
         mem.close()
+
+
+def test_a_catch_up_waits_for_a_search_in_progress(data_dir: Path, clock: FixedClock) -> None:
+    """A search holds its index shared: a catch-up for a later write waits until it is done,
+    and then applies all of the write."""
+    with Memory.open(
+        settings=load_settings(data_dir=data_dir), clock=clock, embedder=HashingEmbedder(32)
+    ) as mem:
+        mem.remember("the harbor lantern", USER)
+        index = mem.indexes.index(USER.user)
+        mem.remember(["the violet meadow", "the copper falcon"], USER)
+        caught_up = threading.Event()
+
+        def catch_up() -> None:
+            mem.indexes.index(USER.user)
+            caught_up.set()
+
+        with index.lock.reading():
+            thread = threading.Thread(target=catch_up)
+            thread.start()
+            assert not caught_up.wait(0.3)  # held back by the search in progress
+            assert len(index) == 1
+        assert caught_up.wait(30)
+        thread.join(30)
+        assert len(index) == 3
+
+
+def test_a_rebuild_leaves_the_index_a_search_holds_unchanged(
+    data_dir: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.index import manager
+
+    monkeypatch.setattr(manager, "_REBUILD_MIN", 0)  # any change rebuilds
+    with Memory.open(
+        settings=load_settings(data_dir=data_dir), clock=clock, embedder=HashingEmbedder(32)
+    ) as mem:
+        first = mem.remember("the harbor lantern", USER)[0]
+        held = mem.indexes.index(USER.user)
+        mem.remember(["the violet meadow", "the copper falcon"], USER)
+        mem.delete(first.id, USER)
+        fresh = mem.indexes.index(USER.user)
+        assert fresh is not held and mem.indexes.rebuilds == 2
+        assert set(held.catalog.slots) == {first.id}  # what the old search started with
+        assert first.id not in fresh.catalog.slots and len(fresh) == 2
