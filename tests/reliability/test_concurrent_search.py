@@ -6,10 +6,12 @@ search must see every write and none of the deleted records."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,6 +45,19 @@ def _text(i: int) -> str:
     return f"note {i}: the {WORDS[i % len(WORDS)]} {WORDS[(i * 3) % len(WORDS)]} number n{i}"
 
 
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    """Threads switch far more often than every 5 ms, so a search and a catch-up interleave
+    inside each other's steps."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
+@pytest.mark.usefixtures("fast_switching")
 def test_search_beside_concurrent_writes(data_dir: Path, clock: FixedClock) -> None:
     rounds = size(30, 300)
     mem = Memory.open(
@@ -194,3 +209,52 @@ def test_a_rebuild_leaves_the_index_a_search_holds_unchanged(
         assert fresh is not held and mem.indexes.rebuilds == 2
         assert set(held.catalog.slots) == {first.id}  # what the old search started with
         assert first.id not in fresh.catalog.slots and len(fresh) == 2
+
+
+def test_a_catch_up_during_a_search_never_changes_it_midway(
+    data_dir: Path, clock: FixedClock
+) -> None:
+    """Deterministic: a search is paused right after its lexical scores while another thread
+    writes and catches the index up. The catch-up must wait for the search (which then ranks
+    one consistent index), not grow the index underneath it."""
+    with Memory.open(
+        settings=load_settings(data_dir=data_dir), clock=clock, embedder=HashingEmbedder(32)
+    ) as mem:
+        mem.remember("the harbor lantern", USER, session_id="s0")
+        index = mem.indexes.index(USER.user)
+        paused, resume = threading.Event(), threading.Event()
+        lexical_scores = index.lexical.scores
+
+        def pausing_scores(*args: Any, **kwargs: Any) -> Any:
+            out = lexical_scores(*args, **kwargs)
+            paused.set()
+            resume.wait(30)
+            return out
+
+        index.lexical.scores = pausing_scores
+        outcome: list[object] = []
+
+        def search() -> None:
+            try:
+                outcome.append(mem.search("harbor lantern", USER, k=5))
+            except Exception as exc:
+                outcome.append(exc)
+
+        def write() -> None:
+            mem.remember([f"lantern {i} on the harbor wall" for i in range(40)], USER)
+            mem.indexes.index(USER.user)  # the catch-up
+
+        searcher = threading.Thread(target=search)
+        searcher.start()
+        assert paused.wait(30)
+        index.lexical.scores = lexical_scores
+        writer = threading.Thread(target=write)
+        writer.start()
+        lock = getattr(index, "lock", None)
+        while writer.is_alive() and not (lock is not None and lock._waiting):
+            writer.join(0.01)  # until the catch-up is done, or waits for the search
+        resume.set()
+        searcher.join(30)
+        writer.join(30)
+        assert len(outcome) == 1 and isinstance(outcome[0], list), outcome
+        assert len(index) == 41
