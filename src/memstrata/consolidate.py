@@ -18,6 +18,7 @@ from typing import Final
 
 from memstrata.curate.profile import apply_promotions, promotions
 from memstrata.curate.runs import RunRegistry
+from memstrata.document.essentials import CONSOLIDATION_STATE_KEY, belongs_in_essentials
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService, topic_slug
@@ -34,7 +35,7 @@ from memstrata.model import (
 )
 from memstrata.ports import RecordStore
 
-STATE_KEY: Final = "consolidation"
+STATE_KEY: Final = CONSOLIDATION_STATE_KEY
 _SECTIONS: Final = {
     Category.PROFILE: "Profile",
     Category.PREFERENCE: "Preferences",
@@ -57,8 +58,6 @@ _DEFAULT_TOPICS: Final = {
     Category.RELATIONSHIP: "people",
     Category.OTHER: "notes",
 }
-ESSENTIAL_IMPORTANCE: Final = 0.8
-
 
 SUPPORT_THRESHOLD: Final = 0.3
 DUPLICATE_THRESHOLD: Final = 0.8
@@ -137,9 +136,7 @@ class Consolidator:
         plans: dict[str, list[Fact]] = defaultdict(list)
         for fact in new:
             plans[topic_key(fact)].append(fact)
-            if fact.category in (Category.PROFILE, Category.PREFERENCE) or (
-                fact.importance >= ESSENTIAL_IMPORTANCE
-            ):
+            if belongs_in_essentials(fact):
                 plans[ESSENTIALS_KEY].append(fact)
         gone_texts = {f.text for f in replaced}
         for key, facts in sorted(plans.items()):

@@ -4,9 +4,10 @@ The query is routed (heuristics by default; :func:`llm_router` asks a chat model
 (small talk, no memory needed), ``profile`` (about the user themself), ``topic`` (names a topic
 memory has a document for) or ``detail`` (anything else). Items are gathered from the layers,
 deduplicated, and admitted by priority (identity, profile, preferences, topic, facts, episodes)
-until the budget is spent. The block is rendered as ``<memory>...</memory>``; every stored text
-in it is escaped (``&``, ``<``, ``>``) and kept on one line, so a stored ``</memory>`` or a
-forged tag stays inert text. ``explain`` lists why each item is in and what was cut.
+until the budget is spent. The block is rendered as ``<memory>...</memory>`` by
+:mod:`memstrata.render`, which escapes every stored text in it and keeps it on one line, so a
+stored ``</memory>`` or a forged tag stays inert text. ``explain`` lists why each item is in and
+what was cut.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Final
 from memstrata.errors import MemstrataError
 from memstrata.model import DocumentKind, Granularity, Identity, Profile, Scope, SearchHit
 from memstrata.ports import LLM, RecordStore
+from memstrata.render import BLOCK_FRAME, escape, memory_block
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 Search = Callable[[str, Scope, int, Granularity], Sequence[SearchHit]]
@@ -75,17 +77,6 @@ def llm_router(llm: LLM) -> Router:
         return str(chosen), str(topic) if chosen == "topic" else None
 
     return ask
-
-
-def escape(text: str) -> str:
-    """Stored text as inert data: no markup can open or close a tag, one line only."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\r", " ")
-        .replace("\n", " ")
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +164,7 @@ def assemble(
                             Item(
                                 "topic",
                                 bullet["id"],
-                                f"topic {topic}: {escape(bullet['text'])}",
+                                f"topic {escape(topic)}: {escape(bullet['text'])}",
                                 f"topic document {topic!r}, named in the query",
                             )
                         )
@@ -202,7 +193,7 @@ def assemble(
     seen: set[str] = set()
     ordered = sorted(candidates, key=lambda i: (PRIORITY.index(i.kind), i.rank))
     result = Context("", 0, budget, chosen_route, topic)
-    used = counter.count("<memory>\n</memory>")
+    used = counter.count(BLOCK_FRAME)
     for item in ordered:
         key = item.line.split(": ", 1)[-1].lower()
         if key in seen:
@@ -214,7 +205,6 @@ def assemble(
         seen.add(key)
         result.included.append(item)
         used += cost
-    body = "\n".join(i.line for i in result.included)
-    result.text = f"<memory>\n{body}\n</memory>" if body else ""
-    result.tokens = counter.count(result.text) if body else 0
+    result.text = memory_block([i.line for i in result.included])
+    result.tokens = counter.count(result.text) if result.text else 0
     return result

@@ -18,11 +18,13 @@ from typing import Final
 import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
+from memstrata.document.essentials import consolidated_through, offered_to_essentials
 from memstrata.document.format import serialize
-from memstrata.document.service import document_from_json, topic_slug
+from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
+from memstrata.render import BLOCK_FRAME, escape, memory_block
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 DEFAULT_BUDGET: Final = 800
@@ -63,6 +65,8 @@ def serving_scope(
         return scope
     if store.get_document(scope, DocumentKind.PROFILE, "profile") is not None:
         return scope
+    if store.get_document(scope, DocumentKind.ESSENTIALS, ESSENTIALS_KEY) is not None:
+        return scope
     if turns_count and (store.list_episodes(scope, limit=1) or store.list_documents(scope)):
         return scope
     return scope.user_scope()
@@ -98,6 +102,10 @@ def rank_facts(facts: Sequence[Fact], now: datetime, policy: DecayPolicy) -> lis
     return [facts[i] for i in np.argsort(-score, kind="stable")]
 
 
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def wake_up(
     store: RecordStore,
     scope: Scope,
@@ -114,54 +122,80 @@ def wake_up(
     scope = serving_scope(store, scope, fall_back_to_user=fall_back_to_user, turns_count=False)
     identity_doc = store.get_document(scope, DocumentKind.IDENTITY, "identity")
     identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
+    essentials_doc = store.get_document(scope, DocumentKind.ESSENTIALS, ESSENTIALS_KEY)
+    essentials = document_from_json(essentials_doc.content) if essentials_doc else None
     profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
     profile = Profile.from_document(profile_doc) if profile_doc else Profile()
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
-    facts = rank_facts(current, now, DecayPolicy())
     lines: list[str] = []
-    used = _NOTE_RESERVE  # room for the line that says what was left out
+    # room for the block's frame and for the line that says what was left out
+    used = _NOTE_RESERVE + counter.count(BLOCK_FRAME) + 1
     result = WakeUp("", 0, budget, scope)
 
-    def add(line: str) -> bool:
+    def add(*new: str) -> bool:
+        """Add ``new`` lines together, or none of them when they do not fit."""
         nonlocal used
-        cost = counter.count(line) + 1
+        cost = sum(counter.count(line) + 1 for line in new)
         if used + cost > budget:
             return False
-        lines.append(line)
+        lines.extend(new)
         used += cost
         return True
 
-    if identity.text.strip():
-        add("## Identity")
-        for line in identity.text.strip().splitlines():
-            if not add(line):
-                result.left_out["identity"] = 1
+    if identity.text.strip():  # on one line, like every stored text in the block
+        result.left_out["identity"] = int(not add("## Identity", escape(identity.text.strip())))
+    stated: set[str] = set()
+    if essentials is not None:  # L1 as curated (and perhaps edited by hand), in its order
+        bullets = [(s.heading, b) for s in essentials.sections for b in s.bullets]
+        shown, heading = 0, None
+        for section, bullet in bullets:
+            lead = [] if shown else ["## Essentials"]
+            if section != heading:
+                lead.append(f"### {escape(section)}" if section else "###")
+            if not add(*lead, f"- {escape(bullet.text)}"):
                 break
+            shown, heading = shown + 1, section
+        result.left_out["essentials"] = len(bullets) - shown
+        stated = {_normal(b.text) for _, b in bullets}
     for title, part, slots in (
         ("Profile", "profile", profile.fields),
         ("Preferences", "preferences", profile.preferences),
     ):
-        if not slots:
-            continue
         shown = 0
-        if add(f"## {title}"):
-            for key, slot in slots.items():
-                if not add(f"- {key}: {slot.value}"):
-                    break
-                shown += 1
+        for key, slot in slots.items():
+            lead = [] if shown else [f"## {title}"]
+            if not add(*lead, f"- {escape(key)}: {escape(slot.value)}"):
+                break
+            shown += 1
         result.left_out[part] = len(slots) - shown
+    # facts the essentials speak for (as they stand, edits and deletions included) stay out
+    through = consolidated_through(store, scope) if essentials is not None else None
+    facts = rank_facts(
+        [
+            f
+            for f in current
+            if _normal(f.text) not in stated and not offered_to_essentials(f, through)
+        ],
+        now,
+        DecayPolicy(),
+    )
     chosen: list[Fact] = []
     header = "## Key facts"
     header_cost = counter.count(header) + 1
     misses = 0
+    topics: set[str] = set()
     for fact in facts:  # most important first; grouped by topic when rendered
         if budget - used - header_cost < _MIN_FACT_TOKENS or misses >= _MAX_MISSES:
             break  # nothing more can fit: stop instead of measuring every remaining fact
-        cost = counter.count(f"- {fact.text}") + 1 + counter.count(f"### {fact.topic}") + 1
+        topic = fact.topic or "general"
+        cost = counter.count(f"- {escape(fact.text)}") + 1
+        if topic not in topics:  # the topic's heading comes with its first fact
+            cost += counter.count(f"### {escape(topic)}") + 1
         if used + header_cost + cost > budget:
             misses += 1
             continue
         chosen.append(fact)
+        topics.add(topic)
         used += cost
     if chosen:
         lines.append(header)
@@ -170,17 +204,19 @@ def wake_up(
         for fact in chosen:
             groups[fact.topic or "general"].append(fact)
         for topic, members in groups.items():
-            lines.append(f"### {topic}")
-            lines.extend(f"- {f.text}" for f in members)
+            lines.append(f"### {escape(topic)}")
+            lines.extend(f"- {escape(f.text)}" for f in members)
     result.facts_included = [f.id for f in chosen]
     result.left_out["facts"] = len(facts) - len(chosen)
+    text = memory_block(lines)
     if result.trimmed:
         missing = ", ".join(f"{n} {part}" for part, n in result.left_out.items() if n)
-        lines.append(
+        note = (
             f"(not shown within {budget} tokens: {missing}; use recall(topic) or "
             "search(query) for more)"
         )
-    result.text = "\n".join(lines)
+        text = f"{text}\n{note}" if text else note
+    result.text = text
     result.tokens = counter.count(result.text)
     return result
 

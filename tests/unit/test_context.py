@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 from memstrata.api import Memory
-from memstrata.context import escape, route
+from memstrata.context import route
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, Profile, Scope, Slot
+from memstrata.render import escape
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
+from tests.inert import HOSTILE, assert_inert
 
 ALICE = Scope("alice")
 
@@ -155,3 +157,22 @@ def test_the_llm_router_and_its_fallback() -> None:
         assert router("What do you know about me?", []) == ("profile", None)  # down
     sent = script.requests[0]["messages"][1]["content"]
     assert sent.startswith("<input>") and '"topics": ["pets"]' in sent
+
+
+def test_look_alike_tags_in_english_and_chinese_stay_inert(mem: Memory) -> None:
+    _seed(mem)
+    for i, text in enumerate(HOSTILE):
+        mem.remember(f"About the puppy: {text}", ALICE)
+        mem.add_fact(f"Alice said about the puppy {text}", ALICE, topic="pets", importance=0.2)
+        mem.put_profile(
+            Profile(
+                fields={"name": Slot(text, (mem.list(ALICE, "episode")[0].id,))},
+                version=mem.profile(ALICE).version,
+            ),
+            ALICE,
+        )
+        ctx = mem.context("what about the puppy Max? 小狗", ALICE, budget=3000)
+        assert_inert(ctx.text)
+        assert f"fact: Alice said about the puppy {escape(text)}" in [
+            i.line for i in ctx.included
+        ], i

@@ -2,32 +2,25 @@
 
 * Episodes are shown to the model as small integers (``[1]``, ``[2]`` ...) and the numbers it
   cites are mapped back to episode ids; numbers it invents are dropped and counted.
-* Stored text is data, not instructions: it is embedded as JSON string literals inside a block
-  whose delimiters it cannot produce, so a turn saying "ignore previous instructions" or
-  closing the block stays inert.
+* Stored text is data, not instructions: it is embedded as JSON string literals
+  (:func:`memstrata.render.inert_json`) inside a block whose delimiters it cannot produce, so a
+  turn saying "ignore previous instructions" or closing the block stays inert.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
 from memstrata.model import Episode, JsonValue
 from memstrata.ports import ChatMessage
+from memstrata.render import inert_json
 
 
 def load_prompt(name: str) -> str:
     """A system prompt shipped with memstrata (``memstrata/llm/prompts/<name>.md``)."""
     return resources.files("memstrata.llm").joinpath(f"prompts/{name}.md").read_text("utf-8")
-
-
-def inert_json(value: object) -> str:
-    """``value`` as JSON in which "<" and ">" are escapes: no stored text inside it can spell
-    a block's delimiters."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def data_messages(prompt: str, data: Mapping[str, JsonValue]) -> list[ChatMessage]:
