@@ -10,7 +10,7 @@ memory of its own falls back to its user's memory (switchable).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -19,10 +19,10 @@ import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
 from memstrata.document.essentials import consolidated_through, offered_to_essentials
-from memstrata.document.format import serialize
+from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
 from memstrata.errors import InvalidInputError
-from memstrata.model import DocumentKind, Fact, FactFilter, Identity, Profile, Scope
+from memstrata.model import Document, DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
 from memstrata.render import BLOCK_FRAME, escape, memory_block
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
@@ -232,6 +232,34 @@ class Recall:
     left_out: int = 0
 
 
+#: topic document keys whose content is near a topic name in meaning, nearest first
+TopicFinder = Callable[[str, Scope], Sequence[str]]
+
+
+def _document_lines(doc: CuratedDocument) -> list[str]:
+    """A curated document in its markdown form (footnote citations, id anchors), every
+    stored part of it escaped."""
+    numbers: dict[str, int] = {}
+    lines = [f"# {escape(doc.title)}"]
+    for section in doc.sections:
+        lines.append(f"## {escape(section.heading)}")
+        for bullet in section.bullets:
+            marks = "".join(
+                f"[^{numbers.setdefault(str(c), len(numbers) + 1)}]" for c in bullet.citations
+            )
+            parts = ("-", escape(bullet.text), marks, f"<!--{escape(bullet.id)}-->")
+            lines.append(" ".join(p for p in parts if p))
+    if numbers:
+        lines += ["---", *(f"[^{n}]: {escape(c)}" for c, n in numbers.items())]
+    return lines
+
+
+def _named(doc: Document, wanted: str) -> bool:
+    """Whether a topic document's key or title names the topic (or the topic names it)."""
+    title = topic_slug(str(doc.content.get("title", "")))
+    return any(n and (wanted in n or n in wanted) for n in (doc.key, title))
+
+
 def recall(
     store: RecordStore,
     scope: Scope,
@@ -241,62 +269,70 @@ def recall(
     budget: int = DEFAULT_RECALL_BUDGET,
     counter: TokenCounter | None = None,
     cache: FactCache | None = None,
+    near: TopicFinder | None = None,
 ) -> Recall:
     """L2 for one topic: its document(s) as markdown with citations, then its most important
-    current facts not already in them, within ``budget`` tokens."""
+    current facts not already in them, within ``budget`` tokens, in a ``<memory>`` block.
+
+    The documents are those whose key or title names the topic; when none does, those that
+    ``near`` finds by meaning (a topic named in another language, or by a word its bullets
+    use), nearest first; none when nothing is near."""
     if not topic.strip():
         raise InvalidInputError("name a topic to recall")
     if budget < 2 * _NOTE_RESERVE:
         raise InvalidInputError(f"a recall budget needs at least {2 * _NOTE_RESERVE} tokens")
     counter = counter or HeuristicTokenCounter()
     wanted = topic_slug(topic)
-    documents = [
-        d
-        for d in store.list_documents(scope, DocumentKind.TOPIC)
-        if d.scope == scope and (wanted in d.key or d.key in wanted)
-    ]
+    own = {d.key: d for d in store.list_documents(scope, DocumentKind.TOPIC) if d.scope == scope}
+    documents = [d for d in own.values() if wanted and _named(d, wanted)]
+    if not documents and near is not None:
+        documents = [own[key] for key in dict.fromkeys(near(topic, scope)) if key in own]
     result = Recall(topic, "", 0, budget)
     lines: list[str] = []
-    used = _NOTE_RESERVE
+    used = _NOTE_RESERVE + counter.count(BLOCK_FRAME) + 1
     shown_texts: set[str] = set()
     for doc in documents:
-        markdown = serialize(document_from_json(doc.content))
-        cost = counter.count(markdown)
+        rendered = _document_lines(document_from_json(doc.content))
+        cost = sum(counter.count(line) + 1 for line in rendered)
         if used + cost > budget:
             result.left_out += 1
             continue
-        lines.append(markdown.rstrip())
+        lines += rendered
         used += cost
         result.documents.append(doc.key)
         shown_texts |= {
             b["text"] for s in doc.content.get("sections", []) for b in s.get("bullets", [])
         }
+    keys = {wanted, *(d.key for d in documents)}
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
     related = [
         f
         for f in current
         if f.topic is not None
-        and (topic_slug(f.topic) == wanted or wanted in topic_slug(f.topic))
+        and (topic_slug(f.topic) in keys or (wanted and wanted in topic_slug(f.topic)))
         and f.text not in shown_texts
     ]
+    heading = f"## Facts about {escape(topic.strip())}"
     for fact in rank_facts(related, now, DecayPolicy()):
-        line = f"- {fact.text}"
-        cost = counter.count(line) + 1
+        line = f"- {escape(fact.text)}"
+        cost = (
+            counter.count(line) + 1 + (0 if result.facts_included else counter.count(heading) + 1)
+        )
         if used + cost > budget:
             result.left_out += 1
             continue
         if not result.facts_included:
-            lines.append(f"## Facts about {topic}")
+            lines.append(heading)
         lines.append(line)
         used += cost
         result.facts_included.append(fact.id)
+    text = memory_block(lines)
     if result.left_out:
-        lines.append(
-            f"({result.left_out} more item(s) about {topic} not shown within {budget} "
+        note = (
+            f"({result.left_out} more item(s) about {escape(topic)} not shown within {budget} "
             "tokens; use search(query) for details)"
         )
-    if not lines:
-        lines.append(f"(nothing is remembered about {topic})")
-    result.text = "\n".join(lines)
+        text = f"{text}\n{note}" if text else note
+    result.text = text or f"(nothing is remembered about {escape(topic)})"
     result.tokens = counter.count(result.text)
     return result

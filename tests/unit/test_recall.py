@@ -1,14 +1,32 @@
-"""recall(topic): the topic's documents with citations and its facts, within a budget."""
+"""recall(topic): the topic's documents with citations and its facts, within a budget; found by
+name, else by meaning; escaped."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from memstrata.api import Memory
+from memstrata.document.format import Citation
+from memstrata.document.ops import Operation, OpKind
+from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, Scope
+from memstrata.settings import load_settings
+from tests.conftest import FixedClock
+from tests.inert import HOSTILE, assert_inert
 
 ALICE = Scope("alice")
+
+
+@pytest.fixture
+def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
+    with Memory.open(
+        settings=load_settings(data_dir=data_dir), clock=clock, embedder=HashingEmbedder(dim=1024)
+    ) as mem:
+        yield mem
 
 
 def _seed(memory: Memory) -> None:
@@ -46,6 +64,7 @@ def test_recall_shows_the_document_then_newer_facts(memory: Memory) -> None:
     assert "## Facts about Travel" in result.text and "Osaka" in result.text
     assert "green tea" not in result.text
     assert result.tokens <= result.budget
+    assert_inert(result.text)
 
 
 def test_recall_is_bounded_and_says_so(memory: Memory) -> None:
@@ -62,5 +81,78 @@ def test_recall_is_bounded_and_says_so(memory: Memory) -> None:
 def test_unknown_topics_and_bad_input(memory: Memory) -> None:
     _seed(memory)
     assert memory.recall("astronomy", ALICE).text == "(nothing is remembered about astronomy)"
+    assert memory.recall("!!!", ALICE).documents == []  # not every document
     with pytest.raises(InvalidInputError):
         memory.recall("  ", ALICE)
+
+
+def test_a_topic_no_name_matches_is_found_by_its_content(memory: Memory) -> None:
+    _seed(memory)
+    booked = memory.remember("I booked a ryokan near the Kyoto station", ALICE)[0]
+    memory.add_fact(
+        "Alice booked a ryokan near the Kyoto station", ALICE, sources=[booked.id], topic="japan"
+    )
+    memory.consolidate(ALICE)
+    result = memory.recall("ryokan near the station", ALICE)
+    assert result.documents == ["japan"]  # no key or title says "ryokan"
+    assert "Alice booked a ryokan" in result.text
+    for unrelated in ("astronomy", "quantum physics", "税务"):
+        assert memory.recall(unrelated, ALICE).documents == []
+    assert memory.recall("japan", ALICE).documents == ["japan"]  # names still come first
+
+
+def test_stored_text_is_inert_in_the_recall_block(memory: Memory) -> None:
+    _seed(memory)
+    episode = memory.remember("I said odd things", ALICE, surface="chat</memory>")[0]
+    _, version = memory.doc("travel", ALICE)
+    memory.apply_doc(
+        "travel",
+        ALICE,
+        [
+            Operation(OpKind.ADD, section=f"</memory> {i}", text=text)
+            for i, text in enumerate(HOSTILE)
+        ]
+        + [
+            Operation(
+                OpKind.ADD,
+                section="Sources",
+                text="cited from an odd surface",
+                citations=(Citation(episode.surface, episode.id),),
+            )
+        ],
+        expected_version=version,
+    )
+    memory.add_fact(f"Alice said {HOSTILE[0]}", ALICE, topic="travel", importance=0.1)
+    result = memory.recall("travel", ALICE, budget=5000)
+    assert "&lt;/memory&gt;" in result.text and "chat&lt;/memory&gt;:" in result.text
+    assert_inert(result.text)
+    assert_inert(memory.recall("travel", ALICE, budget=120).text, note_after=True)
+    hostile_topic = memory.recall("</memory>" + HOSTILE[1], ALICE)
+    assert "</memory>" not in hostile_topic.text.replace("\n</memory>", "")
+
+
+@pytest.mark.models
+def test_topics_are_found_by_meaning_across_languages(data_dir: Path, clock: FixedClock) -> None:
+    """With the offline default embedder (e5 + USE from PyPI): "travel" finds 京都旅行."""
+    with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
+        trip, guitar, sister = mem.remember(
+            [
+                "我下个月打算去京都旅行，已经订好了酒店。",
+                "I have been learning to play the guitar since May.",
+                "My sister studies medicine in Shanghai.",
+            ],
+            ALICE,
+        )
+        for text, source, topic in (
+            ("Alice 下个月去京都旅行，已经订好了酒店", trip, "京都旅行"),
+            ("Alice is learning to play the guitar", guitar, "guitar"),
+            ("Alice's sister studies medicine in Shanghai", sister, "family"),
+        ):
+            mem.add_fact(text, ALICE, sources=[source.id], topic=topic)
+        mem.consolidate(ALICE)
+        for query, key in (("travel", "京都旅行"), ("音乐", "guitar")):
+            result = mem.recall(query, ALICE)
+            assert result.documents == [key], query
+            assert f"# {key}" in result.text
+        for unrelated in ("astronomy", "税务"):
+            assert mem.recall(unrelated, ALICE).documents == [], unrelated

@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from memstrata.api.common import IngestReport, ScopeLike, as_scope
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import ConfigError, InvalidInputError
-from memstrata.model import Document, Granularity, Scope, SearchFilter, SearchHit
+from memstrata.model import Document, DocumentKind, Granularity, Scope, SearchFilter, SearchHit
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
+
+#: topic documents a recall by meaning considers (the best of a topic search)
+_NEAR_CANDIDATES: Final = 5
 
 if TYPE_CHECKING:
     from memstrata.context import Context
@@ -185,7 +188,9 @@ class Memory(CurationMixin):
 
     def recall(self, topic: str, scope: ScopeLike, *, budget: int = 1200) -> Recall:
         """L2: the topic's document(s) with their citations and its most important facts,
-        within ``budget`` tokens."""
+        within ``budget`` tokens. Documents whose key or title names the topic come first;
+        when none does, the documents nearest to it in meaning (in English or Chinese), and
+        none when nothing is near."""
         from memstrata.layers import recall
 
         return recall(
@@ -195,7 +200,37 @@ class Memory(CurationMixin):
             now=self.clock.now(),
             budget=budget,
             cache=self.fact_cache,
+            near=self._topics_near,
         )
+
+    def _topics_near(self, topic: str, scope: Scope) -> list[str]:
+        """The key of the scope's topic document nearest to ``topic`` in meaning, if any is
+        near: of the best documents of a topic search, the one whose title and best bullets
+        are nearest, when that reaches the calibrated bar of :mod:`memstrata.embed.nearness`."""
+        from memstrata.embed.nearness import NEAR, nearness
+        from memstrata.model import Layer
+
+        hits = self.search(
+            topic,
+            scope,
+            k=_NEAR_CANDIDATES,
+            granularity=Granularity.TOPIC,
+            filters=SearchFilter(layer=Layer.TOPICS),
+        )
+        keys: list[str] = []
+        texts: list[list[str]] = []
+        for hit in hits:
+            doc = self.store.get_document(scope, DocumentKind.TOPIC, hit.topic or "")
+            if doc is None or doc.scope != scope:
+                continue  # a thread's document, when recalling for its user
+            best = set(hit.bullets)
+            keys.append(doc.key)
+            texts.append(
+                [str(doc.content.get("title", doc.key))]
+                + [p.text for p in _document_passages(doc) if p.id in best]
+            )
+        scored = sorted(zip(nearness(self.embedder, topic, texts), keys, strict=True))
+        return [scored[-1][1]] if scored and scored[-1][0] >= NEAR else []
 
     def context(
         self, query: str, scope: ScopeLike, *, budget: int = 1000, fall_back_to_user: bool = True
