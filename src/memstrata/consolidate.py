@@ -18,7 +18,7 @@ from typing import Final
 
 from memstrata.curate.profile import apply_promotions, promotions
 from memstrata.curate.runs import RunRegistry
-from memstrata.document.essentials import CONSOLIDATION_STATE_KEY, belongs_in_essentials
+from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, belongs_in_essentials
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService, topic_slug

@@ -4,7 +4,8 @@ The query is routed (heuristics by default; :func:`llm_router` asks a chat model
 (small talk, no memory needed), ``profile`` (about the user themself), ``topic`` (names a topic
 memory has a document for) or ``detail`` (anything else). Items are gathered from the layers,
 deduplicated, and admitted by priority (identity, profile, preferences, topic, facts, episodes)
-until the budget is spent. The block is rendered as ``<memory>...</memory>`` by
+until the budget is spent; a question about the user themself also gets the L1 essentials
+document as it stands. The block is rendered as ``<memory>...</memory>`` by
 :mod:`memstrata.render`, which escapes every stored text in it and keeps it on one line, so a
 stored ``</memory>`` or a forged tag stays inert text. ``explain`` lists why each item is in and
 what was cut.
@@ -35,7 +36,15 @@ _ABOUT_ME: Final = re.compile(
     r"remember me)\b|我是谁|关于我|我的(?:名字|偏好|工作|资料)|你了解我|你记得我",
     re.IGNORECASE,
 )
-PRIORITY: Final = ("identity", "profile", "preferences", "topic", "fact", "episode")
+PRIORITY: Final = (
+    "identity",
+    "profile",
+    "preferences",
+    "essentials",
+    "topic",
+    "fact",
+    "episode",
+)
 
 
 def route(query: str, topics: Sequence[str]) -> tuple[str, str | None]:
@@ -138,6 +147,17 @@ def _profile_items(store: RecordStore, scope: Scope) -> list[Item]:
     return items
 
 
+def _essentials_items(store: RecordStore, scope: Scope) -> list[Item]:
+    doc = store.get_document(scope, DocumentKind.ESSENTIALS, "essentials")
+    if doc is None:
+        return []
+    return [
+        Item("essentials", bullet["id"], f"essential: {escape(bullet['text'])}", "L1 essentials")
+        for section in doc.content.get("sections", [])
+        for bullet in section.get("bullets", [])
+    ]
+
+
 def assemble(
     query: str,
     scope: Scope,
@@ -155,6 +175,8 @@ def assemble(
     candidates: list[Item] = []
     if chosen_route != "none":
         candidates += _identity_items(store, scope) + _profile_items(store, scope)
+        if chosen_route == "profile":  # about the user: L1 as curated, hand edits included
+            candidates += _essentials_items(store, scope)
         if topic is not None:
             doc = store.get_document(scope, DocumentKind.TOPIC, topic)
             if doc is not None:

@@ -18,7 +18,11 @@ from typing import Final
 import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
-from memstrata.document.essentials import consolidated_through, offered_to_essentials
+from memstrata.document.coverage import (
+    consolidated_through,
+    filed_in_topic,
+    offered_to_essentials,
+)
 from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
 from memstrata.errors import InvalidInputError
@@ -305,12 +309,15 @@ def recall(
         }
     keys = {wanted, *(d.key for d in documents)}
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
+    # facts filed in these documents are what the documents, as edited, say about them
+    through = consolidated_through(store, scope) if documents else None
     related = [
         f
         for f in current
         if f.topic is not None
         and (topic_slug(f.topic) in keys or (wanted and wanted in topic_slug(f.topic)))
         and f.text not in shown_texts
+        and not any(filed_in_topic(f, d.key, through) for d in documents)
     ]
     heading = f"## Facts about {escape(topic.strip())}"
     for fact in rank_facts(related, now, DecayPolicy()):

@@ -12,8 +12,9 @@ identity text, topic names, sources) goes through this module, in one of two for
   space. So no stored text can close the block, open another, or start a line of its own, in
   whatever case or spacing it spells the tag.
 * :func:`inert_json` for data shown to a model as JSON (extraction, reranking, routing
-  prompts): the same characters, by the same rule, become JSON ``\\uXXXX`` escapes, which
-  decode to the very same text.
+  prompts): the same characters, by the same rule, and the line breaks JSON keeps
+  (``U+2028``, ``U+2029``, ``U+0085``) become JSON ``\\uXXXX`` escapes, which decode to the
+  very same text, on one line.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ _TAG_LIKE: Final = re.compile(
     rf"[{_CJK_OPEN}](?=\s*[/!?]?\s*[A-Za-z])|(?<=[A-Za-z0-9\"'/-])\s*[{_CJK_CLOSE}]"
 )
 _LINE_BREAKS: Final = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+#: line breaks JSON leaves as they are
+_JSON_LINE_BREAKS: Final = re.compile(r"[\x85\u2028\u2029]")
 
 
 def _neutralise(text: str, code: Callable[[str], str]) -> str:
@@ -72,8 +75,9 @@ def inert_json(value: object) -> str:
     """``value`` as JSON in which no string can spell a delimiter: ``<``, ``>``, their
     look-alikes and tag-wrapping title marks are ``\\uXXXX`` escapes (the same text once
     decoded)."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False)  # escapes control characters, "\\n" too
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    text = _JSON_LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
     return _neutralise(text, lambda c: f"\\u{ord(c):04x}")
 
 

@@ -9,9 +9,10 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.context import route
+from memstrata.document.ops import Operation, OpKind
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
-from memstrata.model import Category, Profile, Scope, Slot
+from memstrata.model import Category, DeleteReason, Profile, Scope, Slot
 from memstrata.render import escape
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
@@ -176,3 +177,29 @@ def test_look_alike_tags_in_english_and_chinese_stay_inert(mem: Memory) -> None:
         assert f"fact: Alice said about the puppy {escape(text)}" in [
             i.line for i in ctx.included
         ], i
+
+
+def test_a_question_about_the_user_gets_the_essentials_as_edited(mem: Memory) -> None:
+    _seed(mem)
+    said = mem.remember("I prefer answers in German", ALICE)[0]
+    mem.add_fact(
+        "Alice prefers answers in German", ALICE, category=Category.PREFERENCE, sources=[said.id]
+    )
+    mem.consolidate(ALICE)
+    doc, version = mem.doc("essentials", ALICE)
+    verbosity = next(b for s in doc.sections for b in s.bullets)
+    assert verbosity.text == "Alice prefers answers in German"
+    mem.apply_doc(
+        "essentials",
+        ALICE,
+        [
+            Operation(OpKind.DELETE, verbosity.id, reason=DeleteReason.USER_REQUEST),
+            Operation(OpKind.ADD, section="Notes", text="Alice is training for a marathon"),
+        ],
+        expected_version=version,
+    )
+    ctx = mem.context("What do you know about me?", ALICE)
+    assert ctx.route == "profile"
+    lines = [i.line for i in ctx.included]
+    assert "essential: Alice is training for a marathon" in lines
+    assert f"essential: {verbosity.text}" not in lines

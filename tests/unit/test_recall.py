@@ -13,7 +13,7 @@ from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
-from memstrata.model import Category, Scope
+from memstrata.model import Category, DeleteReason, Scope
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.inert import HOSTILE, assert_inert
@@ -156,3 +156,18 @@ def test_topics_are_found_by_meaning_across_languages(data_dir: Path, clock: Fix
             assert f"# {key}" in result.text
         for unrelated in ("astronomy", "税务"):
             assert mem.recall(unrelated, ALICE).documents == [], unrelated
+
+
+def test_a_persons_edit_of_a_topic_document_is_what_recall_serves(memory: Memory) -> None:
+    _seed(memory)
+    doc, version = memory.doc("travel", ALICE)
+    kyoto = next(b for s in doc.sections for b in s.bullets if "Kyoto" in b.text)
+    memory.apply_doc(
+        "travel",
+        ALICE,
+        [Operation(OpKind.DELETE, kyoto.id, reason=DeleteReason.USER_REQUEST)],
+        expected_version=version,
+    )
+    result = memory.recall("travel", ALICE)
+    assert "Kyoto" not in result.text  # gone, not back from the fact it was made from
+    assert "Osaka" in result.text  # a fact not consolidated yet still comes

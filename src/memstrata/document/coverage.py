@@ -1,17 +1,19 @@
-"""Which facts the L1 essentials document speaks for.
+"""Which facts a curated document speaks for.
 
-Consolidation offers the essentials document every current profile and preference fact and
-every fact of importance :data:`ESSENTIAL_IMPORTANCE` or more, and records in the scope's
-``state/consolidation`` document the last fact id it has read. From then on the essentials
-document, as a person may have edited it, is what L1 says about those facts: a bullet edited
-or deleted by hand must not come back from the fact it was made from. Serving (``wake_up``)
-and consolidation share these rules from here.
+Consolidation files every new current fact in its topic's document and offers the essentials
+document every profile and preference fact and every fact of importance
+:data:`ESSENTIAL_IMPORTANCE` or more; it records in the scope's ``state/consolidation``
+document the last fact id it has read. From then on the document, as a person may have edited
+it, is what memory says about those facts: a bullet edited or deleted by hand must not come
+back from the fact it was made from. Serving (``wake_up``, ``recall``) and consolidation share
+these rules from here.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from memstrata.document.service import topic_slug
 from memstrata.model import Category, DocumentKind, Fact, Scope
 from memstrata.ports import RecordStore
 
@@ -39,3 +41,14 @@ def offered_to_essentials(fact: Fact, through: str | None) -> bool:
     """Whether consolidation, having read up to fact id ``through``, has offered ``fact`` to
     the essentials document (so the document as it stands now speaks for it)."""
     return through is not None and fact.id <= through and belongs_in_essentials(fact)
+
+
+def filed_in_topic(fact: Fact, key: str, through: str | None) -> bool:
+    """Whether consolidation, having read up to fact id ``through``, has filed ``fact`` in
+    the topic document ``key`` (its topic's slug)."""
+    return (
+        through is not None
+        and fact.id <= through
+        and fact.topic is not None
+        and topic_slug(fact.topic) == key
+    )
