@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from memstrata.document.coverage import consolidated_through, filed_in_topic
 from memstrata.errors import MemstrataError
 from memstrata.model import DocumentKind, Granularity, Identity, Profile, Scope, SearchHit
 from memstrata.ports import LLM, RecordStore
@@ -191,7 +192,11 @@ def assemble(
                             )
                         )
         if chosen_route != "profile":
+            # facts filed in the routed topic document: the document, as edited, speaks
+            through = consolidated_through(store, scope) if topic is not None else None
             for rank, hit in enumerate(search(query, scope, k, Granularity.FACT)):
+                if topic is not None and filed_in_topic(hit.id, hit.topic, topic, through):
+                    continue
                 candidates.append(
                     Item(
                         "fact",

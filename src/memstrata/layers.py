@@ -317,7 +317,7 @@ def recall(
         if f.topic is not None
         and (topic_slug(f.topic) in keys or (wanted and wanted in topic_slug(f.topic)))
         and f.text not in shown_texts
-        and not any(filed_in_topic(f, d.key, through) for d in documents)
+        and not any(filed_in_topic(f.id, f.topic, d.key, through) for d in documents)
     ]
     heading = f"## Facts about {escape(topic.strip())}"
     for fact in rank_facts(related, now, DecayPolicy()):

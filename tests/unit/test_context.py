@@ -203,3 +203,23 @@ def test_a_question_about_the_user_gets_the_essentials_as_edited(mem: Memory) ->
     lines = [i.line for i in ctx.included]
     assert "essential: Alice is training for a marathon" in lines
     assert f"essential: {verbosity.text}" not in lines
+
+
+def test_a_bullet_deleted_from_the_routed_topic_does_not_come_back_as_a_fact(mem: Memory) -> None:
+    _seed(mem)
+    doc, version = mem.doc("pets", ALICE)
+    [puppy] = [b for s in doc.sections for b in s.bullets]
+    mem.apply_doc(
+        "pets",
+        ALICE,
+        [
+            Operation(OpKind.DELETE, puppy.id, reason=DeleteReason.STALE),
+            Operation(OpKind.ADD, section="Notes", text="Max the puppy went to live with Bob"),
+        ],
+        expected_version=version,
+    )
+    ctx = mem.context("how are my pets doing? the puppy", ALICE)
+    assert ctx.route == "topic" and ctx.topic == "pets"
+    curated = [i.line for i in ctx.included if i.kind in ("topic", "fact")]
+    assert "topic pets: Max the puppy went to live with Bob" in curated
+    assert all("adopted a puppy" not in line for line in curated)

@@ -173,8 +173,9 @@ class Memory(CurationMixin):
     def wake_up(
         self, scope: ScopeLike, *, budget: int = 800, fall_back_to_user: bool = True
     ) -> WakeUp:
-        """L0 identity and L1 essentials (profile, preferences, the most important current
-        facts by topic) within ``budget`` tokens; says what was left out."""
+        """A ``<memory>`` block of L0 identity and L1: the essentials document as it stands
+        (hand edits included), then the profile, preferences and the most important current
+        facts it does not state, by topic, within ``budget`` tokens; says what was left out."""
         from memstrata.layers import wake_up
 
         return wake_up(

@@ -43,12 +43,12 @@ def offered_to_essentials(fact: Fact, through: str | None) -> bool:
     return through is not None and fact.id <= through and belongs_in_essentials(fact)
 
 
-def filed_in_topic(fact: Fact, key: str, through: str | None) -> bool:
-    """Whether consolidation, having read up to fact id ``through``, has filed ``fact`` in
-    the topic document ``key`` (its topic's slug)."""
+def filed_in_topic(fact_id: str, topic: str | None, key: str, through: str | None) -> bool:
+    """Whether consolidation, having read up to fact id ``through``, has filed the fact
+    ``fact_id`` (about ``topic``) in the topic document ``key`` (its topic's slug)."""
     return (
         through is not None
-        and fact.id <= through
-        and fact.topic is not None
-        and topic_slug(fact.topic) == key
+        and fact_id <= through
+        and topic is not None
+        and topic_slug(topic) == key
     )
