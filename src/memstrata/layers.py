@@ -173,16 +173,14 @@ def wake_up(
             shown += 1
         result.left_out[part] = len(slots) - shown
     # facts the essentials speak for (as they stand, edits and deletions included) stay out
-    through = consolidated_through(store, scope) if essentials is not None else None
-    facts = rank_facts(
-        [
+    if essentials is not None:
+        through = consolidated_through(store, scope)
+        current = [
             f
             for f in current
-            if _normal(f.text) not in stated and not offered_to_essentials(f, through)
-        ],
-        now,
-        DecayPolicy(),
-    )
+            if not offered_to_essentials(f, through) and _normal(f.text) not in stated
+        ]
+    facts = rank_facts(current, now, DecayPolicy())
     chosen: list[Fact] = []
     header = "## Key facts"
     header_cost = counter.count(header) + 1
@@ -289,7 +287,7 @@ def recall(
     wanted = topic_slug(topic)
     own = {d.key: d for d in store.list_documents(scope, DocumentKind.TOPIC) if d.scope == scope}
     documents = [d for d in own.values() if wanted and _named(d, wanted)]
-    if not documents and near is not None:
+    if not documents and own and near is not None:  # no search when no document exists
         documents = [own[key] for key in dict.fromkeys(near(topic, scope)) if key in own]
     result = Recall(topic, "", 0, budget)
     lines: list[str] = []

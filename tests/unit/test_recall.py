@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -171,3 +172,18 @@ def test_a_persons_edit_of_a_topic_document_is_what_recall_serves(memory: Memory
     result = memory.recall("travel", ALICE)
     assert "Kyoto" not in result.text  # gone, not back from the fact it was made from
     assert "Osaka" in result.text  # a fact not consolidated yet still comes
+
+
+class _NoModel(HashingEmbedder):
+    """An embedder that must not be asked anything."""
+
+    def embed_documents(self, texts: object) -> NoReturn:
+        raise AssertionError("no model should run when no topic document exists")
+
+
+def test_no_model_runs_when_no_topic_document_exists(data_dir: Path, clock: FixedClock) -> None:
+    settings = load_settings(data_dir=data_dir)
+    with Memory.open(settings=settings, clock=clock, embedder=_NoModel()) as mem:
+        mem.add_fact("Alice likes jazz", ALICE, topic="music")
+        result = mem.recall("songs", ALICE)
+    assert result.documents == [] and result.text == "(nothing is remembered about songs)"
