@@ -187,3 +187,12 @@ def test_no_model_runs_when_no_topic_document_exists(data_dir: Path, clock: Fixe
         mem.add_fact("Alice likes jazz", ALICE, topic="music")
         result = mem.recall("songs", ALICE)
     assert result.documents == [] and result.text == "(nothing is remembered about songs)"
+
+
+def test_a_thread_without_memory_recalls_its_users_topics(memory: Memory) -> None:
+    _seed(memory)
+    thread = Scope("alice", "new-thread")
+    assert memory.recall("travel", thread).documents == ["travel"]
+    assert memory.recall("travel", thread, fall_back_to_user=False).documents == []
+    memory.remember("In this thread we only talk about chess", thread)
+    assert memory.recall("travel", thread).documents == []  # the thread's own memory

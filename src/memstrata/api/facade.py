@@ -187,16 +187,20 @@ class Memory(CurationMixin):
             cache=self.fact_cache,
         )
 
-    def recall(self, topic: str, scope: ScopeLike, *, budget: int = 1200) -> Recall:
+    def recall(
+        self, topic: str, scope: ScopeLike, *, budget: int = 1200, fall_back_to_user: bool = True
+    ) -> Recall:
         """L2: the topic's document(s) with their citations and its most important facts,
         within ``budget`` tokens. Documents whose key or title names the topic come first;
-        when none does, the documents nearest to it in meaning (in English or Chinese), and
-        none when nothing is near."""
-        from memstrata.layers import recall
+        when none does, the document nearest to it in meaning (in English or Chinese), and
+        none when nothing is near. A thread with no memory of its own uses its user's."""
+        from memstrata.layers import recall, serving_scope
 
         return recall(
             self.store,
-            as_scope(scope),
+            serving_scope(
+                self.store, as_scope(scope), fall_back_to_user=fall_back_to_user, turns_count=True
+            ),
             topic,
             now=self.clock.now(),
             budget=budget,
