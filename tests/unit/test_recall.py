@@ -12,12 +12,14 @@ import pytest
 from memstrata.api import Memory
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
+from memstrata.embed.cache import with_cache
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, DeleteReason, Scope
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.inert import HOSTILE, assert_inert
+from tests.models import default_blend
 
 ALICE = Scope("alice")
 
@@ -135,7 +137,9 @@ def test_stored_text_is_inert_in_the_recall_block(memory: Memory) -> None:
 @pytest.mark.models
 def test_topics_are_found_by_meaning_across_languages(data_dir: Path, clock: FixedClock) -> None:
     """With the offline default embedder (e5 + USE from PyPI): "travel" finds 京都旅行."""
-    with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
+    settings = load_settings(data_dir=data_dir)
+    embedder = with_cache(default_blend(), None)  # the session's models, vectors kept in memory
+    with Memory.open(settings=settings, clock=clock, embedder=embedder) as mem:
         trip, guitar, sister = mem.remember(
             [
                 "我下个月打算去京都旅行，已经订好了酒店。",
