@@ -46,15 +46,15 @@ _CJK_CLOSE: Final = "\u300b\u3009"  # 》 〉
 _TAG_LIKE: Final = re.compile(
     rf"[{_CJK_OPEN}](?=\s*[/!?]?\s*[A-Za-z])|(?<=[A-Za-z0-9\"'/-])\s*[{_CJK_CLOSE}]"
 )
+_HAS_CJK_MARK: Final = re.compile(f"[{_CJK_OPEN}{_CJK_CLOSE}]")
 _LINE_BREAKS: Final = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-#: line breaks JSON leaves as they are
-_JSON_LINE_BREAKS: Final = re.compile(r"[\x85\u2028\u2029]")
 
 
-def _neutralise(text: str, code: Callable[[str], str]) -> str:
-    """``text`` with every look-alike angle bracket, and every CJK title mark that wraps a
-    tag, replaced by ``code(char)``."""
-    text = _TAG_LIKE.sub(
+def _code_tags(text: str, code: Callable[[str], str]) -> str:
+    """``text`` with every CJK title mark that wraps a tag replaced by ``code(mark)``."""
+    if not _HAS_CJK_MARK.search(text):
+        return text
+    return _TAG_LIKE.sub(
         lambda m: (
             m.group(0)[:-1] + code(m.group(0)[-1])
             if m.group(0)[-1] in _CJK_CLOSE
@@ -62,23 +62,33 @@ def _neutralise(text: str, code: Callable[[str], str]) -> str:
         ),
         text,
     )
-    return "".join(code(c) if c in _ANGLE_LOOKALIKES else c for c in text)
+
+
+def _entity(char: str) -> str:
+    return f"&#x{ord(char):X};"
+
+
+def _json_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
+
+
+_TEXT_TABLE: Final = str.maketrans({**_NAMED, **{c: _entity(c) for c in _ANGLE_LOOKALIKES}})
+_JSON_TABLE: Final = str.maketrans(
+    {c: _json_escape(c) for c in ("<", ">", "\x85", "\u2028", "\u2029", *_ANGLE_LOOKALIKES)}
+)
 
 
 def escape(text: str) -> str:
     """Stored text as inert data on one line inside a ``<memory>`` block."""
-    text = "".join(_NAMED.get(c, c) for c in text)
-    return _LINE_BREAKS.sub(" ", _neutralise(text, lambda c: f"&#x{ord(c):X};"))
+    return _LINE_BREAKS.sub(" ", _code_tags(text.translate(_TEXT_TABLE), _entity))
 
 
 def inert_json(value: object) -> str:
-    """``value`` as JSON in which no string can spell a delimiter: ``<``, ``>``, their
-    look-alikes and tag-wrapping title marks are ``\\uXXXX`` escapes (the same text once
-    decoded)."""
+    """``value`` as JSON in which no string can spell a delimiter or break a line: ``<``,
+    ``>``, their look-alikes, tag-wrapping title marks and the line breaks JSON keeps are
+    ``\\uXXXX`` escapes (the same text once decoded)."""
     text = json.dumps(value, ensure_ascii=False)  # escapes control characters, "\\n" too
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
-    text = _JSON_LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
-    return _neutralise(text, lambda c: f"\\u{ord(c):04x}")
+    return _code_tags(text.translate(_JSON_TABLE), _json_escape)
 
 
 def memory_block(lines: Sequence[str]) -> str:
