@@ -27,6 +27,7 @@ PREFIXES: Final[dict[str, str]] = {
     "doc": "document",
     "m": "item",
     "run": "run",
+    "er": "erasure",
 }
 
 _ID_RE: Final = re.compile(r"^(?P<prefix>[a-z]{1,8})_(?P<ulid>[0-9A-HJKMNP-TV-Z]{26})$")

@@ -333,6 +333,73 @@ class ItemVersion:
     data: Mapping[str, JsonValue]
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentWrite:
+    """A new version of a stored document, made by compare-and-swap inside an
+    :class:`Erasure` (its bullets or slots that cite erased episodes taken out)."""
+
+    document_id: str
+    content: Mapping[str, JsonValue]
+    expected_version: int
+    item_events: tuple[ItemEvent, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRewrite:
+    """A history entry whose content is replaced (erased text taken out, or ``{}``)."""
+
+    item_id: str
+    scope: Scope
+    version: int
+    data: Mapping[str, JsonValue]
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """Everything one deletion changes in the record store, applied in one transaction.
+
+    ``episode_ids`` are deleted; every fact of the user citing one of them loses that
+    citation, and a fact left citing nothing is deleted (reason ``source-deleted``).
+    ``fact_ids`` and ``document_ids`` are deleted with ``reason``. With ``whole_scope``
+    every episode, fact, document and history entry the scope contains goes too.
+    ``documents`` and ``history`` rewrite what derives from the erased records (versions
+    checked by compare-and-swap). ``target`` names what was asked (an item id or a scope);
+    ``texts`` are other texts removed (bullets), kept until the derived copies are erased.
+    """
+
+    target: str
+    reason: str
+    episode_ids: tuple[str, ...] = ()
+    fact_ids: tuple[str, ...] = ()
+    document_ids: tuple[str, ...] = ()
+    whole_scope: bool = False
+    documents: tuple[DocumentWrite, ...] = ()
+    history: tuple[HistoryRewrite, ...] = ()
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureRecord:
+    """The journal entry of an :class:`Erasure`, written in its transaction.
+
+    While ``done`` is false the copies outside the record store (the raw trace lines of
+    ``episode_ids``, vectors of ``texts``) may still exist; finishing the erasure removes
+    them and then marks it done, which also drops ``texts``. ``deleted`` and ``cascaded``
+    are the ids removed; ``counts`` how many records of each kind."""
+
+    id: str
+    scope: Scope
+    target: str
+    reason: str
+    at: datetime
+    episode_ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    deleted: tuple[str, ...]
+    cascaded: tuple[str, ...]
+    counts: Mapping[str, int]
+    done: bool = False
+
+
 class ChangeOp(StrEnum):
     UPSERT = "upsert"
     DELETE = "delete"

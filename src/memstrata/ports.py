@@ -19,6 +19,8 @@ from memstrata.model import (
     DocumentKind,
     Episode,
     EpisodeFilter,
+    Erasure,
+    ErasureRecord,
     Extraction,
     Fact,
     FactFilter,
@@ -62,7 +64,10 @@ class RecordStore(Protocol):
       and changes nothing. A successful write stores ``version + 1``.
     * **History.** Every create, update, supersede and delete of a fact or document adds an
       :class:`ItemVersion`. Deleting removes the content of earlier versions and leaves a
-      delete entry with the reason.
+      delete entry with the reason. History is kept per scope: the same item id in two
+      users' scopes has two histories, and no write or erasure in one touches the other.
+    * **Erasure.** :meth:`erase` makes every store change of one deletion on request in one
+      transaction and journals what is left to erase outside the store.
     * **Migrations** are named, recorded in the database and applied when the store opens.
     * Listings are ordered by id (creation order) and paged with ``after`` (an id).
     * **Change feed.** Every write logs the ids it wrote or deleted, per user, in the same
@@ -167,6 +172,29 @@ class RecordStore(Protocol):
     def list_documents(self, scope: Scope, kind: DocumentKind | None = None) -> list[Document]: ...
 
     def delete_document(self, scope: Scope, document_id: str, *, reason: str) -> None: ...
+
+    # deletion on request -------------------------------------------------------
+    def erase(self, scope: Scope, erasure: Erasure) -> ErasureRecord:
+        """Apply every change of ``erasure`` (see :class:`Erasure`) in one transaction,
+        together with its journal entry (not done), and return that entry.
+
+        Ids it names must exist in ``scope`` (else :class:`NotFoundError`); a document it
+        rewrites must be at the version it names (else :class:`ConflictError`); either way
+        nothing changes. History writes and erasures touch only entries of the item's own
+        scope: an id used in another user's scope keeps its history."""
+        ...
+
+    def pending_erasures(self) -> list[ErasureRecord]:
+        """Journal entries not yet done, oldest first (for operators; not scoped)."""
+        ...
+
+    def find_erasure(self, scope: Scope, target: str) -> ErasureRecord | None:
+        """The latest journal entry for ``target`` (an item id or a scope) in the scope."""
+        ...
+
+    def finish_erasure(self, erasure_id: str) -> None:
+        """Mark a journal entry done and drop the texts it kept."""
+        ...
 
     # history and counts --------------------------------------------------------
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]: ...

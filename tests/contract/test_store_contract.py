@@ -17,11 +17,15 @@ from memstrata.ids import new_id
 from memstrata.model import (
     Category,
     DocumentKind,
+    DocumentWrite,
     Episode,
     EpisodeFilter,
+    Erasure,
     Fact,
     FactFilter,
     HistoryOp,
+    HistoryRewrite,
+    ItemEvent,
     Role,
     Scope,
 )
@@ -354,6 +358,118 @@ class TestDocuments:
         assert (
             store.put_document(ALICE, DocumentKind.TOPIC, "a", {}, expected_version=0).version == 1
         )
+
+
+class TestErasure:
+    def test_one_transaction_with_its_journal(self, store: RecordStore) -> None:
+        gone, kept = episode(ALICE_T1, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        only = store.add_fact(ALICE, fact(ALICE, (gone.id,), "only the secret"))
+        both = store.add_fact(ALICE, fact(ALICE, (gone.id, kept.id), "both"))
+        doc = store.put_document(
+            ALICE, DocumentKind.TOPIC, "t", {"v": "secret"}, expected_version=0
+        )
+        record = store.erase(
+            ALICE_T1,
+            Erasure(
+                target=gone.id,
+                reason="user-request",
+                episode_ids=(gone.id,),
+                documents=(
+                    DocumentWrite(
+                        doc.id,
+                        {"v": ""},
+                        1,
+                        (ItemEvent("m_x", HistoryOp.DELETE, "user-request", {}),),
+                    ),
+                ),
+                history=(HistoryRewrite(doc.id, ALICE, 1, {"v": ""}),),
+                texts=("bullet text",),
+            ),
+        )
+        assert record.deleted == (gone.id,) and record.cascaded == (only.id, "m_x")
+        assert record.episode_ids == (gone.id,) and not record.done
+        assert set(record.texts) == {"secret", "only the secret", "bullet text"}
+        assert record.counts == {
+            "episodes": 1,
+            "facts": 1,
+            "documents": 0,
+            "bullets": 1,
+            "history": 1,
+        }
+        assert store.get_episodes(ALICE, [gone.id, kept.id]) == [kept]
+        assert store.get_fact(ALICE, both.id).sources == (kept.id,)
+        assert "secret" not in str([h.data for h in store.history(ALICE, doc.id)])
+        assert [h.data for h in store.history(ALICE, only.id)] == [{}, {}]
+        assert store.pending_erasures() == [record]
+        assert store.find_erasure(ALICE, gone.id) == record
+        assert store.find_erasure(BOB, gone.id) is None
+        store.finish_erasure(record.id)
+        assert store.pending_erasures() == []
+        done = store.find_erasure(ALICE_T1, gone.id)
+        assert done is not None and done.done and done.texts == ()
+
+    def test_a_failed_erasure_changes_nothing(self, store: RecordStore) -> None:
+        ep = episode(ALICE)
+        store.add_episodes(ALICE, [ep])
+        doc = store.put_document(ALICE, DocumentKind.TOPIC, "t", {}, expected_version=0)
+        stale = Erasure(
+            target=ep.id,
+            reason="user-request",
+            episode_ids=(ep.id,),
+            documents=(DocumentWrite(doc.id, {}, 7),),
+        )
+        with pytest.raises(ConflictError):
+            store.erase(ALICE, stale)
+        with pytest.raises(NotFoundError):  # another user's episode is a missing one
+            store.erase(BOB, Erasure(target=ep.id, reason="user-request", episode_ids=(ep.id,)))
+        assert store.get_episodes(ALICE, [ep.id]) == [ep]
+        assert store.pending_erasures() == []
+
+    def test_a_whole_scope_goes_and_nothing_else(self, store: RecordStore) -> None:
+        t1, t2 = episode(ALICE_T1, "thread one"), episode(ALICE_T2, "thread two")
+        store.add_episodes(ALICE, [t1, t2])
+        f1 = store.add_fact(ALICE_T1, fact(ALICE_T1, (t1.id,), "from t1"))
+        user_fact = store.add_fact(ALICE, fact(ALICE, (t1.id, t2.id), "from both"))
+        d1 = store.put_document(ALICE_T1, DocumentKind.TOPIC, "t", {}, expected_version=0)
+        d2 = store.put_document(ALICE_T2, DocumentKind.TOPIC, "t", {}, expected_version=0)
+        record = store.erase(
+            ALICE_T1, Erasure(target="scope", reason="user-request", whole_scope=True)
+        )
+        assert set(record.deleted) == {t1.id, f1.id, d1.id}
+        assert store.list_episodes(ALICE) == [t2]
+        assert store.get_fact(ALICE, user_fact.id).sources == (t2.id,)
+        assert [d.id for d in store.list_documents(ALICE)] == [d2.id]
+        with pytest.raises(NotFoundError):
+            store.history(ALICE, d1.id)
+        assert store.history(ALICE, d2.id)
+
+
+def test_history_is_kept_per_scope(store: RecordStore) -> None:
+    """A bullet id chosen by a client may be used by two users: two histories."""
+    for scope in (ALICE, BOB):
+        store.put_document(
+            scope,
+            DocumentKind.TOPIC,
+            "t",
+            {},
+            expected_version=0,
+            item_events=(ItemEvent("m_same", HistoryOp.CREATE, None, {"text": scope.user}),),
+        )
+    store.put_document(
+        ALICE,
+        DocumentKind.TOPIC,
+        "t",
+        {},
+        expected_version=1,
+        item_events=(ItemEvent("m_same", HistoryOp.DELETE, "user-request", {}),),
+    )
+    bob = store.history(BOB, "m_same")
+    assert [(h.version, h.data["text"]) for h in bob] == [(1, "bob")]
+    assert [(h.version, dict(h.data)) for h in store.history(ALICE, "m_same")] == [
+        (1, {}),
+        (2, {"document": store.list_documents(ALICE)[0].id}),
+    ]
 
 
 def test_stats(store: RecordStore) -> None:

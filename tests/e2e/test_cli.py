@@ -52,7 +52,9 @@ def test_round_trip(cli: Cli) -> None:
     stats = cli.json("stats", "--user", "alice")
     assert isinstance(stats, dict) and stats["episodes"] == 1
     deleted = cli.json("delete", ep["id"], "--user", "alice")
-    assert deleted == {"deleted": [ep["id"]], "cascaded": []}
+    assert isinstance(deleted, dict)
+    assert (deleted["deleted"], deleted["cascaded"]) == ([ep["id"]], [])
+    assert deleted["counts"]["episodes"] == 1 and deleted["counts"]["trace_lines"] == 1
     assert cli.json("list", "--user", "alice") == []
 
 

@@ -151,7 +151,7 @@ def test_audit_flags_and_removes_unsupported_bullets(memory: Memory) -> None:
     flagged = memory.consolidate(ALICE, mode="audit")
     assert [f.problem for f in flagged.findings] == ["unsupported"]
     assert memory.doc("drinks", ALICE)[1] == 1  # flagging changes nothing
-    memory.delete(car.id, ALICE)  # the evidence of two bullets disappears
+    memory.store.delete_episodes(ALICE, [car.id])  # evidence gone behind the documents' back
     removed = memory.consolidate(ALICE, mode="audit", remove=True)
     assert sorted(f.problem for f in removed.findings) == ["missing-evidence", "missing-evidence"]
     doc, _ = memory.doc("drinks", ALICE)

@@ -39,7 +39,7 @@ def test_an_older_file_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) ->
         assert store.list_episodes(Scope("alice"), EpisodeFilter(include_archived=False)) == []
     with sqlite3.connect(path) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
-    assert names == ["0001_initial", "0002_episode_archive", "0003_change_feed"]
+    assert names == [m.name for m in MIGRATIONS]
 
 
 def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

@@ -107,13 +107,20 @@ class IngestReport:
 
 @dataclass(frozen=True, slots=True)
 class DeleteReport:
-    """What a delete removed: the item and what cascaded from it."""
+    """What a delete removed: the item(s) and what cascaded from them."""
 
     deleted: tuple[str, ...]
     cascaded: tuple[str, ...] = field(default_factory=tuple)
+    #: how many records of each kind went (episodes, facts, documents, bullets, history
+    #: entries rewritten, raw trace lines erased)
+    counts: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, JsonValue]:
-        return {"deleted": list(self.deleted), "cascaded": list(self.cascaded)}
+        return {
+            "deleted": list(self.deleted),
+            "cascaded": list(self.cascaded),
+            "counts": dict(self.counts),
+        }
 
 
 class MemoryState:

@@ -56,9 +56,11 @@ class Memory(CurationMixin):
         settings = settings or load_settings(data_dir=data_dir)
         store = SqliteStore(settings.db_path, clock=clock)
         trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
-        return cls(
+        memory = cls(
             store, trace=trace, clock=clock, settings=settings, embedder=embedder, ranking=ranking
         )
+        memory.finish_erasures()  # what a failure or a crash left of a deletion
+        return memory
 
     @property
     def embedder(self) -> Embedder:

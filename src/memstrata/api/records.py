@@ -8,25 +8,21 @@ from typing import Any
 
 from memstrata.api.common import (
     FACT_FIELDS,
-    DeleteReport,
     ListKind,
     Record,
     ScopeLike,
     as_scope,
     category_of,
     check_unit,
-    reason_of,
     scrubbed,
 )
-from memstrata.api.documents import DocumentsMixin
+from memstrata.api.forgetting import ForgettingMixin
 from memstrata.codec import episode_to_json, record_to_json
-from memstrata.errors import InvalidInputError, StoreError
+from memstrata.errors import InvalidInputError
 from memstrata.ids import kind_of, new_id
 from memstrata.model import (
     Category,
-    DeleteReason,
     Document,
-    DocumentKind,
     EpisodeFilter,
     Fact,
     FactFilter,
@@ -41,7 +37,7 @@ from memstrata.model import (
 )
 
 
-class RecordsMixin(DocumentsMixin):
+class RecordsMixin(ForgettingMixin):
     """Facts added by hand, and reading, changing and deleting any item."""
 
     def add_fact(
@@ -190,78 +186,6 @@ class RecordsMixin(DocumentsMixin):
             changes["content"],
             expected_version=current.version if expected is None else expected,
         )
-
-    def delete(
-        self,
-        item_id: str,
-        scope: ScopeLike,
-        *,
-        reason: DeleteReason | str = DeleteReason.USER_REQUEST,
-    ) -> DeleteReport:
-        """Delete an item. Deleting an episode erases its raw trace line (a tombstone stays),
-        removes it from the facts that cite it, and deletes facts left citing nothing (reason
-        ``source-deleted``). Search indexes and the embedding cache drop their copies when they
-        next read the change feed."""
-        scope = as_scope(scope)
-        why = reason_of(reason)
-        kind = kind_of(item_id)
-        if kind == "fact":
-            self.store.delete_fact(scope, item_id, reason=why.value)
-            return DeleteReport(deleted=(item_id,))
-        if kind == "document":
-            self.store.delete_document(scope, item_id, reason=why.value)
-            return DeleteReport(deleted=(item_id,))
-        if kind != "episode":
-            raise InvalidInputError(f"{item_id} names a {kind}, which cannot be deleted")
-        self.store.get_episode(scope, item_id)  # NotFoundError when absent
-        citing = self.store.facts_citing(scope, [item_id])
-        self.store.delete_episodes(scope, [item_id])
-        if self.trace is not None:
-            try:
-                self.trace.redact([item_id], why.value)
-            except OSError as exc:
-                raise StoreError(
-                    f"{item_id} was deleted but its raw trace line could not be erased: {exc}"
-                ) from exc
-        cascaded = []
-        for fact in citing:
-            remaining = tuple(s for s in fact.sources if s != item_id)
-            if remaining:
-                self.store.update_fact(
-                    scope,
-                    fact.evolve(sources=remaining, updated_at=self.clock.now()),
-                    expected_version=fact.version,
-                )
-            else:
-                self.store.delete_fact(scope, fact.id, reason=DeleteReason.SOURCE_DELETED.value)
-                cascaded.append(fact.id)
-        return DeleteReport(deleted=(item_id,), cascaded=tuple(cascaded))
-
-    def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
-        """Delete on request, with what derives from it: facts citing only a forgotten episode,
-        and every curated bullet citing it or a forgotten fact's episodes (their history text
-        is erased too), and the episode's raw trace line (see :meth:`delete`). The search
-        indexes and the embedding cache drop theirs on their next read of the change feed."""
-        from memstrata.document.ops import Operation, OpKind
-        from memstrata.document.service import document_from_json
-
-        scope = as_scope(scope)
-        report = self.delete(item_id, scope, reason=DeleteReason.USER_REQUEST)
-        forgotten = set(report.deleted) | set(report.cascaded)
-        removed_bullets: list[str] = []
-        for stored in self.store.list_documents(scope):
-            if stored.kind not in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
-                continue
-            ops = [
-                Operation(OpKind.DELETE, b.id, reason=DeleteReason.USER_REQUEST)
-                for sec in document_from_json(stored.content).sections
-                for b in sec.bullets
-                if any(c.episode_id in forgotten for c in b.citations) or b.id in forgotten
-            ]
-            if ops:
-                self.apply_doc(stored.key, stored.scope, ops, expected_version=stored.version)
-                removed_bullets.extend(op.id for op in ops)
-        return DeleteReport(report.deleted, report.cascaded + tuple(removed_bullets))
 
     def history(self, item_id: str, scope: ScopeLike) -> list[ItemVersion]:
         """Every version of a fact or document, oldest first (episodes never change)."""

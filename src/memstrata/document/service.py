@@ -153,7 +153,7 @@ class DocumentService:
             raise ConflictError(key, expected_version, version)
         ops = [self._cited(op, scope) for op in ops]
         after, touched = apply_operations(doc, ops)
-        self._check_citations(scope, after)
+        self._check_citations(scope, doc, after)
         events = [
             ItemEvent(
                 item_id,
@@ -191,8 +191,18 @@ class DocumentService:
             )
         return op
 
-    def _check_citations(self, scope: Scope, doc: Document) -> None:
-        cited = (c.episode_id for s in doc.sections for b in s.bullets for c in b.citations)
+    def _check_citations(self, scope: Scope, before: Document, after: Document) -> None:
+        """The citations the batch adds name episodes of the scope. Episodes the document
+        cited already are not checked again (a bullet may keep or take over such a citation),
+        so one stale citation never blocks other edits."""
+        had = {c.episode_id for s in before.sections for b in s.bullets for c in b.citations}
+        cited = (
+            c.episode_id
+            for s in after.sections
+            for b in s.bullets
+            for c in b.citations
+            if c.episode_id not in had
+        )
         missing = missing_episodes(self.store, scope, cited)
         if missing:
             raise InvalidInputError(

@@ -99,4 +99,46 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX changes_user ON changes (user, seq)",
         ),
     ),
+    Migration(
+        "0004_history_by_scope",
+        (
+            # an item id (a bullet's may be chosen by a client) is unique only in its scope
+            """CREATE TABLE item_history_scoped (
+                item_id TEXT NOT NULL,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                version INTEGER NOT NULL,
+                op TEXT NOT NULL,
+                reason TEXT,
+                at TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (user, thread, agent, item_id, version)
+            )""",
+            "INSERT INTO item_history_scoped SELECT item_id, user, thread, agent, version, op, "
+            "reason, at, data FROM item_history",
+            "DROP TABLE item_history",
+            "ALTER TABLE item_history_scoped RENAME TO item_history",
+        ),
+    ),
+    Migration(
+        "0005_erasure_journal",
+        (
+            """CREATE TABLE erasures (
+                id TEXT PRIMARY KEY,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                target TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                at TEXT NOT NULL,
+                episode_ids TEXT NOT NULL,
+                texts TEXT NOT NULL,
+                report TEXT NOT NULL,
+                done INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX erasures_target ON erasures (user, target)",
+            "CREATE INDEX erasures_pending ON erasures (done)",
+        ),
+    ),
 )

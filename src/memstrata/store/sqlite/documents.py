@@ -116,28 +116,31 @@ class DocumentTables(FactTables):
                 None,
                 {"doc_kind": kind.value, "key": key, "content": dict(content)},
             )
-            for event in item_events:
-                if event.op == HistoryOp.DELETE and event.reason == "user-request":
-                    # deletion on request erases the item's earlier text, as for facts
-                    tx.execute(
-                        "UPDATE item_history SET data = '{}' WHERE item_id = ?", (event.item_id,)
-                    )
-                row = tx.execute(
-                    "SELECT MAX(version) AS v FROM item_history WHERE item_id = ?",
-                    (event.item_id,),
-                ).fetchone()
-                version = int(row["v"] or 0) + 1
-                self._add_history(
-                    tx,
-                    scope,
-                    event.item_id,
-                    version,
-                    event.op,
-                    event.reason,
-                    {"document": doc.id, **dict(event.data)},
-                )
+            self._add_item_events(tx, scope, doc.id, item_events)
             self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
         return doc
+
+    def _add_item_events(
+        self, tx: sqlite3.Connection, scope: Scope, doc_id: str, events: Sequence[ItemEvent]
+    ) -> None:
+        """Each bullet's history entry, numbered and erased within the document's scope."""
+        for event in events:
+            if event.op == HistoryOp.DELETE and event.reason == "user-request":
+                # deletion on request erases the item's earlier text, as for facts
+                tx.execute(
+                    "UPDATE item_history SET data = '{}' "
+                    "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
+                    (*scope_row(scope), event.item_id),
+                )
+            self._add_history(
+                tx,
+                scope,
+                event.item_id,
+                self._next_history_version(tx, scope, event.item_id),
+                event.op,
+                event.reason,
+                {"document": doc_id, **dict(event.data)},
+            )
 
     def list_documents(self, scope: Scope, kind: DocumentKind | None = None) -> list[Document]:
         where, params = scope_where(scope)

@@ -290,5 +290,19 @@ class FactTables(EpisodeTables):
     def _forget_history(
         self, tx: sqlite3.Connection, scope: Scope, item_id: str, version: int, reason: str
     ) -> None:
-        tx.execute("UPDATE item_history SET data = '{}' WHERE item_id = ?", (item_id,))
+        """Erase the item's earlier entries (in its own scope only) and add a delete entry."""
+        tx.execute(
+            "UPDATE item_history SET data = '{}' "
+            "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
+            (*scope_row(scope), item_id),
+        )
         self._add_history(tx, scope, item_id, version, HistoryOp.DELETE, reason, {})
+
+    @staticmethod
+    def _next_history_version(tx: sqlite3.Connection, scope: Scope, item_id: str) -> int:
+        row = tx.execute(
+            "SELECT MAX(version) AS v FROM item_history "
+            "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
+            (*scope_row(scope), item_id),
+        ).fetchone()
+        return int(row["v"] or 0) + 1

@@ -22,17 +22,17 @@ from memstrata.store.sqlite.common import (
     scope_row,
     scope_where,
 )
-from memstrata.store.sqlite.documents import DocumentTables
+from memstrata.store.sqlite.erasures import ErasureTables
 
 
-class SqliteStore(DocumentTables):
+class SqliteStore(ErasureTables):
     """:class:`memstrata.ports.RecordStore` on SQLite."""
 
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:
         where, params = scope_where(scope)
         rows = self._read(
             f"SELECT item_id, version, op, reason, at, data FROM item_history "
-            f"WHERE {where} AND item_id = ? ORDER BY version",
+            f"WHERE {where} AND item_id = ? ORDER BY version, thread, agent",
             [*params, item_id],
         )
         if not rows:

@@ -1,0 +1,304 @@
+"""Deletion on request in SQLite: one transaction for every record an erasure changes, and
+the journal entry that says which copies outside the store are still to be erased."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+
+from memstrata.codec import fact_to_json, format_time, parse_time
+from memstrata.errors import ConflictError, NotFoundError
+from memstrata.ids import new_id
+from memstrata.model import (
+    ChangeOp,
+    DeleteReason,
+    DocumentWrite,
+    Erasure,
+    ErasureRecord,
+    Fact,
+    HistoryOp,
+    Scope,
+)
+from memstrata.store.sqlite.common import (
+    DOC_COLUMNS,
+    FACT_COLUMNS,
+    PAGE,
+    placeholders,
+    row_scope,
+    scope_row,
+    scope_where,
+)
+from memstrata.store.sqlite.documents import DocumentTables
+
+_ERASURE_COLUMNS = "id, user, thread, agent, target, reason, at, episode_ids, texts, report, done"
+
+
+def _chunks(ids: Sequence[str]) -> list[list[str]]:
+    return [list(ids[i : i + PAGE]) for i in range(0, len(ids), PAGE)]
+
+
+class ErasureTables(DocumentTables):
+    """:meth:`erase` and the erasure journal."""
+
+    def erase(self, scope: Scope, erasure: Erasure) -> ErasureRecord:
+        now = self._clock.now()
+        counts: Counter[str] = Counter()
+        with self._write() as tx:
+            self._check_document_versions(tx, scope, erasure)
+            where, params = scope_where(scope)
+            episode_ids = self._existing(tx, "episodes", scope, erasure.episode_ids)
+            fact_ids = self._existing(tx, "facts", scope, erasure.fact_ids)
+            document_ids = self._existing(tx, "documents", scope, erasure.document_ids)
+            if erasure.whole_scope:
+                for table, ids in (
+                    ("episodes", episode_ids),
+                    ("facts", fact_ids),
+                    ("documents", document_ids),
+                ):
+                    rows = tx.execute(f"SELECT id FROM {table} WHERE {where}", params)
+                    ids.extend(r["id"] for r in rows if r["id"] not in set(ids))
+            texts = list(erasure.texts)
+            for chunk in _chunks(episode_ids):
+                rows = tx.execute(
+                    f"SELECT text FROM episodes WHERE id IN ({placeholders(len(chunk))})", chunk
+                )
+                texts.extend(r["text"] for r in rows)
+            texts.extend(self._delete_facts(tx, fact_ids, erasure.reason))
+            cascaded, cascade_texts = self._erase_episodes(tx, scope, episode_ids)
+            texts.extend(cascade_texts)
+            for document_id in document_ids:
+                row = tx.execute(
+                    "SELECT user, thread, agent, version FROM documents WHERE id = ?",
+                    (document_id,),
+                ).fetchone()
+                tx.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+                self._forget_history(
+                    tx, row_scope(row), document_id, row["version"] + 1, erasure.reason
+                )
+            for write in erasure.documents:
+                cascaded.extend(self._rewrite_document(tx, scope, write))
+            for rewrite in erasure.history:
+                cur = tx.execute(
+                    "UPDATE item_history SET data = ? WHERE user = ? AND thread = ? "
+                    "AND agent = ? AND item_id = ? AND version = ?",
+                    (
+                        json.dumps(dict(rewrite.data), ensure_ascii=False),
+                        *scope_row(rewrite.scope),
+                        rewrite.item_id,
+                        rewrite.version,
+                    ),
+                )
+                counts["history"] += cur.rowcount
+            if erasure.whole_scope:
+                cur = tx.execute(f"DELETE FROM item_history WHERE {where}", params)
+                counts["history"] += cur.rowcount
+            counts["episodes"] = len(episode_ids)
+            counts["facts"] = len(fact_ids) + sum(c.startswith("fa_") for c in cascaded)
+            counts["documents"] = len(document_ids)
+            counts["bullets"] = sum(c.startswith("m_") for c in cascaded)
+            record = ErasureRecord(
+                id=new_id("er"),
+                scope=scope,
+                target=erasure.target,
+                reason=erasure.reason,
+                at=now,
+                episode_ids=tuple(episode_ids),
+                texts=tuple(dict.fromkeys(t for t in texts if t)),
+                deleted=(*episode_ids, *fact_ids, *document_ids),
+                cascaded=tuple(cascaded),
+                counts=dict(counts),
+            )
+            self._journal(tx, record)
+            self._log(tx, scope.user, [*episode_ids, *fact_ids, *document_ids], ChangeOp.DELETE)
+        return record
+
+    def _check_document_versions(
+        self, tx: sqlite3.Connection, scope: Scope, erasure: Erasure
+    ) -> None:
+        for write in erasure.documents:
+            row = tx.execute(
+                "SELECT version FROM documents WHERE user = ? AND id = ?",
+                (scope.user, write.document_id),
+            ).fetchone()
+            stored = None if row is None else int(row["version"])
+            if stored != write.expected_version:
+                raise ConflictError(write.document_id, write.expected_version, stored)
+
+    @staticmethod
+    def _existing(
+        tx: sqlite3.Connection, table: str, scope: Scope, ids: Sequence[str]
+    ) -> list[str]:
+        """``ids`` (in order, once each), every one of which must exist in the scope."""
+        wanted = list(dict.fromkeys(ids))
+        where, params = scope_where(scope)
+        found: set[str] = set()
+        for chunk in _chunks(wanted):
+            rows = tx.execute(
+                f"SELECT id FROM {table} WHERE {where} AND id IN ({placeholders(len(chunk))})",
+                [*params, *chunk],
+            )
+            found.update(r["id"] for r in rows)
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise NotFoundError(f"no {table[:-1]} {missing[0]} in scope {scope}")
+        return wanted
+
+    def _delete_facts(
+        self, tx: sqlite3.Connection, fact_ids: Sequence[str], reason: str
+    ) -> list[str]:
+        texts = []
+        for fact_id in fact_ids:
+            row = tx.execute(
+                "SELECT user, thread, agent, text, version FROM facts WHERE id = ?", (fact_id,)
+            ).fetchone()
+            texts.append(row["text"])
+            tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
+            tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+            self._forget_history(tx, row_scope(row), fact_id, row["version"] + 1, reason)
+        return texts
+
+    def _erase_episodes(
+        self, tx: sqlite3.Connection, scope: Scope, episode_ids: Sequence[str]
+    ) -> tuple[list[str], list[str]]:
+        """Delete the episodes; every fact of the user citing one loses the citation, and a
+        fact left citing nothing is deleted. Returns the deleted facts' ids and texts."""
+        cols = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
+        rows: dict[str, sqlite3.Row] = {}
+        for chunk in _chunks(episode_ids):
+            for row in tx.execute(
+                f"SELECT DISTINCT {cols} FROM facts f JOIN fact_sources s ON s.fact_id = f.id "
+                f"WHERE f.user = ? AND s.episode_id IN ({placeholders(len(chunk))})",
+                [scope.user, *chunk],
+            ):
+                rows[row["id"]] = row
+        citing = self._facts([rows[k] for k in sorted(rows)])
+        gone = set(episode_ids)
+        for chunk in _chunks(episode_ids):
+            marks = placeholders(len(chunk))
+            tx.execute(f"DELETE FROM fact_sources WHERE episode_id IN ({marks})", chunk)
+            tx.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
+        deleted: list[str] = []
+        texts: list[str] = []
+        for fact in citing:
+            remaining = tuple(s for s in fact.sources if s not in gone)
+            if remaining:
+                self._resource_fact(tx, fact, remaining)
+                continue
+            tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact.id,))
+            tx.execute("DELETE FROM facts WHERE id = ?", (fact.id,))
+            self._forget_history(
+                tx, fact.scope, fact.id, fact.version + 1, DeleteReason.SOURCE_DELETED.value
+            )
+            deleted.append(fact.id)
+            texts.append(fact.text)
+        self._log(tx, scope.user, [f.id for f in citing if f.id not in deleted], ChangeOp.UPSERT)
+        self._log(tx, scope.user, deleted, ChangeOp.DELETE)
+        return deleted, texts
+
+    def _resource_fact(self, tx: sqlite3.Connection, fact: Fact, sources: tuple[str, ...]) -> None:
+        updated = fact.evolve(
+            sources=sources, updated_at=self._clock.now(), version=fact.version + 1
+        )
+        tx.execute(
+            "UPDATE facts SET updated_at = ?, version = ? WHERE id = ?",
+            (format_time(updated.updated_at), updated.version, fact.id),
+        )
+        self._write_sources(tx, updated)
+        self._add_history(
+            tx,
+            fact.scope,
+            fact.id,
+            updated.version,
+            HistoryOp.UPDATE,
+            DeleteReason.SOURCE_DELETED.value,
+            fact_to_json(updated),
+        )
+
+    def _rewrite_document(
+        self, tx: sqlite3.Connection, scope: Scope, write: DocumentWrite
+    ) -> list[str]:
+        row = tx.execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?", (write.document_id,)
+        ).fetchone()
+        doc = self._document(row)
+        version = doc.version + 1
+        tx.execute(
+            "UPDATE documents SET content = ?, version = ?, updated_at = ? WHERE id = ?",
+            (
+                json.dumps(dict(write.content), ensure_ascii=False),
+                version,
+                format_time(self._clock.now()),
+                doc.id,
+            ),
+        )
+        self._add_history(
+            tx,
+            doc.scope,
+            doc.id,
+            version,
+            HistoryOp.UPDATE,
+            None,
+            {"doc_kind": doc.kind.value, "key": doc.key, "content": dict(write.content)},
+        )
+        self._add_item_events(tx, doc.scope, doc.id, write.item_events)
+        self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
+        return [e.item_id for e in write.item_events if e.op == HistoryOp.DELETE]
+
+    # the journal ---------------------------------------------------------------------
+    @staticmethod
+    def _journal(tx: sqlite3.Connection, record: ErasureRecord) -> None:
+        report = {
+            "deleted": list(record.deleted),
+            "cascaded": list(record.cascaded),
+            "counts": dict(record.counts),
+        }
+        tx.execute(
+            f"INSERT INTO erasures ({_ERASURE_COLUMNS}) VALUES ({placeholders(11)})",
+            (
+                record.id,
+                *scope_row(record.scope),
+                record.target,
+                record.reason,
+                format_time(record.at),
+                json.dumps(list(record.episode_ids)),
+                json.dumps(list(record.texts), ensure_ascii=False),
+                json.dumps(report),
+                int(record.done),
+            ),
+        )
+
+    @staticmethod
+    def _erasure(row: sqlite3.Row) -> ErasureRecord:
+        report = json.loads(row["report"])
+        return ErasureRecord(
+            id=row["id"],
+            scope=row_scope(row),
+            target=row["target"],
+            reason=row["reason"],
+            at=parse_time(row["at"]),
+            episode_ids=tuple(json.loads(row["episode_ids"])),
+            texts=tuple(json.loads(row["texts"])),
+            deleted=tuple(report["deleted"]),
+            cascaded=tuple(report["cascaded"]),
+            counts=dict(report["counts"]),
+            done=bool(row["done"]),
+        )
+
+    def pending_erasures(self) -> list[ErasureRecord]:
+        rows = self._read(f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE done = 0 ORDER BY id")
+        return [self._erasure(r) for r in rows]
+
+    def find_erasure(self, scope: Scope, target: str) -> ErasureRecord | None:
+        where, params = scope_where(scope)
+        rows = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE {where} AND target = ? "
+            "ORDER BY id DESC LIMIT 1",
+            [*params, target],
+        )
+        return self._erasure(rows[0]) if rows else None
+
+    def finish_erasure(self, erasure_id: str) -> None:
+        with self._write() as tx:
+            tx.execute("UPDATE erasures SET done = 1, texts = '[]' WHERE id = ?", (erasure_id,))

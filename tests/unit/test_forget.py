@@ -1,0 +1,222 @@
+"""Deletion on request: forget and delete erase every stored copy, atomically or resumably,
+scoped to the user, and no stale record left by an older version blocks a later write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.document.format import Citation
+from memstrata.document.ops import Operation, OpKind
+from memstrata.errors import NotFoundError, StoreError
+from memstrata.ids import new_id
+from memstrata.model import Category, DeleteReason, HistoryOp, Scope
+from memstrata.settings import load_settings
+from tests.conftest import FixedClock
+
+ALICE = Scope("alice")
+BOB = Scope("bob")
+SECRET = "I was treated for depression last year"
+
+
+def _everything(mem: Memory, scope: Scope) -> str:
+    """Every stored record and every history row of the scope, as one text."""
+    parts = [json.dumps(r, ensure_ascii=False) for r in mem.export(scope)]
+    rows = mem.store._read(  # type: ignore[attr-defined]
+        "SELECT data FROM item_history WHERE user = ?", [scope.user]
+    )
+    parts.extend(r["data"] for r in rows)
+    return "\n".join(parts)
+
+
+def _trace(data_dir: Path) -> str:
+    return "".join(p.read_text("utf-8") for p in (data_dir / "trace").glob("*/*.jsonl"))
+
+
+def _seed(mem: Memory, scope: Scope = ALICE) -> tuple[str, str, str]:
+    secret, other = mem.remember([SECRET, "I love green tea"], scope)
+    fact = mem.add_fact(
+        "Alice was treated for depression",
+        scope,
+        category=Category.PERSONAL,
+        sources=[secret.id],
+        topic="health",
+        importance=0.9,  # also a bullet of essentials
+    )
+    mem.add_fact(
+        "Alice loves green tea",
+        scope,
+        category=Category.PREFERENCE,
+        sources=[other.id],
+        topic="drinks",
+    )
+    mem.consolidate(scope)
+    return secret.id, other.id, fact.id
+
+
+def _refuse(ids: object, reason: str) -> int:
+    raise OSError("disk is read-only")
+
+
+def test_forget_erases_the_text_from_every_version_of_every_document(memory: Memory) -> None:
+    secret, _, _ = _seed(memory)
+    more = memory.remember(["I am learning Rust"], ALICE)[0]
+    memory.add_fact("Alice is learning Rust", ALICE, category=Category.EXPERTISE, sources=[more.id])
+    memory.consolidate(ALICE)  # essentials gets a later version that still holds the secret
+    docs = {d.key: d.id for d in memory.list(ALICE, "document")}
+    assert "depression" in str([h.data for h in memory.history(docs["essentials"], ALICE)])
+    memory.forget(secret, ALICE)
+    for key in ("essentials", "health"):
+        history = memory.history(docs[key], ALICE)
+        assert len(history) >= 2 and "depression" not in str([h.data for h in history])
+    essentials = memory.history(docs["essentials"], ALICE)
+    assert "green tea" in str(essentials[-1].data)  # the rest of every version stays
+    assert "depression" not in _everything(memory, ALICE)
+    assert "Rust" in _everything(memory, ALICE)
+
+
+def test_forget_over_http_history(memory: Memory) -> None:
+    from fastapi.testclient import TestClient
+
+    from memstrata.server.http import create_app
+
+    secret, _, _ = _seed(memory)
+    client = TestClient(create_app(memory))
+    doc_id = next(d.id for d in memory.list(ALICE, "document") if d.key == "essentials")
+    assert "depression" in client.get(f"/v1/items/{doc_id}/history?user=alice").text
+    assert memory.forget(secret, ALICE).deleted == (secret,)
+    assert "depression" not in client.get(f"/v1/items/{doc_id}/history?user=alice").text
+
+
+def test_a_forget_whose_trace_fails_is_finished_by_a_retry(
+    memory: Memory, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret, _, fact = _seed(memory)
+    assert memory.trace is not None
+    monkeypatch.setattr(memory.trace, "redact", _refuse)
+    with pytest.raises(StoreError, match="raw trace line could not be erased"):
+        memory.forget(secret, ALICE)
+    # the store changes were made together: nothing half-done
+    assert "depression" not in _everything(memory, ALICE)
+    assert SECRET in _trace(data_dir)
+    monkeypatch.undo()
+    report = memory.forget(secret, ALICE)  # the retry finishes the pending erasure
+    assert report.deleted == (secret,) and fact in report.cascaded
+    assert SECRET not in _trace(data_dir)
+    with pytest.raises(NotFoundError, match="already forgotten"):
+        memory.forget(secret, ALICE)
+
+
+def test_the_next_open_finishes_a_pending_forget(
+    data_dir: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = load_settings(data_dir=data_dir)
+    with Memory.open(settings=settings, clock=clock) as mem:
+        secret, _, _ = _seed(mem)
+        assert mem.trace is not None
+        monkeypatch.setattr(mem.trace, "redact", _refuse)
+        with pytest.raises(StoreError):
+            mem.delete(secret, ALICE)
+    assert SECRET in _trace(data_dir)
+    with Memory.open(settings=settings, clock=clock) as mem:
+        assert SECRET not in _trace(data_dir)
+        assert mem.store.pending_erasures() == []
+
+
+def test_delete_removes_the_citation_from_bullets(memory: Memory) -> None:
+    one, two = memory.remember(["I moved to Kyoto", "I live in Kyoto now"], ALICE)
+    ops = [
+        Operation(
+            OpKind.ADD,
+            section="Home",
+            text="Lives in Kyoto",
+            citations=(Citation("chat", one.id), Citation("chat", two.id)),
+        ),
+        Operation(
+            OpKind.ADD, section="Home", text="Moved recently", citations=(Citation("chat", one.id),)
+        ),
+    ]
+    doc, _ = memory.apply_doc("home", ALICE, ops, expected_version=0)
+    kept, gone = doc.sections[0].bullets
+    report = memory.delete(one.id, ALICE, reason=DeleteReason.STALE)
+    assert gone.id in report.cascaded
+    (bullet,) = memory.doc("home", ALICE)[0].sections[0].bullets
+    assert bullet.id == kept.id and bullet.citations == (Citation("chat", two.id),)
+    assert memory.history(gone.id, ALICE)[-1].op == HistoryOp.DELETE
+    # unrelated writes keep working
+    memory.apply_doc(
+        "home",
+        ALICE,
+        [
+            Operation(
+                OpKind.ADD, section="Home", text="Has a cat", citations=(Citation("chat", two.id),)
+            )
+        ],
+        expected_version=memory.doc("home", ALICE)[1],
+    )
+
+
+def test_a_store_damaged_by_an_older_delete_keeps_working(memory: Memory) -> None:
+    secret, other, _ = _seed(memory)
+    stale = memory.remember(["I play chess on Sundays"], ALICE)[0]
+    memory.add_fact("Alice plays chess", ALICE, category=Category.EVENT, sources=[stale.id])
+    memory.consolidate(ALICE)
+    memory.store.delete_episodes(ALICE, [stale.id])  # what delete used to do: bullets still cite it
+    key = "events"
+    _, version = memory.doc(key, ALICE)
+    memory.apply_doc(
+        key,
+        ALICE,
+        [
+            Operation(
+                OpKind.ADD,
+                section="Events",
+                text="Went to Nara",
+                citations=(Citation("chat", other),),
+            )
+        ],
+        expected_version=version,
+    )
+    new = memory.remember(["I started pottery"], ALICE)[0]
+    memory.add_fact("Alice does pottery", ALICE, category=Category.EVENT, sources=[new.id])
+    memory.consolidate(ALICE)
+    memory.consolidate(ALICE, mode="dedup")
+    memory.consolidate(ALICE, mode="audit", remove=True)
+    memory.forget(secret, ALICE)
+    memory.forget(other, ALICE)
+
+
+def test_forgetting_a_bullet_id_shared_with_another_user_keeps_their_history(
+    memory: Memory,
+) -> None:
+    shared = new_id("m")
+    for scope in (ALICE, BOB):
+        ep = memory.remember([f"{scope.user} likes tea"], scope)[0]
+        memory.apply_doc(
+            "drinks",
+            scope,
+            [
+                Operation(
+                    OpKind.ADD,
+                    shared,
+                    section="Drinks",
+                    text=f"{scope.user} likes tea",
+                    citations=(Citation("chat", ep.id),),
+                )
+            ],
+            expected_version=0,
+        )
+    memory.apply_doc(
+        "drinks",
+        ALICE,
+        [Operation(OpKind.DELETE, shared, reason=DeleteReason.USER_REQUEST)],
+        expected_version=1,
+    )
+    bob = memory.history(shared, BOB)
+    assert [h.version for h in bob] == [1] and "bob likes tea" in str(bob[0].data)
+    alice = memory.history(shared, ALICE)
+    assert [h.op for h in alice] == [HistoryOp.CREATE, HistoryOp.DELETE]
+    assert "likes tea" not in str([h.data for h in alice])
