@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from memstrata.curate.profile import apply_promotions, promotions
@@ -246,6 +246,18 @@ class Consolidator:
         stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
         current = Profile() if stored is None else Profile.from_document(stored)
         updated = apply_promotions(current, found)
+        if self.docs.scrub is not None:  # the one scrub of curated text
+            scrub = self.docs.scrub
+            updated = Profile(
+                fields={
+                    k: replace(v, value=scrub(v.value, scope)) for k, v in updated.fields.items()
+                },
+                preferences={
+                    k: replace(v, value=scrub(v.value, scope))
+                    for k, v in updated.preferences.items()
+                },
+                version=updated.version,
+            )
         if updated.to_content() == current.to_content():
             return []
         self.store.put_document(

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memstrata.api.capture import CaptureMixin
-from memstrata.api.common import ScopeLike, as_scope, scrubbed
+from memstrata.api.common import ScopeLike, as_scope
+from memstrata.api.curated import clean_identity, clean_profile, clean_text
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Identity, Profile, Scope, Turn
 
@@ -27,10 +28,7 @@ class DocumentsMixin(CaptureMixin):
         def capture(text: str, scope: Scope) -> str:
             return self.remember(Turn(text=text), scope, surface="manual")[0].id
 
-        def clean(text: str, scope: Scope) -> str:
-            return scrubbed(text, scope, secrets_only=False)
-
-        return DocumentService(self.store, capture, clean)
+        return DocumentService(self.store, capture, clean_text)
 
     def doc(self, key: str, scope: ScopeLike) -> tuple[CuratedDocument, int]:
         """A curated document (``essentials`` or a topic key) and its version."""
@@ -78,11 +76,13 @@ class DocumentsMixin(CaptureMixin):
     ) -> Identity:
         scope = as_scope(scope)
         version = self.identity(scope).version if expected_version is None else expected_version
+        if not isinstance(text, str):
+            raise InvalidInputError("the identity is text")
         doc = self.store.put_document(
             scope,
             DocumentKind.IDENTITY,
             "identity",
-            Identity(text).to_content(),
+            Identity(clean_identity(text, scope)).to_content(),
             expected_version=version,
         )
         return Identity.from_document(doc)
@@ -94,19 +94,9 @@ class DocumentsMixin(CaptureMixin):
     def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
         """Store a profile; ``profile.version`` must be the version it was read at."""
         scope = as_scope(scope)
-        from memstrata.citations import missing_episodes
-
-        slots = [*profile.fields.values(), *profile.preferences.values()]
-        for slot in slots:
-            if not slot.sources:
-                raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
-        missing = set(missing_episodes(self.store, scope, (s for x in slots for s in x.sources)))
-        for slot in slots:
-            if missing & set(slot.sources):
-                raise InvalidInputError(
-                    f"profile value {slot.value!r} cites episodes not in scope: "
-                    + ", ".join(sorted(missing & set(slot.sources)))
-                )
+        stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
+        previous = None if stored is None else Profile.from_document(stored)
+        profile = clean_profile(self.store, scope, profile, previous)
         doc = self.store.put_document(
             scope,
             DocumentKind.PROFILE,

@@ -14,8 +14,8 @@ from memstrata.api.common import (
     as_scope,
     category_of,
     check_unit,
-    scrubbed,
 )
+from memstrata.api.curated import clean_content, clean_text, require_episodes
 from memstrata.api.forgetting import ForgettingMixin
 from memstrata.codec import episode_to_json, record_to_json
 from memstrata.errors import InvalidInputError
@@ -61,7 +61,7 @@ class RecordsMixin(ForgettingMixin):
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
         category = category_of(category)
-        text = scrubbed(text, scope, secrets_only=False)
+        text = clean_text(text, scope)
         check_unit("confidence", confidence)
         check_unit("importance", importance)
         if not sources:
@@ -157,8 +157,20 @@ class RecordsMixin(ForgettingMixin):
                 values[name] = float(values[name])
         if "text" in values and (not isinstance(values["text"], str) or not values["text"].strip()):
             raise InvalidInputError("fact text is empty")
+        if "text" in values:
+            values["text"] = clean_text(values["text"], scope).strip()
         if "sources" in values:
             values["sources"] = tuple(values["sources"])
+            if not values["sources"]:
+                raise InvalidInputError(f"fact {fact_id} must cite at least one episode")
+            require_episodes(
+                self.store,
+                current.scope,
+                (s for s in values["sources"] if s not in current.sources),
+                what=f"fact {fact_id}",
+            )
+        if values.get("superseded_by") is not None:
+            self._check_successor(current, values["superseded_by"])
         for name in ("valid_from", "valid_to"):
             if values.get(name) is not None:
                 values[name] = utc(values[name])
@@ -171,6 +183,14 @@ class RecordsMixin(ForgettingMixin):
             op=op,
         )
 
+    def _check_successor(self, fact: Fact, successor: object) -> None:
+        """``superseded_by`` names another fact of the same user."""
+        if not isinstance(successor, str) or kind_of(successor) != "fact":
+            raise InvalidInputError(f"superseded_by must be a fact id (fa_...), not {successor!r}")
+        if successor == fact.id:
+            raise InvalidInputError(f"fact {fact.id} cannot be superseded by itself")
+        self.store.get_fact(Scope(fact.scope.user), successor)  # NotFoundError when absent
+
     def _update_document(
         self, doc_id: str, scope: Scope, expected: int | None, changes: dict[str, Any]
     ) -> Document:
@@ -179,11 +199,14 @@ class RecordsMixin(ForgettingMixin):
                 "a document update takes exactly one field, content (a mapping)"
             )
         current = self.store.get_document_by_id(scope, doc_id)
+        content = clean_content(
+            self.store, current.scope, current.kind, changes["content"], current.content
+        )
         return self.store.put_document(
             current.scope,
             current.kind,
             current.key,
-            changes["content"],
+            content,
             expected_version=current.version if expected is None else expected,
         )
 

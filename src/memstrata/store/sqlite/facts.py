@@ -195,7 +195,8 @@ class FactTables(EpisodeTables):
                 created_at=stored_fact.created_at,
                 version=expected_version + 1,
             )
-            self._check_sources(tx, scope, fact)
+            if fact.sources != stored_fact.sources:  # a stale citation kept blocks nothing
+                self._check_sources(tx, scope, fact)
             tx.execute(
                 "UPDATE facts SET text = ?, category = ?, confidence = ?, importance = ?, "
                 "topic = ?, valid_from = ?, valid_to = ?, superseded_by = ?, created_at = ?, "

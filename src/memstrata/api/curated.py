@@ -1,0 +1,141 @@
+"""The one way curated text reaches the store: scrubbed, and citing only episodes that exist.
+
+Every write path of curated text (facts added or updated, document batches, document
+content replaced through ``update``, the profile, consolidation) goes through
+:func:`clean_text` (the full privacy scrubber) and :func:`require_episodes` (the scoped
+:func:`memstrata.citations.missing_episodes` check) for what it adds. Citations a record had
+already are not checked again, so a citation left stale by an older version never blocks a
+write. The identity (L0) is the user's own text about the agent: like verbatim capture, only
+secrets (passwords, keys, tokens) are scrubbed from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from memstrata.api.common import scrubbed
+from memstrata.citations import missing_episodes
+from memstrata.errors import InvalidInputError
+from memstrata.model import DocumentKind, JsonValue, Profile, Scope, Slot
+from memstrata.ports import RecordStore
+
+
+def clean_text(text: str, scope: Scope) -> str:
+    """Curated text with private data replaced (the one scrub of curated memory)."""
+    return scrubbed(text, scope, secrets_only=False)
+
+
+def clean_identity(text: str, scope: Scope) -> str:
+    """The identity text, secrets removed (it is the user's own words, like a turn)."""
+    return scrubbed(text, scope, secrets_only=True)
+
+
+def require_episodes(store: RecordStore, scope: Scope, ids: Iterable[str], *, what: str) -> None:
+    """Raise :class:`InvalidInputError` unless every id names an episode of the scope."""
+    missing = missing_episodes(store, scope, ids)
+    if missing:
+        raise InvalidInputError(
+            f"{what} cites episodes not in scope {scope} (they do not exist): " + ", ".join(missing)
+        )
+
+
+def clean_profile(
+    store: RecordStore, scope: Scope, profile: Profile, previous: Profile | None
+) -> Profile:
+    """The profile with values scrubbed; each new or changed value must cite episodes of
+    the scope."""
+    before = {**(previous.fields if previous else {}), **(previous.preferences if previous else {})}
+    sections: list[dict[str, Slot]] = []
+    for slots in (profile.fields, profile.preferences):
+        cleaned: dict[str, Slot] = {}
+        for key, slot in slots.items():
+            slot = Slot(clean_text(slot.value, scope), tuple(slot.sources), slot.confidence)
+            old = before.get(key)
+            if old is None or old.value != slot.value or old.sources != slot.sources:
+                if not slot.sources:
+                    raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
+                known = set(old.sources) if old is not None else set()
+                require_episodes(
+                    store,
+                    scope,
+                    (s for s in slot.sources if s not in known),
+                    what=f"profile value {slot.value!r}",
+                )
+            cleaned[key] = slot
+        sections.append(cleaned)
+    return Profile(fields=sections[0], preferences=sections[1], version=profile.version)
+
+
+def clean_content(
+    store: RecordStore,
+    scope: Scope,
+    kind: DocumentKind,
+    content: Mapping[str, Any],
+    previous: Mapping[str, Any],
+) -> dict[str, JsonValue]:
+    """A document's new ``content`` (from ``update``) checked and scrubbed for its kind."""
+    try:
+        if kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
+            return _clean_curated(store, scope, content, previous)
+        if kind == DocumentKind.PROFILE:
+            profile = clean_profile(
+                store, scope, _profile(content), _profile(previous) if previous else None
+            )
+            return profile.to_content()
+        if kind == DocumentKind.IDENTITY:
+            if set(content) != {"text"} or not isinstance(content["text"], str):
+                raise InvalidInputError('identity content is {"text": "..."}')
+            return {"text": clean_identity(content["text"], scope)}
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise InvalidInputError(f"{kind.value} content is malformed: {exc!r}") from exc
+    raise InvalidInputError(
+        f"{kind.value} documents are kept by curation and cannot be edited through update"
+    )
+
+
+def _profile(content: Mapping[str, Any]) -> Profile:
+    unknown = set(content) - {"fields", "preferences"}
+    if unknown:
+        raise InvalidInputError(f"unknown profile section(s): {', '.join(sorted(unknown))}")
+    return Profile(
+        fields={str(k): Slot.from_json(v) for k, v in content.get("fields", {}).items()},
+        preferences={str(k): Slot.from_json(v) for k, v in content.get("preferences", {}).items()},
+    )
+
+
+def _clean_curated(
+    store: RecordStore, scope: Scope, content: Mapping[str, Any], previous: Mapping[str, Any]
+) -> dict[str, JsonValue]:
+    from dataclasses import replace
+
+    from memstrata.document.format import Section
+    from memstrata.document.service import document_from_json, document_to_json
+
+    doc = document_from_json(content)
+    old = document_from_json(previous) if previous.get("sections") is not None else None
+    had = {b.id: b for s in (old.sections if old else ()) for b in s.bullets}
+    cited_before = {c.episode_id for b in had.values() for c in b.citations}
+    sections = []
+    for section in doc.sections:
+        bullets = []
+        for bullet in section.bullets:
+            bullet = replace(bullet, text=clean_text(bullet.text, scope))
+            if had.get(bullet.id) != bullet and not bullet.citations:
+                raise InvalidInputError(f"bullet {bullet.id or bullet.text!r} cites no episode")
+            bullets.append(bullet)
+        sections.append(Section(section.heading, tuple(bullets)))
+    doc = replace(doc, sections=tuple(sections))
+    require_episodes(
+        store,
+        scope,
+        (
+            c.episode_id
+            for s in doc.sections
+            for b in s.bullets
+            for c in b.citations
+            if c.episode_id not in cited_before
+        ),
+        what="the document",
+    )
+    return document_to_json(doc)
