@@ -220,3 +220,89 @@ def test_forgetting_a_bullet_id_shared_with_another_user_keeps_their_history(
     alice = memory.history(shared, ALICE)
     assert [h.op for h in alice] == [HistoryOp.CREATE, HistoryOp.DELETE]
     assert "likes tea" not in str([h.data for h in alice])
+
+
+T1 = Scope("alice", "t1")
+T2 = Scope("alice", "t2")
+
+
+def _two_threads(mem: Memory) -> dict[str, str]:
+    """Alice talks in two threads (a fact and documents in each, and at user level); Bob
+    says the same things."""
+    ids = {}
+    for user in ("alice", "bob"):
+        t1, t2 = Scope(user, "t1"), Scope(user, "t2")
+        one = mem.remember([f"{user} thread one: I was treated for depression"], t1)[0]
+        two = mem.remember([f"{user} thread two: I love green tea"], t2)[0]
+        mem.add_fact(f"{user} was treated for depression", t1, sources=[one.id], importance=0.9)
+        mem.add_fact(f"{user} loves green tea", t2, sources=[two.id], importance=0.9)
+        mem.add_fact(f"{user} is unwell and drinks tea", Scope(user), sources=[one.id, two.id])
+        mem.consolidate(t1)
+        mem.consolidate(t2)
+        mem.consolidate(Scope(user))  # user-level essentials citing both threads
+        mem.set_identity(f"assistant of {user} in thread one", t1)
+        ids[f"{user}/t1"], ids[f"{user}/t2"] = one.id, two.id
+    return ids
+
+
+def test_forget_a_thread_leaves_other_threads_and_users(memory: Memory, data_dir: Path) -> None:
+    ids = _two_threads(memory)
+    report = memory.forget_scope(T1)
+    counts = report.counts
+    assert counts["episodes"] == 1 and counts["facts"] == 1 and counts["trace_lines"] == 1
+    assert counts["documents"] >= 3  # identity, topic, essentials, state of thread one
+    assert "depression" not in _everything(memory, ALICE)
+    assert "alice thread one" not in _trace(data_dir)
+    assert memory.stats(T1).episodes == 0 and memory.list(T1, "document") == []
+    assert [e.id for e in memory.list(T2)] == [ids["alice/t2"]]
+    assert "green tea" in str(memory.doc("essentials", T2)[0])
+    essentials = memory.doc("essentials", ALICE)[0]
+    assert "green tea" in str(essentials) and "depression" not in str(essentials)
+    (shared,) = [f for f in memory.list(ALICE, "fact") if "drinks tea" in f.text]
+    assert shared.sources == (ids["alice/t2"],)  # the user-level fact loses the thread's turn
+    assert "bob" not in _everything(memory, ALICE)
+    assert "bob thread one" in _everything(memory, BOB) and "bob thread one" in _trace(data_dir)
+
+
+def test_forget_a_user_leaves_nothing_of_them(memory: Memory, data_dir: Path) -> None:
+    _two_threads(memory)
+    report = memory.forget_scope(ALICE)
+    assert report.counts["episodes"] == 2 and report.counts["trace_lines"] == 2
+    assert report.counts["facts"] == 3 and report.counts["history"] > 0
+    assert _everything(memory, ALICE) == ""
+    assert "alice" not in _trace(data_dir).lower().replace('"alice"', "")
+    assert memory.store.users() == ["bob"]
+    assert memory.store.generation("alice") > 0  # the change feed tells the indexes
+    assert "bob thread one" in _everything(memory, BOB)
+    with pytest.raises(NotFoundError, match="already forgotten"):
+        memory.forget_scope(ALICE)
+
+
+def test_forget_scope_from_the_cli_and_over_http(
+    memory: Memory, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from fastapi.testclient import TestClient
+
+    from memstrata.cli import main
+    from memstrata.server.http import create_app
+
+    _two_threads(memory)
+    client = TestClient(create_app(memory))
+    r = client.delete("/v1/scopes", params={"user": "bob", "thread": "t2"})
+    assert r.status_code == 200 and r.json()["counts"]["episodes"] == 1
+    assert memory.stats(Scope("bob", "t2")).episodes == 0
+    r = client.post(f"/v1/items/{memory.list(BOB)[0].id}/forget", params={"user": "bob"})
+    assert r.status_code == 200 and memory.stats(BOB).episodes == 0
+    memory.close()
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))  # the prompt is answered no
+    assert main(["forget", "--user", "alice", "--data-dir", str(data_dir)]) == 130
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        assert mem.stats(ALICE).episodes == 2
+    code = main(
+        ["forget", "--user", "alice", "--thread", "t1", "--yes", "--data-dir", str(data_dir)]
+    )
+    assert code == 0
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        assert mem.stats(ALICE).episodes == 1 and mem.stats(T1).episodes == 0

@@ -100,6 +100,9 @@ class ForgettingMixin(DocumentsMixin):
         ]
         facts = [f.id for f in self.store.iter_facts(scope)]
         documents = [d.id for d in self.store.list_documents(scope)]
+        if not (episodes or facts or documents):
+            said = "" if pending is None else f" (already forgotten at {pending.at.isoformat()})"
+            raise NotFoundError(f"scope {scope} holds nothing to forget{said}")
         return self._finish(
             self._plan_and_erase(
                 scope,

@@ -18,25 +18,36 @@ from memstrata.cli.base import (
 )
 
 
-@cli.command(help="Forget an item on request, with the facts and bullets derived from it.")
-@click.argument("item_id")
+@cli.command(
+    help="Forget on request: an item with everything derived from it, or (without ITEM_ID) "
+    "everything the scope holds (a user, or one thread or agent of a user)."
+)
+@click.argument("item_id", required=False)
 @scope_options
+@click.option("--yes", is_flag=True, help="Forget a whole scope without asking first.")
 @data_dir_option
 @json_option
 def forget(
-    item_id: str,
+    item_id: str | None,
     user: str,
     thread: str | None,
     agent: str | None,
+    yes: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
+    scope = scope_of(user, thread, agent)
+    if item_id is None and not yes:
+        click.confirm(f"Forget everything of {scope}? This cannot be undone", abort=True, err=True)
     with memory_for(data_dir) as mem:
-        report = mem.forget(item_id, scope_of(user, thread, agent))
+        report = mem.forget(item_id, scope) if item_id else mem.forget_scope(scope)
     if as_json:
         print_json(report.to_json())
-    else:
+    elif item_id:
         click.echo(f"forgot {item_id} and {len(report.cascaded)} item(s) derived from it")
+    else:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts.items()))
+        click.echo(f"forgot {scope}: {counts}")
 
 
 @cli.command(help="Consolidate curated documents: update, audit or dedup.")

@@ -138,6 +138,18 @@ def create_app(memory: Memory) -> FastAPI:
         report = memory.delete(item_id, scope_q(user, thread, agent), reason=reason)
         return report.to_json()
 
+    @app.post("/v1/items/{item_id}/forget")
+    def forget(
+        item_id: str, user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        return memory.forget(item_id, scope_q(user, thread, agent)).to_json()
+
+    @app.delete("/v1/scopes")
+    def forget_scope(
+        user: str, thread: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        return memory.forget_scope(scope_q(user, thread, agent)).to_json()
+
     @app.get("/v1/items/{item_id}/history")
     def history(
         item_id: str, user: str, thread: str | None = None, agent: str | None = None
