@@ -306,3 +306,14 @@ def test_forget_scope_from_the_cli_and_over_http(
     assert code == 0
     with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
         assert mem.stats(ALICE).episodes == 1 and mem.stats(T1).episodes == 0
+
+
+def test_forgetting_a_fact_added_by_hand_erases_the_turn_made_of_it(
+    memory: Memory, data_dir: Path
+) -> None:
+    fact = memory.add_fact("Alice's locker code is 4417", ALICE, importance=0.9)
+    memory.consolidate(ALICE)
+    assert "4417" in str(memory.doc("essentials", ALICE)[0])
+    report = memory.forget(fact.id, ALICE)
+    assert report.deleted[0] == fact.id and report.counts["episodes"] == 1
+    assert "4417" not in _everything(memory, ALICE) and "4417" not in _trace(data_dir)

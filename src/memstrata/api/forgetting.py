@@ -120,7 +120,12 @@ class ForgettingMixin(DocumentsMixin):
         """Finish every erasure left pending (by a failure, or a crash, after its store
         transaction); the number finished. :meth:`Memory.open` calls it."""
         finished = 0
-        for record in self.store.pending_erasures():
+        try:
+            pending = self.store.pending_erasures()
+        except StoreError as exc:  # a store that cannot be read says so on its next use
+            log.warning("cannot read the erasure journal: %s", exc)
+            return 0
+        for record in pending:
             try:
                 self._finish(record)
                 finished += 1
@@ -136,12 +141,15 @@ class ForgettingMixin(DocumentsMixin):
         if record is not None and not record.done:
             return self._finish(record)
         kind = kind_of(item_id)
+        episodes = [item_id] if kind == "episode" else []
+        if kind == "fact" and whole:
+            episodes = self._statements_of(item_id, scope)
         try:
             planned = self._plan_and_erase(
                 scope,
                 item_id,
                 why,
-                episodes=[item_id] if kind == "episode" else [],
+                episodes=episodes,
                 facts=[item_id] if kind == "fact" else [],
                 documents=[item_id] if kind == "document" else [],
                 whole=whole,
@@ -154,6 +162,19 @@ class ForgettingMixin(DocumentsMixin):
                 ) from None
             raise
         return self._finish(planned)
+
+    def _statements_of(self, fact_id: str, scope: Scope) -> list[str]:
+        """The turns (surface ``manual``) made of a fact's own statement when it was added
+        without sources: copies of the fact, forgotten with it."""
+        try:
+            fact = self.store.get_fact(scope, fact_id)
+        except NotFoundError:
+            return []  # the erasure says what is missing
+        return [
+            e.id
+            for e in self.store.get_episodes(Scope(scope.user), fact.sources)
+            if e.surface == "manual" and e.text.strip() == fact.text.strip()
+        ]
 
     def _finish(self, record: ErasureRecord) -> DeleteReport:
         try:

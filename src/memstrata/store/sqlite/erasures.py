@@ -106,7 +106,7 @@ class ErasureTables(DocumentTables):
                 at=now,
                 episode_ids=tuple(episode_ids),
                 texts=tuple(dict.fromkeys(t for t in texts if t)),
-                deleted=(*episode_ids, *fact_ids, *document_ids),
+                deleted=(*fact_ids, *document_ids, *episode_ids),
                 cascaded=tuple(cascaded),
                 counts=dict(counts),
             )
