@@ -359,7 +359,8 @@ class Erasure:
     """Everything one deletion changes in the record store, applied in one transaction.
 
     ``episode_ids`` are deleted; every fact of the user citing one of them loses that
-    citation, and a fact left citing nothing is deleted (reason ``source-deleted``).
+    citation, and a fact left citing nothing is deleted (reason ``source-deleted``); with
+    ``derived`` (deletion on request) every fact citing one is deleted, with ``reason``.
     ``fact_ids`` and ``document_ids`` are deleted with ``reason``. With ``whole_scope``
     every episode, fact, document and history entry the scope contains goes too.
     ``documents`` and ``history`` rewrite what derives from the erased records (versions
@@ -373,6 +374,7 @@ class Erasure:
     fact_ids: tuple[str, ...] = ()
     document_ids: tuple[str, ...] = ()
     whole_scope: bool = False
+    derived: bool = False
     documents: tuple[DocumentWrite, ...] = ()
     history: tuple[HistoryRewrite, ...] = ()
     texts: tuple[str, ...] = ()

@@ -426,6 +426,19 @@ class TestErasure:
         assert store.get_episodes(ALICE, [ep.id]) == [ep]
         assert store.pending_erasures() == []
 
+    def test_derived_facts_go_with_their_episode(self, store: RecordStore) -> None:
+        gone, kept = episode(ALICE, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        both = store.add_fact(ALICE, fact(ALICE, (gone.id, kept.id), "secret and kept"))
+        other = store.add_fact(ALICE, fact(ALICE, (kept.id,), "kept only"))
+        record = store.erase(
+            ALICE,
+            Erasure(target=gone.id, reason="user-request", episode_ids=(gone.id,), derived=True),
+        )
+        assert record.cascaded == (both.id,) and "secret and kept" in record.texts
+        assert [f.id for f in store.list_facts(ALICE)] == [other.id]
+        assert store.history(ALICE, both.id)[-1].reason == "user-request"
+
     def test_a_whole_scope_goes_and_nothing_else(self, store: RecordStore) -> None:
         t1, t2 = episode(ALICE_T1, "thread one"), episode(ALICE_T2, "thread two")
         store.add_episodes(ALICE, [t1, t2])

@@ -72,9 +72,8 @@ class ForgettingMixin(DocumentsMixin):
         return self._erase_item(item_id, scope, why, whole=False)
 
     def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
-        """Delete on request, with everything derived from it: facts citing only a forgotten
-        episode, every curated bullet and profile value citing it (or carrying a forgotten
-        fact's text), the forgotten text in every earlier version of every document and
+        """Delete on request, with everything derived from it: every fact, curated bullet and
+        profile value citing a forgotten episode (or carrying a forgotten fact's text), the forgotten text in every earlier version of every document and
         bullet, and the raw trace line. A retry after a failure finishes what is left; a
         retry after success says the item is already forgotten (:class:`NotFoundError`)."""
         scope = as_scope(scope)
@@ -87,8 +86,8 @@ class ForgettingMixin(DocumentsMixin):
         """Forget everything a scope holds: a user (every thread and agent), or one thread
         (or agent) of a user. Every episode, fact and document (identity, profile,
         essentials, topics, state) of the scope and every history entry go; records of the
-        user outside the scope lose only what derives from the scope's episodes (citations,
-        and bullets, profile values and facts resting on them). ``counts`` says how many of
+        user outside the scope lose only what derives from the scope's episodes (the facts,
+        bullets and profile values citing them). ``counts`` says how many of
         each kind went, and how many raw trace lines were erased."""
         scope = as_scope(scope)
         target = scope_target(scope)
@@ -224,6 +223,7 @@ class ForgettingMixin(DocumentsMixin):
                 fact_ids=tuple(facts),
                 document_ids=tuple(documents),
                 whole_scope=whole_scope,
+                derived=whole,
                 documents=tuple(planner.writes),
                 history=tuple(planner.rewrites),
                 texts=tuple(planner.texts),

@@ -66,7 +66,7 @@ class ErasureTables(DocumentTables):
                 )
                 texts.extend(r["text"] for r in rows)
             texts.extend(self._delete_facts(tx, fact_ids, erasure.reason))
-            cascaded, cascade_texts = self._erase_episodes(tx, scope, episode_ids)
+            cascaded, cascade_texts = self._erase_episodes(tx, scope, episode_ids, erasure)
             texts.extend(cascade_texts)
             for document_id in document_ids:
                 row = tx.execute(
@@ -160,10 +160,11 @@ class ErasureTables(DocumentTables):
         return texts
 
     def _erase_episodes(
-        self, tx: sqlite3.Connection, scope: Scope, episode_ids: Sequence[str]
+        self, tx: sqlite3.Connection, scope: Scope, episode_ids: Sequence[str], erasure: Erasure
     ) -> tuple[list[str], list[str]]:
         """Delete the episodes; every fact of the user citing one loses the citation, and a
-        fact left citing nothing is deleted. Returns the deleted facts' ids and texts."""
+        fact left citing nothing (or, for ``derived``, any) is deleted. Returns the deleted
+        facts' ids and texts."""
         cols = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
         rows: dict[str, sqlite3.Row] = {}
         for chunk in _chunks(episode_ids):
@@ -183,14 +184,13 @@ class ErasureTables(DocumentTables):
         texts: list[str] = []
         for fact in citing:
             remaining = tuple(s for s in fact.sources if s not in gone)
-            if remaining:
+            if remaining and not erasure.derived:
                 self._resource_fact(tx, fact, remaining)
                 continue
+            why = erasure.reason if remaining else DeleteReason.SOURCE_DELETED.value
             tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact.id,))
             tx.execute("DELETE FROM facts WHERE id = ?", (fact.id,))
-            self._forget_history(
-                tx, fact.scope, fact.id, fact.version + 1, DeleteReason.SOURCE_DELETED.value
-            )
+            self._forget_history(tx, fact.scope, fact.id, fact.version + 1, why)
             deleted.append(fact.id)
             texts.append(fact.text)
         self._log(tx, scope.user, [f.id for f in citing if f.id not in deleted], ChangeOp.UPSERT)
