@@ -317,3 +317,26 @@ def test_forgetting_a_fact_added_by_hand_erases_the_turn_made_of_it(
     report = memory.forget(fact.id, ALICE)
     assert report.deleted[0] == fact.id and report.counts["episodes"] == 1
     assert "4417" not in _everything(memory, ALICE) and "4417" not in _trace(data_dir)
+
+
+def test_a_malformed_document_from_an_older_update_blocks_nothing(memory: Memory) -> None:
+    from memstrata.errors import InvalidInputError
+    from memstrata.model import DocumentKind
+
+    secret, other, _ = _seed(memory)
+    memory.store.put_document(  # what update(content=...) used to store unchecked
+        ALICE, DocumentKind.TOPIC, "broken", {"note": SECRET, "cites": [secret]}, expected_version=0
+    )
+    memory.store.put_document(
+        ALICE, DocumentKind.TOPIC, "odd", {"sections": "none"}, expected_version=0
+    )
+    with pytest.raises(InvalidInputError, match="malformed"):
+        memory.doc("broken", ALICE)
+    assert memory.search("depression", ALICE)  # search skips what it cannot read
+    memory.delete(other, ALICE)
+    memory.forget(secret, ALICE)
+    assert "depression" not in _everything(memory, ALICE)
+    assert [d.key for d in memory.list(ALICE, "document") if d.key in ("broken", "odd")] == ["odd"]
+    odd = next(d for d in memory.list(ALICE, "document") if d.key == "odd")
+    fixed = memory.update(odd.id, ALICE, content={"title": "Odd", "sections": []})
+    assert memory.doc("odd", ALICE)[1] == fixed.version  # a malformed document can be replaced

@@ -113,7 +113,10 @@ def _clean_curated(
     from memstrata.document.service import document_from_json, document_to_json
 
     doc = document_from_json(content)
-    old = document_from_json(previous) if previous.get("sections") is not None else None
+    try:  # a version stored malformed by an older memstrata can be replaced
+        old = document_from_json(previous) if previous else None
+    except InvalidInputError:
+        old = None
     had = {b.id: b for s in (old.sections if old else ()) for b in s.bullets}
     cited_before = {c.episode_id for b in had.values() for c in b.citations}
     sections = []

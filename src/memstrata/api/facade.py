@@ -305,7 +305,10 @@ def _document_passages(doc: Document) -> list[Passage]:
     from memstrata.document.service import document_from_json
     from memstrata.index.scope_index import Passage
 
-    curated = document_from_json(doc.content)
+    try:
+        curated = document_from_json(doc.content)
+    except InvalidInputError:  # stored malformed by an older version: not searchable
+        return []
     out: list[Passage] = []
     for section in curated.sections:
         lead = curated.title

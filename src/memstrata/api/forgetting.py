@@ -8,6 +8,7 @@ a retry of the same call, or the next :meth:`Memory.open`, finishes it.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any, Final
@@ -73,9 +74,10 @@ class ForgettingMixin(DocumentsMixin):
 
     def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
         """Delete on request, with everything derived from it: every fact, curated bullet and
-        profile value citing a forgotten episode (or carrying a forgotten fact's text), the forgotten text in every earlier version of every document and
-        bullet, and the raw trace line. A retry after a failure finishes what is left; a
-        retry after success says the item is already forgotten (:class:`NotFoundError`)."""
+        profile value citing a forgotten episode (or carrying a forgotten fact's text), the
+        forgotten text in every earlier version of every document, bullet and fact, and the
+        raw trace line. A retry after a failure finishes what is left; a retry after success
+        says the item is already forgotten (:class:`NotFoundError`)."""
         scope = as_scope(scope)
         kind = kind_of(item_id)
         if kind not in ("episode", "fact", "document"):
@@ -221,7 +223,7 @@ class ForgettingMixin(DocumentsMixin):
                 reason=why.value,
                 episode_ids=tuple(episodes),
                 fact_ids=tuple(facts),
-                document_ids=tuple(documents),
+                document_ids=(*documents, *planner.unreadable),
                 whole_scope=whole_scope,
                 derived=whole,
                 documents=tuple(planner.writes),
@@ -251,6 +253,9 @@ class _Planner:
         self.erased_texts: set[str] = set()
         self.writes: list[DocumentWrite] = []
         self.rewrites: list[HistoryRewrite] = []
+        #: malformed documents (stored unchecked by older versions) that mention what is
+        #: forgotten: they cannot be rewritten, so they go whole
+        self.unreadable: list[str] = []
 
     def forget_facts(self, fact_ids: Sequence[str]) -> None:
         """A forgotten fact's text goes from the bullets that carry it."""
@@ -283,16 +288,22 @@ class _Planner:
                 self._profile(doc)
 
     # documents -----------------------------------------------------------------------
+    def _mentions(self, content: Mapping[str, Any]) -> bool:
+        """Whether JSON content names an erased episode or holds an erased text."""
+        body = json.dumps(content, ensure_ascii=False)
+        return any(e in body for e in self.episodes) or any(t in body for t in self.erased_texts)
+
     def _curated(self, doc: Document) -> None:
         from memstrata.document.erasure import strip_sources
         from memstrata.document.service import document_from_json, document_to_json
 
-        stripped = strip_sources(
-            document_from_json(doc.content),
-            self.episodes,
-            texts=self.erased_texts,
-            whole=self.whole,
-        )
+        try:
+            current = document_from_json(doc.content)
+        except InvalidInputError:
+            if self.whole and self._mentions(doc.content):
+                self.unreadable.append(doc.id)
+            return
+        stripped = strip_sources(current, self.episodes, texts=self.erased_texts, whole=self.whole)
         reason = DeleteReason.USER_REQUEST if self.whole else DeleteReason.SOURCE_DELETED
         if stripped.touched:
             events = [
@@ -316,9 +327,13 @@ class _Planner:
             content = entry.data.get("content")
             if not isinstance(content, Mapping):
                 continue
-            old = strip_sources(
-                document_from_json(content), self.episodes, texts=self.erased_texts, whole=True
-            )
+            try:
+                version = document_from_json(content)
+            except InvalidInputError:
+                if self._mentions(content):  # an unreadable version: erased whole
+                    self.rewrites.append(HistoryRewrite(doc.id, doc.scope, entry.version, {}))
+                continue
+            old = strip_sources(version, self.episodes, texts=self.erased_texts, whole=True)
             if old.touched:
                 self.texts.extend(b.text for b in old.removed)
                 dropped.update(b.id for b in old.removed)
@@ -355,7 +370,13 @@ class _Planner:
                 continue
             kept: dict[str, JsonValue] = {}
             for key, slot in slots.items():
-                sources = [str(s) for s in slot.get("sources", ())]
+                if not isinstance(slot, Mapping) or not isinstance(slot.get("sources"), list):
+                    kept[key] = slot  # malformed: kept unless it holds what is forgotten
+                    if self.whole and self._mentions({key: slot}):
+                        del kept[key]
+                        removed.append(str(key))
+                    continue
+                sources = [str(s) for s in slot["sources"]]
                 left = [s for s in sources if s not in self.episodes]
                 value = str(slot.get("value", ""))
                 if (left == sources and value not in self.erased_texts) or (
@@ -375,7 +396,10 @@ class _Planner:
         for entry in self.store.history(doc.scope, doc.id):
             content = entry.data.get("content")
             if isinstance(content, Mapping):
-                out.append(document_from_json(content))
+                try:
+                    out.append(document_from_json(content))
+                except InvalidInputError:
+                    continue  # its history entries go with the document
         return out
 
     def _erase_rows(

@@ -14,7 +14,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from memstrata.citations import missing_episodes
-from memstrata.document.format import Bullet, Citation, Document, Section, parse, serialize
+from memstrata.document.format import (
+    Bullet,
+    Citation,
+    Document,
+    DocumentFormatError,
+    Section,
+    parse,
+    serialize,
+)
 from memstrata.document.ops import Operation, OpKind, apply_operations, diff_documents
 from memstrata.errors import ConflictError, InvalidInputError
 from memstrata.model import DocumentKind, HistoryOp, ItemEvent, JsonValue, Scope
@@ -56,6 +64,17 @@ def document_to_json(doc: Document) -> dict[str, JsonValue]:
 
 
 def document_from_json(data: Mapping[str, Any]) -> Document:
+    """A curated document from its stored JSON; :class:`DocumentFormatError` if malformed."""
+    try:
+        return _document_from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DocumentFormatError(
+            f"the stored document content is malformed ({exc!r}); replace it with "
+            "update(..., content=...) or delete it"
+        ) from exc
+
+
+def _document_from_json(data: Mapping[str, Any]) -> Document:
     return Document(
         str(data["title"]),
         tuple(
