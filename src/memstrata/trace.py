@@ -31,6 +31,9 @@ from memstrata.ports import Clock, SystemClock
 log = logging.getLogger(__name__)
 
 _SURFACE_RE: Final = re.compile(r"[^\w-]+")
+#: the ids a line names (``"id": "..."`` as ``json.dumps`` writes it): one scan per line,
+#: however many ids a deletion names
+_ID_FIELD_RE: Final = re.compile(rb'"id": "([^"\\]*)"')
 
 
 def surface_slug(surface: str) -> str:
@@ -91,7 +94,7 @@ class JsonlTrace:
         wanted = set(ids)
         if not wanted or not self.root.exists():
             return 0
-        needles = [json.dumps(i).encode("utf-8") for i in wanted]
+        needles = {i.encode("utf-8") for i in wanted}
         count = 0
         with self._lock:
             for file in sorted(self.root.glob("*/*.jsonl")):
@@ -99,20 +102,20 @@ class JsonlTrace:
         return count
 
     @staticmethod
-    def _redact_file(file: Path, wanted: set[str], needles: list[bytes], reason: str) -> int:
+    def _redact_file(file: Path, wanted: set[str], needles: set[bytes], reason: str) -> int:
         fd = os.open(file, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             with os.fdopen(os.dup(fd), "rb") as fh:
                 content = fh.read()
-            if not any(n in content for n in needles):
+            if needles.isdisjoint(_ID_FIELD_RE.findall(content)):
                 return 0
             count = 0
             offset = 0
             for line in content.splitlines(keepends=True):
                 start, offset = offset, offset + len(line)
                 body = line.rstrip(b"\n")
-                if not any(n in body for n in needles):
+                if needles.isdisjoint(_ID_FIELD_RE.findall(body)):
                     continue
                 try:
                     event = json.loads(body)

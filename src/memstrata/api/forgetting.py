@@ -156,6 +156,9 @@ class ForgettingMixin(DocumentsMixin):
                 whole=whole,
             )
         except NotFoundError:
+            record = self.store.find_erasure(scope, item_id)  # another caller may have won
+            if record is not None and not record.done:
+                return self._finish(record)
             if record is not None:
                 raise NotFoundError(
                     f"{item_id} was already {'forgotten' if whole else 'deleted'} at "
@@ -190,7 +193,11 @@ class ForgettingMixin(DocumentsMixin):
         return DeleteReport(record.deleted, record.cascaded, counts)
 
     def _erase_copies(
-        self, episode_ids: Sequence[str], texts: Sequence[str], *, reason: str
+        self,
+        episode_ids: Sequence[str],
+        texts: Sequence[str],
+        *,
+        reason: str = DeleteReason.USER_REQUEST.value,
     ) -> int:
         """Erase the copies of erased records kept outside the record store: the raw trace
         lines of ``episode_ids`` (tombstones with ``reason`` stay). ``texts`` are every text

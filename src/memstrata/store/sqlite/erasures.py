@@ -57,8 +57,9 @@ class ErasureTables(DocumentTables):
                     ("facts", fact_ids),
                     ("documents", document_ids),
                 ):
+                    named = set(ids)
                     rows = tx.execute(f"SELECT id FROM {table} WHERE {where}", params)
-                    ids.extend(r["id"] for r in rows if r["id"] not in set(ids))
+                    ids.extend(r["id"] for r in rows if r["id"] not in named)
             texts = list(erasure.texts)
             for chunk in _chunks(episode_ids):
                 rows = tx.execute(
