@@ -54,6 +54,10 @@ def test_updating_a_document_is_scrubbed_and_checks_its_citations(memory: Memory
         memory.update(stored.id, ALICE, content=_topic("y", "ep_01JAAAAAAAAAAAAAAAAAAAAAAA"))
     with pytest.raises(InvalidInputError):
         memory.update(stored.id, ALICE, content={"title": "no sections"})
+    no_id = _topic("z", ep.id)
+    no_id["sections"][0]["bullets"][0]["id"] = ""  # type: ignore[index]
+    with pytest.raises(InvalidInputError, match="item id"):
+        memory.update(stored.id, ALICE, content=no_id)
 
 
 def test_updating_the_profile_or_state_over_update(memory: Memory) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from memstrata.api.common import scrubbed
 from memstrata.citations import missing_episodes
 from memstrata.errors import InvalidInputError
+from memstrata.ids import kind_of
 from memstrata.model import DocumentKind, JsonValue, Profile, Scope, Slot
 from memstrata.ports import RecordStore
 
@@ -124,6 +125,8 @@ def _clean_curated(
         bullets = []
         for bullet in section.bullets:
             bullet = replace(bullet, text=clean_text(bullet.text, scope))
+            if not bullet.id.startswith("m_") or kind_of(bullet.id) != "item":
+                raise InvalidInputError(f"bullet id {bullet.id!r} is not an item id (m_...)")
             if had.get(bullet.id) != bullet and not bullet.citations:
                 raise InvalidInputError(f"bullet {bullet.id or bullet.text!r} cites no episode")
             bullets.append(bullet)
