@@ -270,6 +270,10 @@ def test_forget_a_user_leaves_nothing_of_them(memory: Memory, data_dir: Path) ->
     assert report.counts["episodes"] == 2 and report.counts["trace_lines"] == 2
     assert report.counts["facts"] == 3 and report.counts["history"] > 0
     assert _everything(memory, ALICE) == ""
+    db = memory.store._conn  # type: ignore[attr-defined]
+    dump = "\n".join(db.iterdump())
+    assert "alice thread" not in dump and "alice was treated" not in dump
+    assert "alice loves" not in dump and "assistant of alice" not in dump
     assert "alice" not in _trace(data_dir).lower().replace('"alice"', "")
     assert memory.store.users() == ["bob"]
     assert memory.store.generation("alice") > 0  # the change feed tells the indexes

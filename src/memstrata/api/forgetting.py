@@ -80,6 +80,11 @@ class ForgettingMixin(DocumentsMixin):
         says the item is already forgotten (:class:`NotFoundError`)."""
         scope = as_scope(scope)
         kind = kind_of(item_id)
+        if kind == "item":
+            raise InvalidInputError(
+                f"{item_id} is a bullet: delete it from its document with reason user-request "
+                "(doc apply), which erases its history too"
+            )
         if kind not in ("episode", "fact", "document"):
             raise InvalidInputError(f"{item_id} names a {kind}, which cannot be forgotten")
         return self._erase_item(item_id, scope, DeleteReason.USER_REQUEST, whole=True)
