@@ -366,6 +366,8 @@ class Erasure:
     ``documents`` and ``history`` rewrite what derives from the erased records (versions
     checked by compare-and-swap). ``target`` names what was asked (an item id or a scope);
     ``texts`` are other texts removed (bullets), kept until the derived copies are erased.
+    ``settled`` are episodes whose facts were deleted on purpose: extraction does not read
+    them again (see :meth:`RecordStore.settled_episodes`).
     """
 
     target: str
@@ -378,6 +380,7 @@ class Erasure:
     documents: tuple[DocumentWrite, ...] = ()
     history: tuple[HistoryRewrite, ...] = ()
     texts: tuple[str, ...] = ()
+    settled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

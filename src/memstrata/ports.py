@@ -184,6 +184,11 @@ class RecordStore(Protocol):
         scope: an id used in another user's scope keeps its history."""
         ...
 
+    def settled_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> set[str]:
+        """Those of ``episode_ids`` whose facts an erasure deleted on purpose (its
+        ``settled``): extraction leaves them alone, so a deleted fact does not come back."""
+        ...
+
     def pending_erasures(self) -> list[ErasureRecord]:
         """Journal entries not yet done, oldest first (for operators; not scoped)."""
         ...

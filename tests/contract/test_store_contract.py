@@ -439,6 +439,20 @@ class TestErasure:
         assert [f.id for f in store.list_facts(ALICE)] == [other.id]
         assert store.history(ALICE, both.id)[-1].reason == "user-request"
 
+    def test_settled_episodes_are_kept_per_user(self, store: RecordStore) -> None:
+        ep = episode(ALICE)
+        store.add_episodes(ALICE, [ep])
+        f = store.add_fact(ALICE, fact(ALICE, (ep.id,)))
+        assert store.settled_episodes(ALICE, [ep.id]) == set()
+        store.erase(
+            ALICE,
+            Erasure(target=f.id, reason="stale", fact_ids=(f.id,), settled=(ep.id,)),
+        )
+        assert store.settled_episodes(ALICE, [ep.id, "ep_other"]) == {ep.id}
+        assert store.settled_episodes(BOB, [ep.id]) == set()
+        store.erase(ALICE, Erasure(target=ep.id, reason="stale", episode_ids=(ep.id,)))
+        assert store.settled_episodes(ALICE, [ep.id]) == set()  # it went with its episode
+
     def test_a_whole_scope_goes_and_nothing_else(self, store: RecordStore) -> None:
         t1, t2 = episode(ALICE_T1, "thread one"), episode(ALICE_T2, "thread two")
         store.add_episodes(ALICE, [t1, t2])

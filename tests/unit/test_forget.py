@@ -344,3 +344,17 @@ def test_a_malformed_document_from_an_older_update_blocks_nothing(memory: Memory
     odd = next(d for d in memory.list(ALICE, "document") if d.key == "odd")
     fixed = memory.update(odd.id, ALICE, content={"title": "Odd", "sections": []})
     assert memory.doc("odd", ALICE)[1] == fixed.version  # a malformed document can be replaced
+
+
+@pytest.mark.parametrize("how", ["forget", "delete"])
+def test_a_fact_forgotten_or_deleted_is_not_extracted_again(memory: Memory, how: str) -> None:
+    from memstrata.curate.extract_rules import RuleExtractor
+
+    memory.remember(["I adopted a puppy named Max last week.", "我最喜欢的水果是芒果。"], ALICE)
+    first = memory.extract(ALICE, extractor=RuleExtractor())
+    puppy = next(f for f in first.stored if "puppy" in f.text)
+    getattr(memory, how)(puppy.id, ALICE)
+    memory.remember(["I adopted a kitten named Luna."], ALICE)
+    again = memory.extract(ALICE, extractor=RuleExtractor())
+    assert [f.text for f in again.stored] == ["The user adopted a kitten named Luna."]
+    assert all("puppy" not in f.text for f in memory.list(ALICE, "fact"))

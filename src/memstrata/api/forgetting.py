@@ -60,15 +60,13 @@ class ForgettingMixin(DocumentsMixin):
         """Delete an item. Deleting an episode removes it from the facts and curated bullets
         that cite it (a fact or bullet left citing nothing is deleted, reason
         ``source-deleted``) and erases its raw trace line (a tombstone stays), all store
-        changes in one transaction. Search indexes and the embedding cache drop their copies
-        when they next read the change feed."""
+        changes in one transaction. A deleted fact is not extracted again from its turns.
+        Search indexes and the embedding cache drop their copies when they next read the
+        change feed."""
         scope = as_scope(scope)
         why = reason_of(reason)
         kind = kind_of(item_id)
-        if kind == "fact":
-            self.store.delete_fact(scope, item_id, reason=why.value)
-            return DeleteReport(deleted=(item_id,))
-        if kind not in ("episode", "document"):
+        if kind not in ("episode", "fact", "document"):
             raise InvalidInputError(f"{item_id} names a {kind}, which cannot be deleted")
         return self._erase_item(item_id, scope, why, whole=False)
 
@@ -148,8 +146,11 @@ class ForgettingMixin(DocumentsMixin):
             return self._finish(record)
         kind = kind_of(item_id)
         episodes = [item_id] if kind == "episode" else []
-        if kind == "fact" and whole:
-            episodes = self._statements_of(item_id, scope)
+        settled: list[str] = []
+        if kind == "fact":
+            settled = self._sources_of(item_id, scope)
+            if whole:
+                episodes = self._statements_of(item_id, scope)
         try:
             planned = self._plan_and_erase(
                 scope,
@@ -159,6 +160,7 @@ class ForgettingMixin(DocumentsMixin):
                 facts=[item_id] if kind == "fact" else [],
                 documents=[item_id] if kind == "document" else [],
                 whole=whole,
+                settled=settled,
             )
         except NotFoundError:
             record = self.store.find_erasure(scope, item_id)  # another caller may have won
@@ -171,6 +173,12 @@ class ForgettingMixin(DocumentsMixin):
                 ) from None
             raise
         return self._finish(planned)
+
+    def _sources_of(self, fact_id: str, scope: Scope) -> list[str]:
+        try:
+            return list(self.store.get_fact(scope, fact_id).sources)
+        except NotFoundError:
+            return []  # the erasure says what is missing
 
     def _statements_of(self, fact_id: str, scope: Scope) -> list[str]:
         """The turns (surface ``manual``) made of a fact's own statement when it was added
@@ -224,6 +232,7 @@ class ForgettingMixin(DocumentsMixin):
         documents: Sequence[str],
         whole: bool,
         whole_scope: bool = False,
+        settled: Sequence[str] = (),
     ) -> ErasureRecord:
         for attempt in range(_ATTEMPTS):
             planner = _Planner(self, scope, set(episodes), whole=whole)
@@ -241,6 +250,7 @@ class ForgettingMixin(DocumentsMixin):
                 documents=tuple(planner.writes),
                 history=tuple(planner.rewrites),
                 texts=tuple(planner.texts),
+                settled=tuple(settled),
             )
             try:
                 return self.store.erase(scope, erasure)

@@ -34,13 +34,16 @@ class ExtractReport:
 
 
 def unextracted(store: RecordStore, scope: Scope) -> list[Episode]:
-    """The scope's live episodes that no fact cites yet."""
+    """The scope's live episodes that no fact cites yet (and whose facts were not deleted
+    on purpose: a deleted or forgotten fact is not extracted again)."""
     episodes = [
         e
         for e in store.iter_episodes(scope, EpisodeFilter(include_archived=False))
         if e.surface != "manual"
     ]
-    cited = {s for f in store.facts_citing(scope, [e.id for e in episodes]) for s in f.sources}
+    ids = [e.id for e in episodes]
+    cited = {s for f in store.facts_citing(scope, ids) for s in f.sources}
+    cited |= store.settled_episodes(scope, ids)
     return [e for e in episodes if e.id not in cited]
 
 

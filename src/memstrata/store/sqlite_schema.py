@@ -139,6 +139,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
             "CREATE INDEX erasures_target ON erasures (user, target)",
             "CREATE INDEX erasures_pending ON erasures (done)",
+            # episodes whose facts were deleted on purpose: not extracted again
+            """CREATE TABLE settled_episodes (
+                user TEXT NOT NULL,
+                episode_id TEXT NOT NULL,
+                PRIMARY KEY (user, episode_id)
+            )""",
         ),
     ),
 )

@@ -62,10 +62,15 @@ class ErasureTables(DocumentTables):
                     ids.extend(r["id"] for r in rows if r["id"] not in named)
             texts = list(erasure.texts)
             for chunk in _chunks(episode_ids):
-                rows = tx.execute(
-                    f"SELECT text FROM episodes WHERE id IN ({placeholders(len(chunk))})", chunk
-                )
+                marks = placeholders(len(chunk))
+                rows = tx.execute(f"SELECT text FROM episodes WHERE id IN ({marks})", chunk)
                 texts.extend(r["text"] for r in rows)
+                tx.execute(f"DELETE FROM settled_episodes WHERE episode_id IN ({marks})", chunk)
+            gone = set(episode_ids)
+            tx.executemany(
+                "INSERT OR IGNORE INTO settled_episodes (user, episode_id) VALUES (?, ?)",
+                [(scope.user, e) for e in dict.fromkeys(erasure.settled) if e not in gone],
+            )
             texts.extend(self._delete_facts(tx, fact_ids, erasure.reason))
             cascaded, cascade_texts = self._erase_episodes(tx, scope, episode_ids, erasure)
             texts.extend(cascade_texts)
@@ -246,6 +251,17 @@ class ErasureTables(DocumentTables):
         self._add_item_events(tx, doc.scope, doc.id, write.item_events)
         self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
         return [e.item_id for e in write.item_events if e.op == HistoryOp.DELETE]
+
+    def settled_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(list(dict.fromkeys(episode_ids))):
+            rows = self._read(
+                "SELECT episode_id FROM settled_episodes WHERE user = ? "
+                f"AND episode_id IN ({placeholders(len(chunk))})",
+                [scope.user, *chunk],
+            )
+            found.update(r["episode_id"] for r in rows)
+        return found
 
     # the journal ---------------------------------------------------------------------
     @staticmethod
