@@ -31,6 +31,7 @@ from memstrata.model import (
     JsonValue,
     Scope,
 )
+from memstrata.ports import RecordStore
 
 if TYPE_CHECKING:
     from memstrata.document.format import Bullet
@@ -235,9 +236,13 @@ class ForgettingMixin(DocumentsMixin):
         settled: Sequence[str] = (),
     ) -> ErasureRecord:
         for attempt in range(_ATTEMPTS):
-            planner = _Planner(self, scope, set(episodes), whole=whole)
+            planner = _Planner(self.store, scope, set(episodes), whole=whole)
             planner.forget_facts(facts)
-            planner.forget_documents(documents, erase_bullets=why == DeleteReason.USER_REQUEST)
+            planner.forget_documents(
+                documents,
+                # a whole scope's history goes whole, in the store
+                erase_bullets=why == DeleteReason.USER_REQUEST and not whole_scope,
+            )
             planner.rewrite_derived(excluded=set(documents), whole_scope=whole_scope)
             erasure = Erasure(
                 target=target,
@@ -264,10 +269,9 @@ class _Planner:
     """The rewrites one erasure makes to what derives from the erased records."""
 
     def __init__(
-        self, mem: ForgettingMixin, scope: Scope, episodes: Set[str], *, whole: bool
+        self, store: RecordStore, scope: Scope, episodes: Set[str], *, whole: bool
     ) -> None:
-        self.mem = mem
-        self.store = mem.store
+        self.store = store
         self.scope = scope
         self.episodes = set(episodes)
         self.whole = whole
@@ -285,12 +289,21 @@ class _Planner:
             self.erased_texts.add(fact.text)
 
     def forget_documents(self, document_ids: Sequence[str], *, erase_bullets: bool) -> None:
-        """A deleted document's bullets lose their history text too (on request)."""
-        if not erase_bullets:
-            return
+        """A deleted document's bullet texts are erased wherever copied; with
+        ``erase_bullets`` (on request) its bullets' history entries are too."""
+        from memstrata.document.service import document_from_json
+
         for document_id in document_ids:
             doc = self.store.get_document_by_id(self.scope, document_id)
             if doc.kind not in _CURATED:
+                continue
+            try:
+                current = document_from_json(doc.content)
+            except InvalidInputError:
+                current = None
+            if current is not None:
+                self.texts.extend(b.text for s in current.sections for b in s.bullets)
+            if not erase_bullets:
                 continue
             ids = {b for version in self._versions(doc) for b in _bullet_ids(version)}
             for bullet_id in sorted(ids):
