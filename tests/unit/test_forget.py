@@ -358,3 +358,37 @@ def test_a_fact_forgotten_or_deleted_is_not_extracted_again(memory: Memory, how:
     again = memory.extract(ALICE, extractor=RuleExtractor())
     assert [f.text for f in again.stored] == ["The user adopted a kitten named Luna."]
     assert all("puppy" not in f.text for f in memory.list(ALICE, "fact"))
+
+
+_CRASH = """
+import os, sys
+from memstrata.api import Memory
+from memstrata.settings import load_settings
+mem = Memory.open(settings=load_settings(data_dir=sys.argv[1]))
+ep = mem.remember(["the door code is 4417"], "alice")[0]
+mem.trace.redact = lambda ids, reason: os._exit(9)  # killed right after the commit
+mem.forget(ep.id, "alice")
+"""
+
+
+def test_a_process_killed_after_the_commit_leaves_an_erasure_the_next_open_finishes(
+    data_dir: Path, clock: FixedClock
+) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _CRASH, str(data_dir)], check=False, timeout=60)
+    assert done.returncode == 9
+    assert "4417" in _trace(data_dir)
+    with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
+        assert "4417" not in _trace(data_dir) and mem.store.pending_erasures() == []
+        assert mem.stats(ALICE).episodes == 0
+
+
+def test_forgetting_an_empty_scope_over_http_is_not_found(memory: Memory) -> None:
+    from fastapi.testclient import TestClient
+
+    from memstrata.server.http import create_app
+
+    r = TestClient(create_app(memory)).delete("/v1/scopes", params={"user": "nobody"})
+    assert r.status_code == 404 and "holds nothing" in r.json()["message"]
