@@ -84,6 +84,14 @@ def test_profile_and_identity_written_by_hand_are_scrubbed(memory: Memory) -> No
     assert _clean(profile.fields["context"].value)
     identity = memory.set_identity("I serve Alice. Her password: hunter22x", ALICE)
     assert "hunter22x" not in identity.text and "I serve Alice" in identity.text
+    doc = memory.store.get_document(ALICE, DocumentKind.IDENTITY, "identity")
+    assert doc is not None
+    updated = memory.update(doc.id, ALICE, content={"text": "Mail alice@example.com, pin: 1234"})
+    assert "alice@example.com" in str(updated.content)  # the user's own words stay
+    updated = memory.update(doc.id, ALICE, content={"text": "her password: hunter22x"})
+    assert "hunter22x" not in str(updated.content)  # secrets do not
+    with pytest.raises(InvalidInputError):
+        memory.update(doc.id, ALICE, content={"text": 3})
 
 
 def test_http_patch_is_scrubbed(memory: Memory) -> None:
