@@ -183,6 +183,9 @@ class ForgettingMixin(DocumentsMixin):
         ]
 
     def _finish(self, record: ErasureRecord) -> DeleteReport:
+        """Erase the copies outside the store, then mark the journal entry done. The entry
+        holds the erased texts until then: anything that must find the store's files free
+        of them (a WAL checkpoint) comes after :meth:`RecordStore.finish_erasure`."""
         try:
             lines = self._erase_copies(record.episode_ids, record.texts, reason=record.reason)
         except OSError as exc:
