@@ -16,7 +16,13 @@ from typing import Final
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, reason_of
 from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
-from memstrata.errors import ConflictError, InvalidInputError, NotFoundError, StoreError
+from memstrata.errors import (
+    ConflictError,
+    InvalidInputError,
+    MemstrataError,
+    NotFoundError,
+    StoreError,
+)
 from memstrata.ids import kind_of
 from memstrata.model import (
     DeleteReason,
@@ -115,14 +121,14 @@ class ForgettingMixin(DocumentsMixin):
         finished = 0
         try:
             pending = self.store.pending_erasures()
-        except StoreError as exc:  # a store that cannot be read says so on its next use
+        except MemstrataError as exc:  # a store that cannot be read says so on its next use
             log.warning("cannot read the erasure journal: %s", exc)
             return 0
         for record in pending:
             try:
                 self._finish(record)
                 finished += 1
-            except StoreError as exc:
+            except MemstrataError as exc:  # busy, read-only, trace not writable: next time
                 log.warning("erasure %s is still pending: %s", record.id, exc)
         return finished
 
