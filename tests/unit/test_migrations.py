@@ -77,3 +77,26 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a usable memstrata database"):
         SqliteStore(path)
+
+
+def test_history_written_before_0004_is_kept_per_scope(tmp_path: Path) -> None:
+    """Rows written when one bullet id shared one history across users survive the move to
+    per-scope history, and each user then sees only their own."""
+    path = tmp_path / "old.db"
+    with SqliteStore(path, migrations=MIGRATIONS[:3]):
+        pass
+    conn = sqlite3.connect(path)
+    for user, version in (("alice", 1), ("bob", 2)):
+        conn.execute(
+            "INSERT INTO item_history (item_id, user, thread, agent, version, op, reason, at, "
+            "data) VALUES ('m_shared', ?, '', '', ?, 'create', NULL, "
+            "'2024-01-01T00:00:00.000000Z', ?)",
+            (user, version, f'{{"text": "{user}"}}'),
+        )
+    conn.commit()
+    conn.close()
+    with SqliteStore(path) as store:
+        assert [dict(h.data) for h in store.history(Scope("alice"), "m_shared")] == [
+            {"text": "alice"}
+        ]
+        assert [dict(h.data) for h in store.history(Scope("bob"), "m_shared")] == [{"text": "bob"}]
