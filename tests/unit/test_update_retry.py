@@ -57,18 +57,24 @@ def test_a_document_update_outlasts_several_competing_writers(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = memory.store.put_document(
-        ALICE, DocumentKind.TOPIC, "notes", {"n": 0}, expected_version=0
+        ALICE, DocumentKind.IDENTITY, "identity", {"text": "n0"}, expected_version=0
     )
     real = memory.store.put_document
 
     def compete() -> None:
         current = memory.store.get_document_by_id(ALICE, doc.id)
-        real(ALICE, DocumentKind.TOPIC, "notes", {"n": 1}, expected_version=current.version)
+        real(
+            ALICE,
+            DocumentKind.IDENTITY,
+            "identity",
+            {"text": "n1"},
+            expected_version=current.version,
+        )
 
     writer = Competitor(memory, "put_document", compete, times=3)
     monkeypatch.setattr(memory.store, "put_document", writer)
-    updated = memory.update(doc.id, ALICE, content={"n": 2})
-    assert writer.calls == 4 and dict(updated.content) == {"n": 2}
+    updated = memory.update(doc.id, ALICE, content={"text": "n2"})
+    assert writer.calls == 4 and dict(updated.content) == {"text": "n2"}
 
 
 def test_an_explicit_version_is_one_compare_and_swap(
