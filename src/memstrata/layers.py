@@ -9,6 +9,7 @@ memory of its own falls back to its user's memory (switchable).
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +34,21 @@ from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 DEFAULT_BUDGET: Final = 800
 DEFAULT_RECALL_BUDGET: Final = 1200
+log = logging.getLogger(__name__)
+
 _NOTE_RESERVE: Final = 40
 _MIN_FACT_TOKENS: Final = 6
 _MAX_MISSES: Final = 50
+
+
+def _readable(doc: Document) -> CuratedDocument | None:
+    """A curated document, or None when an older version stored it malformed (it is left
+    out of serving, never making the scope unreadable)."""
+    try:
+        return document_from_json(doc.content)
+    except InvalidInputError:
+        log.warning("document %s is malformed and is not served", doc.id)
+        return None
 
 
 @dataclass(slots=True)
@@ -127,7 +140,7 @@ def wake_up(
     identity_doc = store.get_document(scope, DocumentKind.IDENTITY, "identity")
     identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
     essentials_doc = store.get_document(scope, DocumentKind.ESSENTIALS, ESSENTIALS_KEY)
-    essentials = document_from_json(essentials_doc.content) if essentials_doc else None
+    essentials = _readable(essentials_doc) if essentials_doc else None
     profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
     profile = Profile.from_document(profile_doc) if profile_doc else Profile()
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
@@ -294,7 +307,10 @@ def recall(
     used = _NOTE_RESERVE + counter.count(BLOCK_FRAME) + 1
     shown_texts: set[str] = set()
     for doc in documents:
-        rendered = _document_lines(document_from_json(doc.content))
+        curated = _readable(doc)
+        if curated is None:
+            continue
+        rendered = _document_lines(curated)
         cost = sum(counter.count(line) + 1 for line in rendered)
         if used + cost > budget:
             result.left_out += 1

@@ -392,3 +392,17 @@ def test_forgetting_an_empty_scope_over_http_is_not_found(memory: Memory) -> Non
 
     r = TestClient(create_app(memory)).delete("/v1/scopes", params={"user": "nobody"})
     assert r.status_code == 404 and "holds nothing" in r.json()["message"]
+
+
+def test_serving_reads_past_a_malformed_document_from_an_older_update(memory: Memory) -> None:
+    from memstrata.model import DocumentKind
+
+    _seed(memory)
+    for kind, key in ((DocumentKind.ESSENTIALS, "essentials"), (DocumentKind.TOPIC, "health")):
+        stored = memory.store.get_document(ALICE, kind, key)
+        assert stored is not None
+        memory.store.put_document(  # what update(content=...) used to store unchecked
+            ALICE, kind, key, {"note": "free text"}, expected_version=stored.version
+        )
+    assert "green tea" in memory.wake_up(ALICE).text
+    assert memory.recall("health", ALICE).documents == []
