@@ -22,7 +22,6 @@ from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, belongs_in_esse
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService, topic_slug
-from memstrata.errors import ConflictError
 from memstrata.index.tokenize import tokenize
 from memstrata.model import (
     Category,
@@ -34,6 +33,7 @@ from memstrata.model import (
     Scope,
 )
 from memstrata.ports import RecordStore
+from memstrata.retry import retry_conflicts
 
 STATE_KEY: Final = CONSOLIDATION_STATE_KEY
 _SECTIONS: Final = {
@@ -233,7 +233,11 @@ class Consolidator:
         return report
 
     def _promote(self, scope: Scope) -> list[str]:
-        """Profile slots that two or more sessions now support (see :mod:`curate.profile`)."""
+        """Profile slots that two or more sessions now support (see :mod:`curate.profile`);
+        a person's profile edit made meanwhile is re-read and kept (compare-and-swap retried)."""
+        return retry_conflicts(lambda: self._promote_once(scope))
+
+    def _promote_once(self, scope: Scope) -> list[str]:
         facts = [
             f
             for f in _all_facts(self.store, scope, FactFilter(current_only=True))
@@ -286,7 +290,8 @@ class Consolidator:
         report: ConsolidationReport,
     ) -> None:
         with self.runs.start("document", f"{scope}/{key}") as run:
-            for attempt in (1, 2):  # compare-and-swap with one retry
+
+            def attempt() -> None:  # re-reads the document: a compare-and-swap retried
                 doc, version = self.docs.get(scope, key)
                 present = {b.text for s in doc.sections for b in s.bullets}
                 ops = [
@@ -311,14 +316,10 @@ class Consolidator:
                     )
                 if not ops:
                     return
-                try:
-                    _, new_version = self.docs.apply(scope, key, ops, expected_version=version)
-                except ConflictError:
-                    if attempt == 2:
-                        raise
-                    continue
+                _, new_version = self.docs.apply(scope, key, ops, expected_version=version)
                 report.documents[key] = new_version
                 report.added += sum(op.kind == OpKind.ADD for op in ops)
                 report.removed += sum(op.kind == OpKind.DELETE for op in ops)
                 run.emit("applied", key=key, operations=len(ops), version=new_version)
-                return
+
+            retry_conflicts(attempt)

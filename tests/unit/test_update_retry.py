@@ -3,13 +3,16 @@ exponential backoff up to a deadline; with `expected_version` it is one compare-
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memstrata.api import Memory
+from memstrata.document.ops import Operation, OpKind
 from memstrata.errors import ConflictError
-from memstrata.model import DocumentKind, Scope
+from memstrata.model import Category, DocumentKind, Scope
+from memstrata.settings import load_settings
 
 ALICE = Scope("alice")
 
@@ -97,7 +100,7 @@ def test_an_explicit_version_is_one_compare_and_swap(
 def test_conflicts_past_the_deadline_are_raised(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memstrata.api import retry
+    from memstrata import retry
 
     fact = memory.add_fact("Alice drinks tea", ALICE)
     real = memory.store.update_fact
@@ -115,7 +118,7 @@ def test_conflicts_past_the_deadline_are_raised(
 
 
 def test_backoff_grows_with_jitter_and_stops_at_the_deadline() -> None:
-    from memstrata.api.retry import retry_conflicts
+    from memstrata.retry import retry_conflicts
 
     now = [0.0]
     waits: list[float] = []
@@ -141,3 +144,59 @@ def test_backoff_grows_with_jitter_and_stops_at_the_deadline() -> None:
         return value
 
     assert retry_conflicts(once_then_done, sleep=lambda s: None) == "done"
+
+
+def test_an_identity_set_without_a_version_outlasts_competing_writers(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.set_identity("first", ALICE)
+    bumps = iter(range(1, 100))
+    real = memory.store.put_document
+
+    def compete() -> None:  # another writer replaces the identity between read and write
+        current = memory.identity(ALICE)
+        real(
+            ALICE,
+            DocumentKind.IDENTITY,
+            "identity",
+            {"text": f"other {next(bumps)}"},
+            expected_version=current.version,
+        )
+
+    writer = Competitor(memory, "put_document", compete, times=3)
+    monkeypatch.setattr(memory.store, "put_document", writer)
+    stored = memory.set_identity("mine", ALICE)
+    assert writer.calls == 4  # three conflicts, then the write
+    assert stored.text == "mine" and memory.identity(ALICE).text == "mine"
+    with pytest.raises(ConflictError):  # an explicit version stays one compare-and-swap
+        memory.set_identity("stale", ALICE, expected_version=1)
+
+
+def test_consolidation_outlasts_a_person_editing_the_same_documents(
+    memory: Memory, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tea,) = memory.remember(["I love green tea"], ALICE)
+    memory.add_fact("Alice loves green tea", ALICE, category=Category.PREFERENCE, sources=[tea.id])
+    edits = iter(range(1, 100))
+
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as person:
+
+        def compete() -> None:  # a person edits each curated document as consolidation writes
+            for doc in person.store.list_documents(ALICE):
+                if doc.kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
+                    add = Operation(OpKind.ADD, section="Notes", text=f"edit {next(edits)}")
+                    person.documents.apply(ALICE, doc.key, [add], expected_version=doc.version)
+
+        memory.consolidate(ALICE)  # the documents exist: a person can now edit them
+        (milk,) = memory.remember(["I drink oat milk every morning"], ALICE)
+        memory.add_fact(
+            "Alice drinks oat milk", ALICE, category=Category.PREFERENCE, sources=[milk.id]
+        )
+        writer = Competitor(memory, "put_document", compete, times=3)
+        monkeypatch.setattr(memory.store, "put_document", writer)
+        report = memory.consolidate(ALICE)
+    assert writer.calls > 3 and report.added >= 1
+    essentials, _ = memory.doc("essentials", ALICE)
+    texts = [b.text for s in essentials.sections for b in s.bullets]
+    assert "Alice drinks oat milk" in texts  # consolidation re-read and wrote its bullet
+    assert any(t.startswith("edit ") for t in texts)  # the person's edits were kept

@@ -11,6 +11,7 @@ from memstrata.api.common import ScopeLike, as_scope
 from memstrata.api.curated import clean_identity, clean_profile, clean_text
 from memstrata.errors import InvalidInputError
 from memstrata.model import DocumentKind, Identity, Profile, Scope, Turn
+from memstrata.retry import retry_conflicts
 
 if TYPE_CHECKING:
     from memstrata.document.format import Document as CuratedDocument
@@ -74,18 +75,22 @@ class DocumentsMixin(CaptureMixin):
     def set_identity(
         self, text: str, scope: ScopeLike, *, expected_version: int | None = None
     ) -> Identity:
+        """Replace the identity (L0). With ``expected_version`` a strict compare-and-swap;
+        without it the last writer wins (conflicts retried with backoff)."""
         scope = as_scope(scope)
-        version = self.identity(scope).version if expected_version is None else expected_version
         if not isinstance(text, str):
             raise InvalidInputError("the identity is text")
-        doc = self.store.put_document(
-            scope,
-            DocumentKind.IDENTITY,
-            "identity",
-            Identity(clean_identity(text, scope)).to_content(),
-            expected_version=version,
-        )
-        return Identity.from_document(doc)
+        content = Identity(clean_identity(text, scope)).to_content()
+
+        def attempt(version: int) -> Identity:
+            doc = self.store.put_document(
+                scope, DocumentKind.IDENTITY, "identity", content, expected_version=version
+            )
+            return Identity.from_document(doc)
+
+        if expected_version is not None:
+            return attempt(expected_version)
+        return retry_conflicts(lambda: attempt(self.identity(scope).version))
 
     def profile(self, scope: ScopeLike) -> Profile:
         doc = self.store.get_document(as_scope(scope), DocumentKind.PROFILE, "profile")

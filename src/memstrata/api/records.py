@@ -117,10 +117,10 @@ class RecordsMixin(ForgettingMixin):
         With ``expected_version`` the write is a strict compare-and-swap; without it the
         current version is read and, while other writers get in first, read again and the write
         retried with jittered exponential backoff up to a deadline
-        (:data:`memstrata.api.retry.UPDATE_DEADLINE_S`). Episodes are verbatim and cannot be
+        (:data:`memstrata.retry.UPDATE_DEADLINE_S`). Episodes are verbatim and cannot be
         edited.
         """
-        from memstrata.api.retry import retry_conflicts
+        from memstrata.retry import retry_conflicts
 
         scope = as_scope(scope)
         kind = kind_of(item_id)
