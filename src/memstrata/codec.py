@@ -6,6 +6,7 @@ that sorts as text and that every store backend can keep in a text column.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -28,18 +29,31 @@ from memstrata.model import (
     utc,
 )
 
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+# an unpadded year, as ``strftime("%Y")`` writes years below 1000 on some platforms
+_SHORT_YEAR = re.compile(r"^(\d{1,3})-(?=\d\d-\d\d)")
 
 
 def format_time(value: datetime) -> str:
-    return utc(value).strftime(_TIME_FORMAT)
+    """``value`` in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; the year always has four digits, so
+    every time sorts as text (``strftime`` does not pad years below 1000 everywhere)."""
+    t = utc(value)
+    return (
+        f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:"
+        f"{t.second:02d}.{t.microsecond:06d}Z"
+    )
 
 
 def parse_time(value: str) -> datetime:
-    """Parse an ISO 8601 time; a value without a zone is taken as UTC."""
+    """Parse an ISO 8601 time; a value without a zone is taken as UTC.
+
+    Lenient with what older versions stored: a year written with fewer than four digits
+    reads as that year."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{value!r} is not an ISO 8601 time")
+    text = _SHORT_YEAR.sub(lambda m: f"{int(m.group(1)):04d}-", value.strip())
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except (TypeError, ValueError) as exc:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
         raise InvalidInputError(f"{value!r} is not an ISO 8601 time") from exc
     return utc(parsed)
 

@@ -73,10 +73,17 @@ class Scope:
 
 
 def utc(value: datetime) -> datetime:
-    """Return ``value`` as an aware UTC datetime (naive values are taken as UTC)."""
+    """Return ``value`` as an aware UTC datetime (naive values are taken as UTC).
+
+    A time whose UTC form falls outside years 1 to 9999 is refused."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{value.isoformat()} is out of range: in UTC it falls outside years 1 to 9999"
+        ) from None
 
 
 class Role(StrEnum):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata.codec import parse_time
@@ -19,6 +20,7 @@ from memstrata.model import (
     Role,
     Scope,
     Turn,
+    utc,
 )
 from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
 from memstrata.settings import Settings
@@ -75,8 +77,8 @@ def as_turn(value: TurnLike) -> Turn:
         except ValueError:
             raise InvalidInputError(f"unknown role {value.get('role')!r}") from None
         time = value.get("time")
-        if isinstance(time, str):
-            time = parse_time(time)
+        if time is not None:
+            time = time_of("time", time)
         return Turn(
             text=value["text"],
             speaker=value.get("speaker"),
@@ -174,6 +176,15 @@ def reason_of(value: DeleteReason | str) -> DeleteReason:
             f"unknown delete reason {value!r}; expected one of "
             + ", ".join(r.value for r in DeleteReason)
         ) from None
+
+
+def time_of(name: str, value: object) -> datetime:
+    """A time given as a datetime or ISO 8601 text, in UTC; anything else is refused."""
+    if isinstance(value, str):
+        return parse_time(value)
+    if isinstance(value, datetime):
+        return utc(value)
+    raise InvalidInputError(f"{name} must be a time (ISO 8601 text), got {value!r}")
 
 
 def check_unit(name: str, value: object) -> None:

@@ -14,6 +14,7 @@ from memstrata.api.common import (
     as_scope,
     category_of,
     check_unit,
+    time_of,
 )
 from memstrata.api.curated import clean_content, clean_text, require_episodes
 from memstrata.api.forgetting import ForgettingMixin
@@ -33,7 +34,6 @@ from memstrata.model import (
     Scope,
     Stats,
     Turn,
-    utc,
 )
 
 
@@ -78,7 +78,7 @@ class RecordsMixin(ForgettingMixin):
             importance=float(importance),
             topic=topic,
             sources=tuple(sources),
-            valid_from=utc(valid_from) if valid_from else now,
+            valid_from=time_of("valid_from", valid_from) if valid_from else now,
             valid_to=None,
             superseded_by=None,
             created_at=now,
@@ -173,7 +173,7 @@ class RecordsMixin(ForgettingMixin):
             self._check_successor(current, values["superseded_by"])
         for name in ("valid_from", "valid_to"):
             if values.get(name) is not None:
-                values[name] = utc(values[name])
+                values[name] = time_of(name, values[name])
         updated = current.evolve(**values, updated_at=self.clock.now())
         op = "supersede" if values.get("superseded_by") else "update"
         return self.store.update_fact(

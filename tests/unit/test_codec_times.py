@@ -1,0 +1,67 @@
+"""Times round-trip through the codec for every year, and stored text that an older version
+wrote without zero padding still reads."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstrata.api import Memory
+from memstrata.codec import format_time, parse_time
+from memstrata.errors import InvalidInputError
+from memstrata.model import Scope
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(1, 1, 1, tzinfo=UTC),
+        datetime(999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    ],
+)
+def test_times_round_trip(value: datetime) -> None:
+    text = format_time(value)
+    assert len(text) == len("2026-01-02T03:04:05.000006Z")
+    assert parse_time(text) == value
+
+
+@given(st.datetimes(timezones=st.just(UTC)))
+def test_every_time_round_trips_and_sorts_as_text(value: datetime) -> None:
+    assert parse_time(format_time(value)) == value
+    later = value + timedelta(microseconds=1) if value.year < 9999 else value
+    assert format_time(value) <= format_time(later)
+
+
+def test_text_written_without_zero_padding_still_reads() -> None:
+    assert parse_time("1-01-01T00:00:00.000000Z") == datetime(1, 1, 1, tzinfo=UTC)
+    assert parse_time("33-02-03T04:05:06.7Z") == datetime(33, 2, 3, 4, 5, 6, 700000, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00", "0000-01-01", "soon"]
+)
+def test_times_outside_the_range_are_refused_clearly(text: str) -> None:
+    with pytest.raises(InvalidInputError, match="ISO 8601|out of range"):
+        parse_time(text)
+
+
+def test_a_year_one_turn_leaves_the_scope_readable(memory: Memory) -> None:
+    scope = Scope("alice")
+    [ep] = memory.remember({"text": "long ago", "time": "0001-01-01T00:00:00Z"}, scope)
+    memory.remember("today", scope)
+    assert memory.get(ep.id, scope).time == datetime(1, 1, 1, tzinfo=UTC)
+    assert {e.text for e in memory.list(scope)} == {"long ago", "today"}
+    assert memory.stats(scope).first_time == datetime(1, 1, 1, tzinfo=UTC)
+    memory.delete(ep.id, scope)
+    assert [e.text for e in memory.list(scope)] == ["today"]
+
+
+def test_a_python_time_that_cannot_be_utc_is_refused(memory: Memory) -> None:
+    east = timezone(timedelta(hours=5))
+    with pytest.raises(InvalidInputError, match="out of range"):
+        memory.remember({"text": "x", "time": datetime(1, 1, 1, tzinfo=east)}, "alice")
