@@ -45,7 +45,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMSTRATA_SAMPLE_USER",
     ):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("MEMSTRATA_CONFIG", str(tmp_path / "no-config.toml"))
+    empty_config = tmp_path / "empty-config.toml"
+    empty_config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MEMSTRATA_CONFIG", str(empty_config))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 

@@ -1,7 +1,8 @@
 """One typed settings object: defaults < config file < ``MEMSTRATA_*`` environment < flags.
 
 This is the only module that reads the environment. The config file is TOML, found at
-``$MEMSTRATA_CONFIG`` or ``<config home>/memstrata/config.toml``; a missing file is fine.
+``$MEMSTRATA_CONFIG`` or ``<config home>/memstrata/config.toml``. The default file may be
+missing; a file named in ``$MEMSTRATA_CONFIG`` must exist.
 """
 
 from __future__ import annotations
@@ -271,6 +272,12 @@ class Settings(BaseSettings):
 def load_settings(**overrides: Any) -> Settings:
     """Settings from every source, with ``overrides`` (flags) on top; None values are ignored."""
     given = {k: v for k, v in overrides.items() if v is not None}
+    named = os.environ.get("MEMSTRATA_CONFIG")
+    if named and not Path(named).is_file():
+        raise ConfigError(
+            f"the config file {named} named by MEMSTRATA_CONFIG does not exist "
+            "(or is not a file); fix the path or unset MEMSTRATA_CONFIG"
+        )
     try:
         return Settings(**given)
     except ValidationError as exc:

@@ -105,6 +105,7 @@ def test_ingest_locomo_dev(cli: Cli) -> None:
 def test_errors_are_one_line_with_an_exit_code(
     cli: Cli, args: list[str], code: int, message: str
 ) -> None:
+    cli("init")
     out, err = cli(*args, code=code)
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err

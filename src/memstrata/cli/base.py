@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from memstrata.codec import format_time, record_to_json
+from memstrata.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
     from memstrata.api import Memory
@@ -38,11 +39,22 @@ def scope_options(func: F) -> F:
     return click.option("--user", required=True, help="User id (the scope's owner).")(func)
 
 
-def memory_for(data_dir: Path | None) -> Memory:
+def memory_for(data_dir: Path | None, *, create: bool = False) -> Memory:
+    """The memory in ``data_dir``. Only writing commands (``create``) make a new one; any
+    other command refuses a data directory that holds no memory, so a mistyped path creates
+    nothing."""
     from memstrata.api import Memory
     from memstrata.settings import load_settings
 
-    return Memory.open(settings=load_settings(data_dir=data_dir))
+    settings = load_settings(data_dir=data_dir)
+    if settings.data_dir.exists() and not settings.data_dir.is_dir():
+        raise ConfigError(f"the data directory {settings.data_dir} is not a directory")
+    if not create and not settings.db_path.exists():
+        raise NotFoundError(
+            f"no memory in {settings.data_dir} (no {settings.db_path.name}); check --data-dir "
+            "or $MEMSTRATA_DATA_DIR, or create it with `memstrata init`"
+        )
+    return Memory.open(settings=settings)
 
 
 def scope_of(user: str, thread: str | None, agent: str | None) -> Scope:

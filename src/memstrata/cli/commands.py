@@ -81,7 +81,7 @@ def remember(
     else:
         lines = [" ".join(text)]
     turns = [Turn(text=line, speaker=speaker, role=Role(role)) for line in lines]
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         episodes = mem.remember(
             turns, scope_of(user, thread, agent), surface=surface, session_id=session_id
         )
@@ -108,7 +108,7 @@ def ingest(file: Path, fmt: str, user: str, data_dir: Path | None, as_json: bool
     from memstrata import importers
 
     batch = importers.load(file, fmt)  # parse and check the whole file before opening the store
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         report = mem.ingest(batch, user)
     summary = {
         "source": report.source,
@@ -397,7 +397,7 @@ def export(
 def import_(directory: Path, user: str | None, data_dir: Path | None, as_json: bool) -> None:
     from memstrata.codec import scope_to_json
 
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         scope = mem.import_markdown(directory, user=user)
         stats = stats_to_json(mem.stats(scope))
     if as_json:

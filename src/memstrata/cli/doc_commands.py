@@ -123,7 +123,7 @@ def doc_apply(
     as_json: bool,
 ) -> None:
     scope = scope_of(user, thread, agent)
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         preview = mem.preview_doc(key, scope, _load_change(file), expected_version=expected)
         _, version = mem.apply_doc(key, scope, preview.operations, expected_version=expected)
     if as_json:
@@ -141,7 +141,7 @@ def doc_edit(
     key: str, user: str, thread: str | None, agent: str | None, yes: bool, data_dir: Path | None
 ) -> None:
     scope = scope_of(user, thread, agent)
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         markdown, version = mem.doc_markdown(key, scope)
         edited = click.edit(markdown, extension=".md", require_save=True)
         if edited is None or edited == markdown:
@@ -190,7 +190,7 @@ def identity_edit(
     user: str, thread: str | None, agent: str | None, source: Path | None, data_dir: Path | None
 ) -> None:
     scope = scope_of(user, thread, agent)
-    with memory_for(data_dir) as mem:
+    with memory_for(data_dir, create=True) as mem:
         current = mem.identity(scope)
         if source is not None:
             text: str | None = source.read_text(encoding="utf-8")
