@@ -38,6 +38,7 @@ from memstrata.document.service import document_from_json, document_to_json
 from memstrata.errors import InvalidInputError
 from memstrata.model import Document, DocumentKind, Episode, Scope
 from memstrata.ports import RecordStore
+from memstrata.textio import read_text
 
 FORMAT: Final = "memstrata-markdown"
 FORMAT_VERSION: Final = 1
@@ -127,7 +128,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
         if line.strip():
             try:
                 out.append(json.loads(line))
@@ -145,13 +146,11 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
 
     Everything is read and checked first, then stored in one transaction."""
     manifest_path = directory / "manifest.json"
+    if not manifest_path.exists():
+        raise InvalidInputError(f"{directory} has no manifest.json; not a memstrata export")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidInputError(
-            f"{directory} has no manifest.json; not a memstrata export"
-        ) from None
-    except (OSError, json.JSONDecodeError) as exc:
+        manifest = json.loads(read_text(manifest_path))
+    except json.JSONDecodeError as exc:
         raise InvalidInputError(f"cannot read {manifest_path}: {exc}") from exc
     if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:
         raise InvalidInputError(f"{manifest_path} is not a {FORMAT} v{FORMAT_VERSION} manifest")
@@ -184,10 +183,7 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
         for entry in manifest["documents"]:
             kind = DocumentKind(entry["kind"])
             path = directory / entry["file"]
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+            text = read_text(path)
             documents.append(
                 Document(
                     entry["id"],

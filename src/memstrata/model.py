@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from memstrata.errors import InvalidInputError
+from memstrata.textio import check_unicode
 
 JsonValue = Any
 """A value that survives ``json.dumps``; metadata values must be of this kind."""
@@ -27,6 +28,7 @@ def _check_scope_part(name: str, value: str | None, *, required: bool) -> None:
         if required:
             raise InvalidInputError(f"scope needs a {name}")
         return
+    check_unicode(value, f"scope {name}")
     if not isinstance(value, str) or not _SCOPE_PART_RE.match(value) or value != value.strip():
         raise InvalidInputError(
             f"scope {name} {value!r} must be 1-128 characters without slashes, control "
@@ -126,6 +128,10 @@ class Turn:
             raise InvalidInputError(f"turn text must be a string, not {type(self.text).__name__}")
         if not self.text.strip():
             raise InvalidInputError("turn text is empty")
+        check_unicode(self.text, "turn text")
+        check_unicode(self.speaker, "turn speaker")
+        check_unicode(self.session_id, "turn session_id")
+        check_unicode(self.metadata, "turn metadata")
 
 
 @dataclass(frozen=True, slots=True)

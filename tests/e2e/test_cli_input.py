@@ -3,7 +3,6 @@ nothing created by mistake."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -59,10 +58,91 @@ def test_writing_commands_create_the_data_dir(tmp_path: Path) -> None:
 
 
 def test_a_named_config_file_that_does_not_exist_is_a_config_error(
-    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     missing = tmp_path / "nope.toml"
     monkeypatch.setenv("MEMSTRATA_CONFIG", str(missing))
     assert main(["remember", "hi", "--user", "a", "--data-dir", str(data_dir)]) == 6
     _one_line_error(capsys.readouterr().err, str(missing))
     assert not data_dir.exists()
+
+
+def _bad_utf8(path: Path, prefix: bytes = b"hello ") -> Path:
+    path.write_bytes(prefix + b"\xff\xfe world\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ingest", "{file}", "--format", "jsonl", "--user", "a"],
+        ["ingest", "{file}", "--format", "locomo", "--user", "a"],
+        ["doc", "apply", "essentials", "{file}", "--user", "a", "--version", "0"],
+        ["doc", "diff", "essentials", "{file}", "--user", "a"],
+        ["identity", "edit", "--user", "a", "--file", "{file}"],
+    ],
+    ids=lambda c: " ".join(c[:2]),
+)
+def test_a_file_that_is_not_utf8_is_a_clear_error(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    cli("remember", "keep me", "--user", "a")
+    bad = _bad_utf8(tmp_path / "bad.txt")
+    _, err = cli(*(str(bad) if arg == "{file}" else arg for arg in command), code=2)
+    _one_line_error(err, "bad.txt", "UTF-8", "byte 6")
+    assert [e["text"] for e in cli.json("list", "--user", "a")] == ["keep me"]  # type: ignore[union-attr]
+
+
+def test_an_import_directory_with_a_file_that_is_not_utf8_is_a_clear_error(
+    cli: Cli, tmp_path: Path
+) -> None:
+    cli("remember", "keep me", "--user", "a")
+    out = tmp_path / "export"
+    cli("export", "--user", "a", "--format", "markdown", "--out", str(out))
+    _bad_utf8(out / "episodes.jsonl", (out / "episodes.jsonl").read_bytes())
+    _, err = cli("import", str(out), "--user", "b", code=2)
+    _one_line_error(err, "episodes.jsonl", "UTF-8")
+    cli("stats", "--user", "b")
+    assert cli.json("list", "--user", "b") == []
+
+
+def test_stdin_that_is_not_utf8_is_a_clear_error(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    cli("init")
+    stdin = io.TextIOWrapper(
+        io.BytesIO(b"fine\nbad \xff line\n"), encoding="utf-8", errors="surrogateescape"
+    )
+    monkeypatch.setattr(sys, "stdin", stdin)
+    _, err = cli("remember", "-", "--user", "a", code=2)
+    _one_line_error(err, "stdin", "UTF-8", "byte 9")
+    assert cli.json("list", "--user", "a") == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["remember", "bad \udcff text", "--user", "a"],
+        ["remember", "text", "--user", "\udcff"],
+        ["search", "\ud800", "--user", "a"],
+    ],
+)
+def test_lone_surrogates_on_the_command_line_are_a_clear_error(cli: Cli, args: list[str]) -> None:
+    cli("init")
+    _, err = cli(*args, code=2)
+    _one_line_error(err, "UTF-8")
+
+
+def test_lone_surrogates_in_an_ingest_file_are_refused_with_the_line(
+    cli: Cli, tmp_path: Path
+) -> None:
+    cli("init")
+    source = tmp_path / "turns.jsonl"
+    source.write_text('{"text": "fine"}\n{"text": "bad \\ud800"}\n', encoding="utf-8")
+    _, err = cli("ingest", str(source), "--format", "jsonl", "--user", "a", code=2)
+    _one_line_error(err, "turns.jsonl:2", "surrogate")
+    assert cli.json("list", "--user", "a") == []

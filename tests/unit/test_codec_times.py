@@ -46,7 +46,7 @@ def test_text_written_without_zero_padding_still_reads() -> None:
     "text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00", "0000-01-01", "soon"]
 )
 def test_times_outside_the_range_are_refused_clearly(text: str) -> None:
-    with pytest.raises(InvalidInputError, match="ISO 8601|out of range"):
+    with pytest.raises(InvalidInputError, match=r"ISO 8601|out of range"):
         parse_time(text)
 
 

@@ -44,9 +44,13 @@ def exit_code_for(exc: MemstrataError) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     from memstrata.cli.commands import cli
+    from memstrata.textio import check_unicode
 
+    args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=argv, prog_name="memstrata", standalone_mode=False)
+        for number, arg in enumerate(args, start=1):
+            check_unicode(arg, f"argument {number}")
+        cli.main(args=args, prog_name="memstrata", standalone_mode=False)
     except MemstrataError as exc:
         click.echo(f"error: {exc}", err=True)
         return exit_code_for(exc)

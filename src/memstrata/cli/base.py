@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +56,18 @@ def memory_for(data_dir: Path | None, *, create: bool = False) -> Memory:
             "or $MEMSTRATA_DATA_DIR, or create it with `memstrata init`"
         )
     return Memory.open(settings=settings)
+
+
+def read_stdin() -> str:
+    """All of stdin as UTF-8 text; other bytes are refused with their offset."""
+    from memstrata.textio import check_unicode, decode_utf8
+
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return decode_utf8(buffer.read(), source="stdin")
+    text = sys.stdin.read()
+    check_unicode(text, "stdin")
+    return text
 
 
 def scope_of(user: str, thread: str | None, agent: str | None) -> Scope:

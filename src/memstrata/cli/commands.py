@@ -6,7 +6,6 @@ The other command modules register theirs on the same group when this module is 
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, cast
@@ -20,6 +19,7 @@ from memstrata.cli.base import (
     json_option,
     memory_for,
     print_json,
+    read_stdin,
     scope_of,
     scope_options,
     when,
@@ -77,7 +77,7 @@ def remember(
     from memstrata.model import Role, Turn
 
     if text == ("-",):
-        lines = [line.rstrip("\n") for line in sys.stdin if line.strip()]
+        lines = [line for line in read_stdin().split("\n") if line.strip()]
     else:
         lines = [" ".join(text)]
     turns = [Turn(text=line, speaker=speaker, role=Role(role)) for line in lines]

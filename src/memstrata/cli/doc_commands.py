@@ -18,6 +18,7 @@ from memstrata.cli.base import (
     scope_options,
 )
 from memstrata.errors import InvalidInputError
+from memstrata.textio import read_text
 
 
 @cli.group(help="Curated documents (essentials, topics) as markdown: show, edit, diff, apply.")
@@ -29,10 +30,7 @@ def _load_change(path: Path) -> Any:
     """An edited markdown file, or a JSON list of operations (by content)."""
     from memstrata.document.ops import operation_from_json
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    text = read_text(path)
     if text.lstrip().startswith("["):
         try:
             raw = json.loads(text)
@@ -193,7 +191,7 @@ def identity_edit(
     with memory_for(data_dir, create=True) as mem:
         current = mem.identity(scope)
         if source is not None:
-            text: str | None = source.read_text(encoding="utf-8")
+            text: str | None = read_text(source)
         else:
             text = click.edit(current.text + "\n", extension=".md", require_save=True)
         if text is None:

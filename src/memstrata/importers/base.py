@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import ImportFormatError
+from memstrata import textio
+from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.model import JsonValue, Turn
 
 
@@ -49,14 +50,17 @@ class ImportBatch:
         return sum(len(c.questions) for c in self.conversations)
 
 
+def read_text(path: Path) -> str:
+    """Read a whole UTF-8 file, turning every failure into an :class:`ImportFormatError`."""
+    try:
+        return textio.read_text(path)
+    except InvalidInputError as exc:
+        raise ImportFormatError(str(exc)) from exc
+
+
 def read_json(path: Path) -> Any:
     """Read a whole JSON file, turning every failure into an :class:`ImportFormatError`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ImportFormatError("no such file", source=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read: {exc}", source=str(path)) from exc
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

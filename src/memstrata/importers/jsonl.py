@@ -14,7 +14,7 @@ from typing import Final
 
 from memstrata.codec import parse_time
 from memstrata.errors import ImportFormatError, InvalidInputError
-from memstrata.importers.base import Conversation, ImportBatch
+from memstrata.importers.base import Conversation, ImportBatch, read_text
 from memstrata.model import Role, Turn
 
 _FIELDS: Final = {"text", "speaker", "role", "time", "session_id", "thread", "metadata"}
@@ -62,16 +62,10 @@ def parse_jsonl_line(line: str, *, source: str, number: int) -> tuple[str, Turn]
 def load_jsonl(path: Path) -> ImportBatch:
     source = str(path)
     threads: dict[str, list[Turn]] = {}
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                thread, turn = parse_jsonl_line(line, source=source, number=number)
-                threads.setdefault(thread, []).append(turn)
-    except FileNotFoundError:
-        raise ImportFormatError("no such file", source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read: {exc}", source=source) from exc
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        thread, turn = parse_jsonl_line(line, source=source, number=number)
+        threads.setdefault(thread, []).append(turn)
     conversations = tuple(Conversation(key=k, turns=tuple(v)) for k, v in threads.items())
     return ImportBatch(source=source, format="jsonl", conversations=conversations)
