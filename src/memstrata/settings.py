@@ -51,6 +51,10 @@ def default_config_file() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "memstrata" / "config.toml"
 
 
+#: the longest turn accepted by default: about 25,000 English words, far beyond any chat turn
+DEFAULT_MAX_TURN_CHARS = 100_000
+
+
 class _ProviderSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -203,6 +207,12 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="per-category minimum confidence for extracted facts, over the defaults "
         "(e.g. MEMSTRATA_CONFIDENCE_THRESHOLDS='{\"preference\": 0.6}')",
+    )
+    max_turn_chars: int = Field(
+        DEFAULT_MAX_TURN_CHARS,
+        ge=1,
+        description="longest turn (and search query) accepted, in characters; longer ones are "
+        "refused as too large",
     )
     scrub_capture: bool = Field(
         True, description="remove secrets (passwords, API keys, tokens) from verbatim capture"

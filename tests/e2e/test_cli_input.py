@@ -146,3 +146,16 @@ def test_lone_surrogates_in_an_ingest_file_are_refused_with_the_line(
     _, err = cli("ingest", str(source), "--format", "jsonl", "--user", "a", code=2)
     _one_line_error(err, "turns.jsonl:2", "surrogate")
     assert cli.json("list", "--user", "a") == []
+
+
+def test_an_oversized_turn_is_exit_2_and_stores_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMSTRATA_MAX_TURN_CHARS", "20")
+    _, err = cli("remember", "x" * 21, "--user", "a", code=2)
+    _one_line_error(err, "21 characters", "max_turn_chars")
+    source = tmp_path / "big.jsonl"
+    source.write_text('{"text": "ok"}\n{"text": "' + "y" * 30 + '"}\n', encoding="utf-8")
+    _, err = cli("ingest", str(source), "--format", "jsonl", "--user", "a", code=2)
+    _one_line_error(err, "big.jsonl", "turn 2")
+    assert cli.json("list", "--user", "a") == []

@@ -44,7 +44,10 @@ class CaptureMixin(MemoryState):
         items = [turns] if isinstance(turns, str | Turn | Mapping) else list(turns)
         if not items:
             raise InvalidInputError("no turns to remember")
-        parsed = [self._capture_text(as_turn(t), scope) for t in items]
+        turns_in = [as_turn(t) for t in items]
+        for number, turn in enumerate(turns_in, start=1):
+            self.check_size(turn.text, f"turn {number}" if len(turns_in) > 1 else "the turn")
+        parsed = [self._capture_text(t, scope) for t in turns_in]
         episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
         self.store.add_episodes(scope, episodes)
         self._capture(surface, episodes)
@@ -109,6 +112,9 @@ class CaptureMixin(MemoryState):
                     "name the import format (locomo, longmemeval, madial or jsonl)"
                 )
             batch = importers.load(source, fmt)
+        for conv in batch.conversations:  # every turn checked before anything is stored
+            for number, turn in enumerate(conv.turns, start=1):
+                self.check_size(turn.text, f"{batch.source}: thread {conv.key}, turn {number}")
         prepared = []
         for conv in batch.conversations:
             scope = Scope(user, conv.key)

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata.codec import parse_time
-from memstrata.errors import InvalidInputError
+from memstrata.errors import InvalidInputError, TooLargeError
 from memstrata.model import (
     Category,
     DeleteReason,
@@ -23,7 +23,7 @@ from memstrata.model import (
     utc,
 )
 from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
-from memstrata.settings import Settings
+from memstrata.settings import DEFAULT_MAX_TURN_CHARS, Settings
 
 if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
@@ -151,6 +151,22 @@ class MemoryState:
         self._queue: DebounceQueue | None = None
         self._fact_cache: FactCache | None = None
         self._index_lock = threading.Lock()
+
+    @property
+    def max_turn_chars(self) -> int:
+        """The longest turn (and search query) accepted, in characters."""
+        return DEFAULT_MAX_TURN_CHARS if self.settings is None else self.settings.max_turn_chars
+
+    def check_size(self, text: str, what: str) -> None:
+        """Refuse ``text`` longer than :attr:`max_turn_chars` as :class:`TooLargeError`."""
+        limit = self.max_turn_chars
+        if len(text) > limit:
+            raise TooLargeError(
+                f"{what} has {len(text)} characters, over the limit of {limit} "
+                f"(setting max_turn_chars {limit}); split it or raise the limit",
+                limit=limit,
+                size=len(text),
+            )
 
 
 def scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:

@@ -135,6 +135,7 @@ class Memory(CurationMixin):
         scope = as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the search query is empty")
+        self.check_size(query, "the search query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise InvalidInputError(f"k must be between 1 and 1000, got {k!r}")
         try:
@@ -253,6 +254,7 @@ class Memory(CurationMixin):
         )
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty")
+        self.check_size(query, "the query")
         if budget < 50:
             raise InvalidInputError("a context budget needs at least 50 tokens")
 
