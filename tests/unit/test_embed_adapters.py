@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from memstrata.embed import create_embedder
+from memstrata.embed.base import MAX_EMBED_CHARS
 from memstrata.embed.cache import CachedEmbedder
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.embed.fastembed import FastEmbedEmbedder
@@ -207,6 +208,30 @@ class TestCache:
 
         with sqlite3.connect(tmp_path / "e.db") as conn:
             assert conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 0
+        cache.close()
+
+    def test_the_model_sees_a_bounded_text_and_the_cache_keys_the_whole(
+        self, tmp_path: Path
+    ) -> None:
+        seen: list[int] = []
+
+        class Recording(HashingEmbedder):
+            def embed_documents(self, texts: Any) -> np.ndarray:
+                seen.extend(len(t) for t in texts)
+                return super().embed_documents(texts)
+
+        cache = CachedEmbedder(Recording(), tmp_path / "e.db")
+        huge = "word " * 400_000  # 2 MB
+        vector = cache.embed_documents([huge])[0]
+        assert seen and max(seen) <= MAX_EMBED_CHARS
+        assert np.allclose(vector, HashingEmbedder().embed_documents([huge[:MAX_EMBED_CHARS]])[0])
+        cache.embed_documents([huge])
+        assert cache.hits == 1 and len(seen) == 1  # the whole text is the key
+        cache.forget([huge])
+        cache.embed_documents([huge])
+        assert len(seen) == 2
+        query = cache.embed_queries(["q " * 1_000_000], "question")[0]
+        assert max(seen) <= MAX_EMBED_CHARS and np.isfinite(query).all()
         cache.close()
 
     def test_models_do_not_share_vectors(self, tmp_path: Path) -> None:

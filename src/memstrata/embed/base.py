@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import EmbeddingError
 from memstrata.ports import Embedder, QueryBatchEmbedder, QueryKind
+
+#: the most characters of one text any model is given. Models read at most about 512 tokens
+#: (2,048 characters is that much English and more than that much Chinese), so the rest only
+#: costs time: a 20 MB turn once pinned a core for half an hour.
+MAX_EMBED_CHARS: Final = 2048
+
+
+def bounded(text: str) -> str:
+    """``text`` cut to what a model reads (:data:`MAX_EMBED_CHARS`)."""
+    return text if len(text) <= MAX_EMBED_CHARS else text[:MAX_EMBED_CHARS]
 
 
 def normalized(vectors: object, *, dim: int | None, provider: str) -> NDArray[np.float32]:

@@ -2,7 +2,9 @@
 
 Document vectors persist in a SQLite file (``<data dir>/embeddings.db``), keyed by the model's
 name and the SHA-256 of the text; the cache is derived data and can be deleted at any time.
-Query vectors are kept only in memory (a small LRU), never on disk.
+Query vectors are kept only in memory (a small LRU), never on disk. Every model is given at
+most :data:`memstrata.embed.base.MAX_EMBED_CHARS` characters of a text (all a model reads);
+the cache keys the whole text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.base import embed_queries
+from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
@@ -109,7 +111,7 @@ class CachedEmbedder:
         todo: dict[bytes, str] = {}
         for h, t in zip(hashes, texts, strict=True):
             if h not in found:
-                todo.setdefault(h, t)
+                todo.setdefault(h, bounded(t))  # keyed by the whole text
         self.hits += len(texts) - len(todo)  # a text repeated in one batch is embedded once
         self.misses += len(todo)
         if todo:
@@ -137,7 +139,7 @@ class CachedEmbedder:
                     self._queries.move_to_end((kind, text))
                     out[i] = cached
         if todo:
-            vectors = embed_queries(self.inner, list(todo), kind)
+            vectors = embed_queries(self.inner, [bounded(t) for t in todo], kind)
             with self._lock:
                 for (text, rows), vector in zip(todo.items(), vectors, strict=True):
                     out[rows] = vector
