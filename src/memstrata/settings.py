@@ -194,6 +194,12 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
     trace: bool = Field(True, description="write the raw trace of captured turns")
+    shutdown_timeout_s: float = Field(
+        5.0,
+        ge=0,
+        description="on SIGTERM/SIGINT the server waits this long for requests in flight, then "
+        "cancels them and exits",
+    )
     auto_curate: bool = Field(
         True, description="the server extracts and consolidates a thread once it goes quiet"
     )

@@ -2,32 +2,112 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
+import socket
+import sys
+import threading
 from typing import TYPE_CHECKING
 
+from memstrata.errors import ConfigError
+
 if TYPE_CHECKING:
+    from types import FrameType
+
     from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, or a :class:`ConfigError` that names them (a port in
+    use, an address this machine does not have)."""
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ConfigError(f"cannot listen on {where}: unknown host ({exc})") from exc
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"cannot listen on {where}: the port is already in use; stop the other "
+                "server or choose another port with --port (or MEMSTRATA_PORT)"
+            ) from exc
+        raise ConfigError(
+            f"cannot listen on {where}: {exc.strerror or exc}; choose another address with "
+            "--host/--port (or MEMSTRATA_HOST/MEMSTRATA_PORT)"
+        ) from exc
+    return sock
+
+
+def _force_exit_after(delay_s: float, sig: int) -> None:
+    """End the process (status 128 + ``sig``) once ``delay_s`` has passed: a request stuck
+    in a model (an embedding cannot be interrupted) must not keep a stopped server alive."""
+
+    def finish() -> None:
+        log.error("shutdown still waiting on a request after %.0f s; exiting now", delay_s)
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(128 + sig)  # a signal handler can only be reset from the main thread
+
+    timer = threading.Timer(delay_s, finish)
+    timer.daemon = True
+    timer.start()
+
+
 def serve(settings: Settings) -> None:
-    """Open the memory, load the sample into an empty store, and serve until stopped."""
+    """Open the memory, load the sample into an empty store, and serve until stopped.
+
+    On SIGTERM or SIGINT the server stops taking requests, gives those in flight
+    ``shutdown_timeout_s`` to finish, and ends the process shortly after even if one is
+    stuck (in an embedding, say): nothing acknowledged is lost, as every write is one
+    committed transaction."""
     import uvicorn
 
     from memstrata.api import Memory
     from memstrata.server.http import create_app
 
-    memory = Memory.open(settings=settings)
-    if settings.load_sample and memory.is_empty():
-        report = memory.load_sample(settings.sample_user)
-        log.warning(
-            "loaded the sample memory: %d turns for user %r", report.turns, settings.sample_user
-        )
-    if settings.auto_curate:
-        memory.start_auto_curation(settings.curate_after_s)
-    app = create_app(memory)
+    sock = listen(settings.host, settings.port)  # a busy port fails before anything loads
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+        memory = Memory.open(settings=settings)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        if settings.load_sample and memory.is_empty():
+            report = memory.load_sample(settings.sample_user)
+            log.warning(
+                "loaded the sample memory: %d turns for user %r",
+                report.turns,
+                settings.sample_user,
+            )
+        if settings.auto_curate:
+            memory.start_auto_curation(settings.curate_after_s)
+        grace = settings.shutdown_timeout_s
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                if not self.should_exit:
+                    _force_exit_after(grace + 5.0, sig)
+                super().handle_exit(sig, frame)
+
+        config = uvicorn.Config(
+            create_app(memory),
+            log_level="info",
+            timeout_graceful_shutdown=max(1, round(grace)),
+        )
+        log.warning("memstrata serving on http://%s:%d", settings.host, settings.port)
+        Server(config).run(sockets=[sock])
     finally:
+        sock.close()
         memory.close()
