@@ -13,14 +13,18 @@
 
 ``import_directory`` reads it back into a store where the scope is empty and restores the same
 records: the same ids, versions and times, documents re-read from their (possibly edited)
-markdown. Files are written to a temporary name and renamed, so a failed export leaves no
-half-written file behind.
+markdown. Into another user, every id is new (sources, supersede links, bullet ids and
+citations remapped), so the copy can live beside its original in one store. Files are
+written to a temporary name and renamed, so a failed export leaves no half-written file
+behind.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,12 +40,14 @@ from memstrata.codec import (
 from memstrata.document.format import parse, serialize
 from memstrata.document.service import document_from_json, document_to_json
 from memstrata.errors import InvalidInputError
-from memstrata.model import Document, DocumentKind, Episode, Scope
+from memstrata.ids import PREFIXES, new_id
+from memstrata.model import Document, DocumentKind, Episode, Fact, Scope
 from memstrata.ports import RecordStore
 from memstrata.textio import read_text
 
 FORMAT: Final = "memstrata-markdown"
 FORMAT_VERSION: Final = 1
+_ID: Final = re.compile(rf"^(?:{'|'.join(PREFIXES)})_[0-9A-HJKMNP-TV-Z]{{26}}$")
 
 
 def _write(path: Path, text: str) -> None:
@@ -183,6 +189,10 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
         for entry in manifest["documents"]:
             kind = DocumentKind(entry["kind"])
             path = directory / entry["file"]
+            if not path.resolve().is_relative_to(directory.resolve()):
+                raise InvalidInputError(
+                    f"{manifest_path}: {entry['file']!r} is outside {directory}"
+                )
             text = read_text(path)
             documents.append(
                 Document(
@@ -198,5 +208,74 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInputError(f"{directory}: malformed export ({exc})") from exc
+    if target.user != manifest["scope"]["user"]:
+        episodes, facts, documents = _with_new_ids(episodes, facts, documents)
     store.restore(target, episodes, facts, documents)
     return target
+
+
+def _id_in(value: str) -> str | None:
+    """The memstrata id ``value`` is, or cites (``surface:id``), if any."""
+    candidate = value.rpartition(":")[2]
+    return candidate if _ID.match(candidate) else None
+
+
+def _collect_ids(value: Any, into: set[str]) -> None:
+    if isinstance(value, str):
+        found = _id_in(value)
+        if found is not None:
+            into.add(found)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _collect_ids(key, into)
+            _collect_ids(item, into)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_ids(item, into)
+
+
+def _remapped(value: Any, new: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        found = _id_in(value)
+        return value if found is None else value[: len(value) - len(found)] + new[found]
+    if isinstance(value, Mapping):
+        return {_remapped(k, new): _remapped(v, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_remapped(v, new) for v in value)
+    return value
+
+
+def _with_new_ids(
+    episodes: list[Episode], facts: list[Fact], documents: list[Document]
+) -> tuple[list[Episode], list[Fact], list[Document]]:
+    """The records with a new id for every id they hold or cite (their own, sources,
+    supersede links, bullet ids and citations, bookkeeping), so a copy can live beside its
+    original in one store. New ids keep the order of the old ones, which curation relies on
+    (the last fact a consolidation read)."""
+    old: set[str] = set()
+    for ep in episodes:
+        old.add(ep.id)
+    for fact in facts:
+        _collect_ids([fact.id, list(fact.sources), fact.superseded_by], old)
+    for doc in documents:
+        _collect_ids([doc.id, dict(doc.content)], old)
+    new = {
+        item_id: new_id(item_id.partition("_")[0])
+        for item_id in sorted(old, key=lambda i: (i.partition("_")[2], i))
+    }
+    return (
+        [replace(ep, id=new[ep.id]) for ep in episodes],
+        [
+            replace(
+                fact,
+                id=new[fact.id],
+                sources=tuple(new[s] for s in fact.sources),
+                superseded_by=None if fact.superseded_by is None else new[fact.superseded_by],
+            )
+            for fact in facts
+        ],
+        [
+            replace(doc, id=new[doc.id], content=_remapped(dict(doc.content), new))
+            for doc in documents
+        ],
+    )

@@ -389,7 +389,11 @@ def export(
     click.echo(f"exported to {out}", err=True)
 
 
-@cli.command(name="import", help="Restore a markdown export directory into an empty scope.")
+@cli.command(
+    name="import",
+    help="Restore a markdown export directory into an empty scope (into another user with "
+    "--user: every id new, so a copy can sit beside its original).",
+)
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--user", default=None, help="Restore into this user (default: the exported one).")
 @data_dir_option
