@@ -159,3 +159,47 @@ def test_an_oversized_turn_is_exit_2_and_stores_nothing(
     _, err = cli("ingest", str(source), "--format", "jsonl", "--user", "a", code=2)
     _one_line_error(err, "big.jsonl", "turn 2")
     assert cli.json("list", "--user", "a") == []
+
+
+def test_export_markdown_onto_a_file_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
+    cli("remember", "keep me", "--user", "a")
+    target = tmp_path / "a-file.md"
+    target.write_text("mine\n", encoding="utf-8")
+    _, err = cli("export", "--user", "a", "--format", "markdown", "--out", str(target), code=2)
+    _one_line_error(err, "a-file.md", "not a directory")
+    assert target.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_export_jsonl_onto_a_directory_is_a_clear_error(cli: Cli, tmp_path: Path) -> None:
+    cli("remember", "keep me", "--user", "a")
+    _, err = cli("export", "--user", "a", "--out", str(tmp_path), code=2)
+    _one_line_error(err, str(tmp_path), "is a directory")
+
+
+@pytest.mark.parametrize("since", ["0001-01-01", "9999-12-31"])
+def test_search_since_any_year_answers(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, since: str
+) -> None:
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    cli("remember", "I drink tea", "--user", "a")
+    hits = cli.json("search", "tea", "--user", "a", "--since", since)
+    assert isinstance(hits, list) and len(hits) == (1 if since.startswith("0001") else 0)
+    hits = cli.json("search", "tea", "--user", "a", "--until", since)
+    assert isinstance(hits, list) and len(hits) == (0 if since.startswith("0001") else 1)
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "[]"])
+def test_an_ingest_file_without_turns_is_refused(cli: Cli, tmp_path: Path, content: str) -> None:
+    cli("init")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content, encoding="utf-8")
+    fmt = "locomo" if content == "[]" else "jsonl"
+    _, err = cli("ingest", str(empty), "--format", fmt, "--user", "a", code=2)
+    _one_line_error(err, "empty.jsonl", "no turns")
+
+
+@pytest.mark.parametrize("option", ["--session", "--speaker", "--surface"])
+def test_oversized_turn_labels_are_refused(cli: Cli, option: str) -> None:
+    _, err = cli("remember", "hi", "--user", "a", option, "s" * 10_000, code=2)
+    _one_line_error(err, option.lstrip("-"))
+    assert cli.json("list", "--user", "a") == []

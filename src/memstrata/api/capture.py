@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
+from typing import Final
 
 from memstrata import importers
 from memstrata.api.common import (
@@ -18,10 +19,13 @@ from memstrata.api.common import (
     scrubbed,
 )
 from memstrata.codec import episode_to_json
-from memstrata.errors import InvalidInputError
+from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.ids import new_id
 from memstrata.importers import ImportBatch
 from memstrata.model import Episode, JsonValue, Scope, Turn, utc
+
+#: the longest surface, session id or speaker name accepted
+MAX_LABEL_CHARS: Final = 256
 
 
 class CaptureMixin(MemoryState):
@@ -67,6 +71,16 @@ class CaptureMixin(MemoryState):
     ) -> list[Episode]:
         if not surface or not surface.strip():
             raise InvalidInputError("surface must not be empty")
+        for turn in turns:
+            for name, label in (
+                ("surface", surface),
+                ("session", session_id or turn.session_id),
+                ("speaker", turn.speaker),
+            ):
+                if label is not None and len(label) > MAX_LABEL_CHARS:
+                    raise InvalidInputError(
+                        f"{name} has {len(label)} characters; at most {MAX_LABEL_CHARS}"
+                    )
         now = self.clock.now()
         default_session = session_id or now.strftime("%Y-%m-%d")
         return [
@@ -112,6 +126,8 @@ class CaptureMixin(MemoryState):
                     "name the import format (locomo, longmemeval, madial or jsonl)"
                 )
             batch = importers.load(source, fmt)
+        if batch.turn_count == 0:
+            raise ImportFormatError("holds no turns to import", source=batch.source)
         for conv in batch.conversations:  # every turn checked before anything is stored
             for number, turn in enumerate(conv.turns, start=1):
                 self.check_size(turn.text, f"{batch.source}: thread {conv.key}, turn {number}")

@@ -9,11 +9,12 @@ and the sample memory.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from memstrata.api.common import IngestReport, ScopeLike, as_scope
+from memstrata.api.common import IngestReport, ScopeLike, as_scope, time_of
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import ConfigError, InvalidInputError
 from memstrata.model import Document, DocumentKind, Granularity, Scope, SearchFilter, SearchHit
@@ -150,12 +151,11 @@ class Memory(CurationMixin):
             raise ConfigError("reranking needs a chat model: set llm (e.g. MEMSTRATA_LLM__MODEL)")
         from memstrata.index.query import build_query
 
+        filters = _in_utc(filters or SearchFilter())
         index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
         pool = k if llm is None else max(k, (self.settings or load_settings()).rerank_candidates)
-        hits = index.search(
-            plan, scope, k=pool, granularity=level, filters=filters or SearchFilter()
-        )
+        hits = index.search(plan, scope, k=pool, granularity=level, filters=filters)
         if llm is None:
             return hits
         from memstrata.rerank import llm_reranker
@@ -321,3 +321,14 @@ def _document_passages(doc: Document) -> list[Passage]:
 
 
 __all__ = ["Memory"]
+
+
+def _in_utc(filters: SearchFilter) -> SearchFilter:
+    """``filters`` with its time range in UTC (a time without a zone is taken as UTC)."""
+    if filters.since is None and filters.until is None:
+        return filters
+    return replace(
+        filters,
+        since=None if filters.since is None else time_of("since", filters.since),
+        until=None if filters.until is None else time_of("until", filters.until),
+    )

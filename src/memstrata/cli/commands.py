@@ -362,6 +362,8 @@ def export(
     if fmt == "markdown":
         if out is None:
             raise InvalidInputError("--format markdown needs --out DIR")
+        if out.exists() and not out.is_dir():
+            raise InvalidInputError(f"{out} is not a directory; export into a new directory")
         if out.exists() and any(out.iterdir()):
             raise InvalidInputError(f"{out} is not empty; export into a new directory")
         with memory_for(data_dir) as mem:
@@ -372,6 +374,8 @@ def export(
             err=True,
         )
         return
+    if out is not None and out.is_dir():
+        raise InvalidInputError(f"{out} is a directory; name a file to export to")
     with memory_for(data_dir) as mem:
         lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in mem.export(scope))
         if out is None:
