@@ -51,3 +51,26 @@ def test_ingest_refuses_a_file_with_one_oversized_turn_whole(small: Memory, tmp_
 def test_a_search_query_over_the_limit_is_refused(small: Memory) -> None:
     with pytest.raises(TooLargeError, match="query"):
         small.search("q" * 51, "alice")
+
+
+def test_curated_text_over_the_limit_is_refused(small: Memory) -> None:
+    from memstrata.document.ops import Operation, OpKind
+
+    [ep] = small.remember("I like tea", "alice")
+    with pytest.raises(TooLargeError, match="identity"):
+        small.set_identity("i" * 51, "alice")
+    big = Operation(OpKind.ADD, section="Notes", text="b" * 51)
+    with pytest.raises(TooLargeError, match="operation 1"):
+        small.apply_doc("tea", "alice", [big], expected_version=0)
+    with pytest.raises(TooLargeError, match="operation 1"):
+        small.preview_doc("tea", "alice", "# tea\n## Notes\n- " + "b" * 51 + "\n")
+    with pytest.raises(TooLargeError, match="fact"):
+        small.add_fact("f" * 51, "alice", sources=[ep.id])
+    assert small.identity("alice").text == ""
+    assert small.list("alice", "document") == [] and small.list("alice", "fact") == []
+
+
+@pytest.mark.parametrize("after", ["garbage", "ep_nope"])
+def test_list_after_something_that_is_not_an_id_is_refused(small: Memory, after: str) -> None:
+    with pytest.raises(InvalidInputError, match="not a memstrata id"):
+        small.list("alice", after=after)

@@ -47,13 +47,25 @@ class DocumentsMixin(CaptureMixin):
         expected_version: int | None = None,
     ) -> DocPreview:
         """What a batch (operations, or the whole edited markdown) would do; writes nothing."""
-        return self.documents.plan(as_scope(scope), key, change, expected_version=expected_version)
+        if not isinstance(change, str):
+            self._check_operations(change)
+        preview = self.documents.plan(
+            as_scope(scope), key, change, expected_version=expected_version
+        )
+        self._check_operations(preview.operations)
+        return preview
 
     def apply_doc(
         self, key: str, scope: ScopeLike, ops: Sequence[Operation], *, expected_version: int
     ) -> tuple[CuratedDocument, int]:
         """Apply a batch atomically against ``expected_version`` (compare-and-swap)."""
+        self._check_operations(ops)
         return self.documents.apply(as_scope(scope), key, ops, expected_version=expected_version)
+
+    def _check_operations(self, ops: Sequence[Operation]) -> None:
+        for number, op in enumerate(ops, start=1):
+            if isinstance(op.text, str):
+                self.check_size(op.text, f"operation {number}'s text")
 
     def export_markdown(self, scope: ScopeLike, directory: str | Path) -> dict[str, Any]:
         """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
@@ -80,6 +92,7 @@ class DocumentsMixin(CaptureMixin):
         scope = as_scope(scope)
         if not isinstance(text, str):
             raise InvalidInputError("the identity is text")
+        self.check_size(text, "the identity")
         content = Identity(clean_identity(text, scope)).to_content()
 
         def attempt(version: int) -> Identity:

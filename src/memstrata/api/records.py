@@ -60,6 +60,7 @@ class RecordsMixin(ForgettingMixin):
         scope = as_scope(scope)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
+        self.check_size(text, "the fact text")
         category = category_of(category)
         text = clean_text(text, scope)
         check_unit("confidence", confidence)
@@ -158,6 +159,7 @@ class RecordsMixin(ForgettingMixin):
         if "text" in values and (not isinstance(values["text"], str) or not values["text"].strip()):
             raise InvalidInputError("fact text is empty")
         if "text" in values:
+            self.check_size(values["text"], "the fact text")
             values["text"] = clean_text(values["text"], scope).strip()
         if "sources" in values:
             values["sources"] = tuple(values["sources"])
@@ -234,6 +236,8 @@ class RecordsMixin(ForgettingMixin):
     ) -> list[Record]:
         """One page of the scope's records of one kind, in id order."""
         scope = as_scope(scope)
+        if after is not None:
+            kind_of(after)  # a cursor is an id; anything else is a mistake, not an empty page
         if kind == "episode":
             return list(self.store.list_episodes(scope, episode_filter, after=after, limit=limit))
         if kind == "fact":
