@@ -79,3 +79,12 @@ def test_search_prefers_what_was_said_around_a_named_date(tmp_path: object) -> N
         assert hits[0].score - hits[1].score > 1.0
         hits = mem.search("What did we do at the lake on 3 March, 2023?", scope, k=2)
         assert hits[0].id == early.id
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["March 0000", "December 9999", "winter 9999", "0000年3月", "9999年12月", "December 31 9999"],
+)
+def test_dates_outside_the_calendar_name_no_window(query: str) -> None:
+    found = date_query(query)
+    assert all(start < end for start, end in found.windows)

@@ -63,16 +63,19 @@ def _span(start: datetime, end: datetime) -> tuple[float, float]:
 def _day(year: int, month: int, day: int) -> tuple[float, float] | None:
     try:
         start = datetime(year, month, day, tzinfo=UTC)
-    except ValueError:
+        return _span(start, start + timedelta(days=1))
+    except (ValueError, OverflowError):
         return None
-    return _span(start, start + timedelta(days=1))
 
 
 def _month(year: int, month: int) -> tuple[float, float] | None:
     if not 1 <= month <= 12:
         return None
-    start = datetime(year, month, 1, tzinfo=UTC)
-    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    try:  # a year the calendar does not hold (0, or a month that ends after 9999) names nothing
+        start = datetime(year, month, 1, tzinfo=UTC)
+        end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    except ValueError:
+        return None
     return _span(start, end)
 
 
