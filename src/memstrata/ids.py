@@ -74,7 +74,7 @@ def new_id(prefix: str, *, now_ms: int | None = None) -> str:
 
 def kind_of(item_id: str) -> str:
     """Return the record kind an id names, or raise :class:`InvalidInputError`."""
-    match = _ID_RE.match(item_id)
+    match = _ID_RE.match(item_id) if isinstance(item_id, str) else None
     if match is None or match.group("prefix") not in PREFIXES:
         raise InvalidInputError(
             f"{item_id!r} is not a memstrata id (expected e.g. ep_01J..., fa_01J..., doc_01J...)"

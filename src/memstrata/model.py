@@ -128,6 +128,14 @@ class Turn:
             raise InvalidInputError(f"turn text must be a string, not {type(self.text).__name__}")
         if not self.text.strip():
             raise InvalidInputError("turn text is empty")
+        for name in ("speaker", "session_id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InvalidInputError(f"turn {name} must be text, not {type(value).__name__}")
+        if not isinstance(self.metadata, Mapping):
+            raise InvalidInputError(
+                f"turn metadata must be a mapping, not {type(self.metadata).__name__}"
+            )
         check_unicode(self.text, "turn text")
         check_unicode(self.speaker, "turn speaker")
         check_unicode(self.session_id, "turn session_id")

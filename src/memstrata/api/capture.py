@@ -45,7 +45,14 @@ class CaptureMixin(MemoryState):
         fields. All turns are checked before any is stored; the batch is stored whole.
         """
         scope = as_scope(scope)
-        items = [turns] if isinstance(turns, str | Turn | Mapping) else list(turns)
+        if isinstance(turns, str | Turn | Mapping):
+            items: list[TurnLike] = [turns]
+        elif isinstance(turns, Iterable):
+            items = list(turns)
+        else:
+            raise InvalidInputError(
+                f"turns are text, a Turn, a mapping or a list of them, not {type(turns).__name__}"
+            )
         if not items:
             raise InvalidInputError("no turns to remember")
         turns_in = [as_turn(t) for t in items]

@@ -79,13 +79,18 @@ def as_turn(value: TurnLike) -> Turn:
         time = value.get("time")
         if time is not None:
             time = time_of("time", time)
+        metadata = value.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise InvalidInputError(
+                f"turn metadata must be a mapping, not {type(metadata).__name__}"
+            )
         return Turn(
             text=value["text"],
             speaker=value.get("speaker"),
             role=role,
             time=time,
             session_id=value.get("session_id"),
-            metadata=dict(value.get("metadata") or {}),
+            metadata=dict(metadata),
         )
     raise InvalidInputError(f"a turn must be text, a Turn or a mapping, not {type(value).__name__}")
 

@@ -71,7 +71,13 @@ class DocumentsMixin(CaptureMixin):
         """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
         from memstrata.exchange import export_directory
 
-        return export_directory(self.store, as_scope(scope), Path(directory))
+        target = Path(directory)
+        if target.exists() and not target.is_dir():
+            raise InvalidInputError(f"{target} is not a directory; export into a directory")
+        try:
+            return export_directory(self.store, as_scope(scope), target)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write the export to {target}: {exc}") from exc
 
     def import_markdown(self, directory: str | Path, *, user: str | None = None) -> Scope:
         """Restore an exported directory into an empty scope (of ``user`` if given)."""
@@ -91,7 +97,7 @@ class DocumentsMixin(CaptureMixin):
         without it the last writer wins (conflicts retried with backoff)."""
         scope = as_scope(scope)
         if not isinstance(text, str):
-            raise InvalidInputError("the identity is text")
+            raise InvalidInputError(f"the identity is text, not {type(text).__name__}")
         self.check_size(text, "the identity")
         content = Identity(clean_identity(text, scope)).to_content()
 

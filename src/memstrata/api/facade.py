@@ -151,6 +151,8 @@ class Memory(CurationMixin):
             raise ConfigError("reranking needs a chat model: set llm (e.g. MEMSTRATA_LLM__MODEL)")
         from memstrata.index.query import build_query
 
+        if filters is not None and not isinstance(filters, SearchFilter):
+            raise InvalidInputError(f"filters must be a SearchFilter, not {type(filters).__name__}")
         filters = _in_utc(filters or SearchFilter())
         index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
@@ -255,8 +257,10 @@ class Memory(CurationMixin):
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty")
         self.check_size(query, "the query")
-        if budget < 50:
-            raise InvalidInputError("a context budget needs at least 50 tokens")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 50:
+            raise InvalidInputError(
+                f"a context budget is a whole number of at least 50 tokens, got {budget!r}"
+            )
 
         def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
             return self.search(q, s, k=k, granularity=level)

@@ -61,6 +61,8 @@ class RecordsMixin(ForgettingMixin):
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
         self.check_size(text, "the fact text")
+        if topic is not None and not isinstance(topic, str):
+            raise InvalidInputError(f"a fact topic is text, not {type(topic).__name__}")
         category = category_of(category)
         text = clean_text(text, scope)
         check_unit("confidence", confidence)
