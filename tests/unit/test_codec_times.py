@@ -3,7 +3,9 @@ wrote without zero padding still reads."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,8 +13,11 @@ from hypothesis import strategies as st
 
 from memstrata.api import Memory
 from memstrata.codec import format_time, parse_time
+from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
 from memstrata.model import Scope
+from memstrata.settings import load_settings
+from tests.conftest import FixedClock
 
 
 @pytest.mark.parametrize(
@@ -65,3 +70,21 @@ def test_a_python_time_that_cannot_be_utc_is_refused(memory: Memory) -> None:
     east = timezone(timedelta(hours=5))
     with pytest.raises(InvalidInputError, match="out of range"):
         memory.remember({"text": "x", "time": datetime(1, 1, 1, tzinfo=east)}, "alice")
+
+
+def test_a_store_holding_unpadded_years_still_reads(data_dir: Path, clock: FixedClock) -> None:
+    settings = load_settings(data_dir=data_dir)
+    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder()) as mem:
+        [ep] = mem.remember("long ago I drank tea", "alice")
+        fact = mem.add_fact("Alice drinks tea", "alice", sources=[ep.id])
+    with sqlite3.connect(settings.db_path) as conn:  # what an earlier version wrote
+        conn.execute("UPDATE episodes SET time = '1-01-01T00:00:00.000000Z'")
+        conn.execute("UPDATE facts SET valid_from = '1-01-01T00:00:00.000000Z'")
+    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder()) as mem:
+        assert mem.get(ep.id, "alice").time == datetime(1, 1, 1, tzinfo=UTC)
+        assert mem.get(fact.id, "alice").valid_from == datetime(1, 1, 1, tzinfo=UTC)
+        assert len(mem.list("alice")) == 1 and mem.stats("alice").episodes == 1
+        assert mem.search("tea", "alice")[0].id == ep.id
+        assert any(r["kind"] == "episode" for r in mem.export("alice"))
+        mem.delete(ep.id, "alice")
+        assert mem.list("alice") == []
