@@ -232,6 +232,10 @@ class TestCache:
         assert len(seen) == 2
         query = cache.embed_queries(["q " * 1_000_000], "question")[0]
         assert max(seen) <= MAX_EMBED_CHARS and np.isfinite(query).all()
+        cache.embed_documents(["我喜欢喝茶。" * 100_000])  # other scripts count more per character
+        assert seen[-1] == MAX_EMBED_CHARS // 4
+        cache.embed_documents(["short 文本"])
+        assert seen[-1] == len("short 文本")
         cache.close()
 
     def test_models_do_not_share_vectors(self, tmp_path: Path) -> None:
