@@ -203,3 +203,63 @@ def test_oversized_turn_labels_are_refused(cli: Cli, option: str) -> None:
     _, err = cli("remember", "hi", "--user", "a", option, "s" * 10_000, code=2)
     _one_line_error(err, option.lstrip("-"))
     assert cli.json("list", "--user", "a") == []
+
+
+def test_export_into_a_fifo_writes_through_it_and_leaves_it_a_fifo(
+    cli: Cli, tmp_path: Path
+) -> None:
+    import os
+    import stat
+    import threading
+
+    cli("remember", "keep me", "--user", "a")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    cli("export", "--user", "a", "--out", str(fifo))
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert b"keep me" in received[0]
+
+
+def test_remember_from_a_closed_stdin_is_a_clear_error(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    cli("init")
+    monkeypatch.setattr(sys, "stdin", None)
+    _, err = cli("remember", "-", "--user", "a", code=2)
+    _one_line_error(err, "stdin")
+
+
+def test_output_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    exe = Path(sys.executable).with_name("memstrata")
+    env = {**os.environ, "MEMSTRATA_DATA_DIR": str(tmp_path / "d")}
+    subprocess.run(
+        [str(exe), "remember", "hello", "--user", "u"],
+        env=env,
+        check=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [str(exe), "export", "--user", "u"],
+            env=env,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    assert done.returncode != 0
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr

@@ -34,6 +34,10 @@ EXIT_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
 )
 
 
+#: set when the output could not be written (a full disk, a closed pipe)
+_OUTPUT_FAILED: list[bool] = []
+
+
 def exit_code_for(exc: MemstrataError) -> int:
     for cls, code in EXIT_CODES:
         if isinstance(exc, cls):
@@ -51,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
         for number, arg in enumerate(args, start=1):
             check_unicode(arg, f"argument {number}")
         cli.main(args=args, prog_name="memstrata", standalone_mode=False)
+        sys.stdout.flush()  # output that cannot be written is an error, not a silent loss
+    except BrokenPipeError:
+        _OUTPUT_FAILED.append(True)
+        return 1  # the reader went away (``| head``): quietly, as click does
+    except OSError as exc:
+        _OUTPUT_FAILED.append(True)
+        click.echo(f"error: cannot write the output: {exc.strerror or exc}", err=True)
+        return 1
     except MemstrataError as exc:
         click.echo(f"error: {exc}", err=True)
         return exit_code_for(exc)
@@ -68,4 +80,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    if _OUTPUT_FAILED:
+        _quiet_stdout()
+    sys.exit(code)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of output that could not be
+    written does not fail again (and turn the exit status into 120)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from memstrata.codec import format_time, record_to_json
-from memstrata.errors import ConfigError, NotFoundError
+from memstrata.errors import ConfigError, InvalidInputError, NotFoundError
 
 if TYPE_CHECKING:
     from memstrata.api import Memory
@@ -62,6 +62,8 @@ def read_stdin() -> str:
     """All of stdin as UTF-8 text; other bytes are refused with their offset."""
     from memstrata.textio import check_unicode, decode_utf8
 
+    if sys.stdin is None or sys.stdin.closed:
+        raise InvalidInputError("there is no stdin to read turns from")
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is not None:
         return decode_utf8(buffer.read(), source="stdin")
