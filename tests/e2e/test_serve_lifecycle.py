@@ -88,7 +88,7 @@ def test_a_signal_ends_serve_while_a_request_is_embedding(
         "MEMSTRATA_DATA_DIR": str(data),
         "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
         "MEMSTRATA_AUTO_CURATE": "false",
-        "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "1",
+        "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "0",
     }
     log = tmp_path / "serve.log"
     with log.open("wb") as log_fh:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import os
 import socket
 import sys
@@ -98,13 +99,13 @@ def serve(settings: Settings) -> None:
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: FrameType | None) -> None:
                 if not self.should_exit:
-                    _force_exit_after(grace + 5.0, sig)
+                    _force_exit_after(grace + 2.0, sig)
                 super().handle_exit(sig, frame)
 
         config = uvicorn.Config(
             create_app(memory),
             log_level="info",
-            timeout_graceful_shutdown=max(1, round(grace)),
+            timeout_graceful_shutdown=math.ceil(grace),
         )
         log.warning("memstrata serving on http://%s:%d", settings.host, settings.port)
         Server(config).run(sockets=[sock])
