@@ -36,3 +36,22 @@ def test_wrong_types_are_invalid_input(memory: Memory, tmp_path: Path, case: str
     assert memory.identity("u").text == ""
     assert [e.text for e in memory.list("u")] == ["I like tea"]
     assert (tmp_path / "file.txt").read_text(encoding="utf-8") == "mine"
+
+
+SURROGATE_CASES: dict[str, Callable[[Memory, str], Any]] = {
+    "search": lambda m, _: m.search("tea \ud800", "u"),
+    "context": lambda m, _: m.context("tea \ud800", "u"),
+    "identity": lambda m, _: m.set_identity("I serve \ud800", "u"),
+    "fact": lambda m, ep: m.add_fact("Likes \ud800 tea", "u", sources=[ep]),
+    "fact update": lambda m, ep: m.update(
+        m.add_fact("Likes tea", "u", sources=[ep]).id, "u", text="\udcff"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SURROGATE_CASES))
+def test_lone_surrogates_in_any_text_are_invalid_input(memory: Memory, case: str) -> None:
+    [ep] = memory.remember("I like tea", "u")
+    with pytest.raises(InvalidInputError, match="surrogate"):
+        SURROGATE_CASES[case](memory, ep.id)
+    assert memory.identity("u").text == ""

@@ -24,6 +24,7 @@ from memstrata.model import (
 )
 from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
 from memstrata.settings import DEFAULT_MAX_TURN_CHARS, Settings
+from memstrata.textio import check_unicode
 
 if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
@@ -163,7 +164,9 @@ class MemoryState:
         return DEFAULT_MAX_TURN_CHARS if self.settings is None else self.settings.max_turn_chars
 
     def check_size(self, text: str, what: str) -> None:
-        """Refuse ``text`` longer than :attr:`max_turn_chars` as :class:`TooLargeError`."""
+        """Refuse ``text`` longer than :attr:`max_turn_chars` as :class:`TooLargeError`, and
+        text no store can keep (lone surrogates) as :class:`InvalidInputError`."""
+        check_unicode(text, what)
         limit = self.max_turn_chars
         if len(text) > limit:
             raise TooLargeError(
