@@ -1,13 +1,14 @@
 """One typed settings object: defaults < config file < ``MEMSTRATA_*`` environment < flags.
 
 This is the only module that reads the environment. The config file is TOML, found at
-``$MEMSTRATA_CONFIG`` or ``<config home>/memstrata/config.toml``. The default file may be
-missing; a file named in ``$MEMSTRATA_CONFIG`` must exist.
+``load_settings(config_file=...)`` (the CLI's ``--config``), ``$MEMSTRATA_CONFIG`` or
+``<config home>/memstrata/config.toml``. The default file may be missing; a named one must exist.
 """
 
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -44,7 +45,14 @@ def default_cache_dir() -> Path:
     return _xdg("XDG_CACHE_HOME", ".cache") / "memstrata"
 
 
+#: the config file a caller named (``--config``), over ``$MEMSTRATA_CONFIG``, while settings load
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("memstrata_config_file", default=None)
+
+
 def default_config_file() -> Path:
+    chosen = _CONFIG_FILE.get()
+    if chosen is not None:
+        return chosen
     explicit = os.environ.get("MEMSTRATA_CONFIG")
     if explicit:
         return Path(explicit)
@@ -285,15 +293,22 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, toml)
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Settings from every source, with ``overrides`` (flags) on top; None values are ignored."""
+def load_settings(*, config_file: str | Path | None = None, **overrides: Any) -> Settings:
+    """Settings from every source, with ``overrides`` (flags) on top; None values are ignored.
+
+    ``config_file`` names the config file over ``$MEMSTRATA_CONFIG``; a file named either way
+    must exist."""
     given = {k: v for k, v in overrides.items() if v is not None}
-    named = os.environ.get("MEMSTRATA_CONFIG")
+    if config_file is not None:
+        named, source = str(config_file), "--config"
+    else:
+        named, source = os.environ.get("MEMSTRATA_CONFIG", ""), "MEMSTRATA_CONFIG"
     if named and not Path(named).is_file():
         raise ConfigError(
-            f"the config file {named} named by MEMSTRATA_CONFIG does not exist "
-            "(or is not a file); fix the path or unset MEMSTRATA_CONFIG"
+            f"the config file {named} named by {source} does not exist (or is not a file); "
+            f"fix the path or drop {source}"
         )
+    token = _CONFIG_FILE.set(Path(config_file)) if config_file is not None else None
     try:
         return Settings(**given)
     except ValidationError as exc:
@@ -304,3 +319,6 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError(f"invalid settings: {problems}") from exc
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the config file {default_config_file()}: {exc}") from exc
+    finally:
+        if token is not None:
+            _CONFIG_FILE.reset(token)

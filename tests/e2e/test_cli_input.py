@@ -263,3 +263,17 @@ def test_output_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
         )
     assert done.returncode != 0
     assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_config_option_names_the_config_file(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "memstrata.toml"
+    config.write_text("max_turn_chars = 10\n", encoding="utf-8")
+    args = ["remember", "x" * 11, "--user", "a", "--data-dir", str(data_dir)]
+    assert main(["--config", str(config), *args]) == 2
+    assert "max_turn_chars 10" in capsys.readouterr().err
+    assert main(args) == 0  # without it, the default limit
+    missing = tmp_path / "missing.toml"
+    assert main(["--config", str(missing), *args]) == 6
+    _one_line_error(capsys.readouterr().err, str(missing))

@@ -17,6 +17,7 @@ from memstrata.errors import ConfigError, InvalidInputError, NotFoundError
 if TYPE_CHECKING:
     from memstrata.api import Memory
     from memstrata.model import Scope
+    from memstrata.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,9 +46,8 @@ def memory_for(data_dir: Path | None, *, create: bool = False) -> Memory:
     other command refuses a data directory that holds no memory, so a mistyped path creates
     nothing."""
     from memstrata.api import Memory
-    from memstrata.settings import load_settings
 
-    settings = load_settings(data_dir=data_dir)
+    settings = settings_for(data_dir=data_dir)
     if settings.data_dir.exists() and not settings.data_dir.is_dir():
         raise ConfigError(f"the data directory {settings.data_dir} is not a directory")
     if not create and not settings.db_path.exists():
@@ -107,5 +107,24 @@ def describe(record: Any) -> str:
 
 @click.group(help="memstrata: layered, auditable long-term memory for LLM agents.")
 @click.version_option(package_name="memstrata")
-def cli() -> None:
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Config file (default: $MEMSTRATA_CONFIG or ~/.config/memstrata/config.toml).",
+)
+def cli(config_file: Path | None) -> None:
     """The command group."""
+    _invocation["config_file"] = config_file
+
+
+#: what the group's options chose for this invocation
+_invocation: dict[str, Path | None] = {"config_file": None}
+
+
+def settings_for(**overrides: Any) -> Settings:
+    """The settings for this invocation: ``--config`` if given, flags in ``overrides``."""
+    from memstrata.settings import load_settings
+
+    return load_settings(config_file=_invocation["config_file"], **overrides)

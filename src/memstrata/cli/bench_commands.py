@@ -14,6 +14,7 @@ from memstrata.cli.base import (
     cli,
     json_option,
     print_json,
+    settings_for,
 )
 from memstrata.errors import InvalidInputError
 
@@ -137,7 +138,6 @@ def bench_madial(path: Path, embedding_cache: Path | None, rerank: bool, as_json
 def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
     from memstrata.bench.scale import run_scale
     from memstrata.embed import create_embedder
-    from memstrata.settings import load_settings
 
     try:
         numbers = [int(s) for s in sizes.split(",") if s.strip()]
@@ -145,7 +145,7 @@ def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
         raise InvalidInputError(f"--sizes must be numbers separated by commas: {sizes!r}") from None
     if not numbers or min(numbers) < 1:
         raise InvalidInputError("--sizes needs at least one positive number")
-    embedder = create_embedder(load_settings().embedder)
+    embedder = create_embedder(settings_for().embedder)
     _print_bench(run_scale(embedder, numbers, queries=queries), as_json)
 
 

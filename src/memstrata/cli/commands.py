@@ -22,6 +22,7 @@ from memstrata.cli.base import (
     read_stdin,
     scope_of,
     scope_options,
+    settings_for,
     when,
 )
 from memstrata.codec import item_version_to_json, record_to_json, stats_to_json
@@ -33,9 +34,8 @@ from memstrata.errors import InvalidInputError
 @json_option
 def init(data_dir: Path | None, as_json: bool) -> None:
     from memstrata.api import Memory
-    from memstrata.settings import load_settings
 
-    settings = load_settings(data_dir=data_dir)
+    settings = settings_for(data_dir=data_dir)
     with Memory.open(settings=settings) as mem:
         info = {
             "data_dir": str(settings.data_dir),
@@ -431,9 +431,8 @@ def import_(directory: Path, user: str | None, data_dir: Path | None, as_json: b
 @data_dir_option
 def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | None) -> None:
     from memstrata.server import serve as run_server
-    from memstrata.settings import load_settings
 
-    settings = load_settings(
+    settings = settings_for(
         data_dir=data_dir, host=host, port=port, load_sample=False if no_sample else None
     )
     run_server(settings)
