@@ -79,3 +79,19 @@ def test_a_manifest_naming_a_file_outside_the_export_is_refused(
     with pytest.raises(InvalidInputError, match="outside"):
         memory.import_markdown(out, user="bob")
     assert memory.stats("bob").episodes == 0
+
+
+def test_reimport_after_deleting_everything_says_how_to_import(
+    memory: Memory, tmp_path: Path
+) -> None:
+    memory.load_sample("alice")
+    out = tmp_path / "export"
+    memory.export_markdown("alice", out)
+    for kind in ("document", "fact", "episode"):
+        for record in memory.list("alice", kind, limit=1000):  # type: ignore[arg-type]
+            memory.delete(record.id, "alice")
+    with pytest.raises(InvalidInputError, match="--user") as info:
+        memory.import_markdown(out)
+    assert "UNIQUE" not in str(info.value)
+    assert memory.stats("alice").episodes == 0
+    assert memory.import_markdown(out, user="alice-again") == Scope("alice-again")

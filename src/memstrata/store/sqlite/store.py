@@ -150,7 +150,11 @@ class SqliteStore(ErasureTables):
                 ids = [r[0] for r in episode_rows] + [f.id for f in facts]
                 self._log(tx, scope.user, ids + [d.id for d in documents], ChangeOp.UPSERT)
         except sqlite3.IntegrityError as exc:
-            raise InvalidInputError(f"cannot restore: an id is already stored ({exc})") from exc
+            raise InvalidInputError(
+                "cannot restore: ids in the export are already used in this store (these "
+                "records were stored here before, and their history remains); restore into "
+                "another user (--user) to give every record a new id"
+            ) from exc
 
     def users(self) -> list[str]:
         rows = self._read(
