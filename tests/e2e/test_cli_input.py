@@ -277,3 +277,22 @@ def test_config_option_names_the_config_file(
     missing = tmp_path / "missing.toml"
     assert main(["--config", str(missing), *args]) == 6
     _one_line_error(capsys.readouterr().err, str(missing))
+
+
+@pytest.mark.parametrize(
+    "command", [["identity", "edit"], ["doc", "edit", "essentials"]], ids=lambda c: c[0]
+)
+def test_an_editor_that_saves_non_utf8_is_a_clear_error(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    import stat
+
+    cli("remember", "keep me", "--user", "a")
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "bad \\377 text\\n" > "$1"\n', encoding="utf-8")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    _, err = cli(*command, "--user", "a", code=2)
+    _one_line_error(err, "UTF-8", "byte 4")
+    assert cli.json("identity", "show", "--user", "a") == {"text": "", "version": 0}

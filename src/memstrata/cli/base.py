@@ -72,6 +72,18 @@ def read_stdin() -> str:
     return text
 
 
+def edit_text(text: str) -> str | None:
+    """``text`` edited in $EDITOR (None: not saved); a file saved in another encoding than
+    UTF-8 is refused with the byte offset."""
+    try:
+        return click.edit(text, extension=".md", require_save=True)
+    except UnicodeDecodeError as exc:
+        from memstrata.textio import decode_utf8
+
+        decode_utf8(exc.object, source="the edited file")
+        raise InvalidInputError(f"the edited file is not UTF-8 text: {exc.reason}") from exc
+
+
 def scope_of(user: str, thread: str | None, agent: str | None) -> Scope:
     from memstrata.model import Scope
 

@@ -11,6 +11,7 @@ import click
 from memstrata.cli.base import (
     cli,
     data_dir_option,
+    edit_text,
     json_option,
     memory_for,
     print_json,
@@ -141,7 +142,7 @@ def doc_edit(
     scope = scope_of(user, thread, agent)
     with memory_for(data_dir, create=True) as mem:
         markdown, version = mem.doc_markdown(key, scope)
-        edited = click.edit(markdown, extension=".md", require_save=True)
+        edited = edit_text(markdown)
         if edited is None or edited == markdown:
             click.echo("no change")
             return
@@ -193,7 +194,7 @@ def identity_edit(
         if source is not None:
             text: str | None = read_text(source)
         else:
-            text = click.edit(current.text + "\n", extension=".md", require_save=True)
+            text = edit_text(current.text + "\n")
         if text is None:
             click.echo("no change")
             return
