@@ -7,6 +7,7 @@ important :class:`Fact` s, L2 :class:`TopicDocument`, L3 every :class:`Fact` and
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -140,6 +141,10 @@ class Turn:
         check_unicode(self.speaker, "turn speaker")
         check_unicode(self.session_id, "turn session_id")
         check_unicode(self.metadata, "turn metadata")
+        try:  # strict JSON: what every reader of the record (HTTP, export) can parse back
+            json.dumps(dict(self.metadata), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"turn metadata is not JSON: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

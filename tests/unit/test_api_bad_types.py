@@ -24,6 +24,8 @@ CASES: dict[str, Callable[[Memory, Path], Any]] = {
     "search filters str": lambda m, _: m.search("tea", "u", filters="x"),  # type: ignore[arg-type]
     "context budget str": lambda m, _: m.context("tea", "u", budget="5"),  # type: ignore[arg-type]
     "export onto a file": lambda m, tmp: m.export_markdown("u", tmp / "file.txt"),
+    "metadata NaN": lambda m, _: m.remember({"text": "x", "metadata": {"a": float("nan")}}, "u"),
+    "metadata object": lambda m, _: m.remember({"text": "x", "metadata": {"a": object()}}, "u"),
 }
 
 
