@@ -88,7 +88,7 @@ def _read(kind: DocumentKind, text: str) -> dict[str, Any]:
     if kind == DocumentKind.IDENTITY:
         return {"text": text[:-1] if text.endswith("\n") else text}
     if kind in (DocumentKind.PROFILE, DocumentKind.STATE):
-        data = json.loads(text)
+        data = _json(text, kind.value)
         if not isinstance(data, dict):
             raise InvalidInputError(f"a {kind.value} file must hold a JSON object")
         return data
@@ -130,16 +130,27 @@ def export_directory(store: RecordStore, scope: Scope, directory: Path) -> dict[
     return manifest
 
 
+def _no_constant(name: str) -> Any:
+    raise InvalidInputError(f"{name} is not a JSON number")
+
+
+def _json(text: str, where: str) -> Any:
+    """Strict JSON (no NaN or Infinity, which no reader of the records could parse back)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{where}: invalid JSON: {exc.msg} (line {exc.lineno})") from exc
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: invalid JSON: {exc}") from exc
+
+
 def _lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
     for number, line in enumerate(read_text(path).split("\n"), start=1):
         if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInputError(f"{path}:{number}: invalid JSON: {exc.msg}") from exc
+            out.append(_json(line, f"{path}:{number}"))
     return out
 
 
@@ -154,10 +165,7 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
     manifest_path = directory / "manifest.json"
     if not manifest_path.exists():
         raise InvalidInputError(f"{directory} has no manifest.json; not a memstrata export")
-    try:
-        manifest = json.loads(read_text(manifest_path))
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"cannot read {manifest_path}: {exc}") from exc
+    manifest = _json(read_text(manifest_path), str(manifest_path))
     if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:
         raise InvalidInputError(f"{manifest_path} is not a {FORMAT} v{FORMAT_VERSION} manifest")
     from memstrata.codec import scope_from_json

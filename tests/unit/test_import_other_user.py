@@ -95,3 +95,23 @@ def test_reimport_after_deleting_everything_says_how_to_import(
     assert "UNIQUE" not in str(info.value)
     assert memory.stats("alice").episodes == 0
     assert memory.import_markdown(out, user="alice-again") == Scope("alice-again")
+
+
+@pytest.mark.parametrize("target", ["facts.jsonl", "manifest.json"])
+def test_an_export_holding_nan_is_refused_whole(
+    memory: Memory, tmp_path: Path, target: str
+) -> None:
+    memory.load_sample("alice")
+    out = tmp_path / "export"
+    memory.export_markdown("alice", out)
+    path = out / target
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace('"confidence": 1.0', '"confidence": NaN', 1).replace(
+            '"format_version": 1', '"format_version": 1, "x": NaN'
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(InvalidInputError, match="NaN"):
+        memory.import_markdown(out, user="bob")
+    assert memory.stats("bob").episodes == 0
