@@ -15,6 +15,7 @@ import time
 from typing import Final
 
 from memstrata.errors import InvalidInputError
+from memstrata.textio import shown
 
 _ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _RANDOM_BITS: Final = 80
@@ -77,7 +78,8 @@ def kind_of(item_id: str) -> str:
     match = _ID_RE.match(item_id) if isinstance(item_id, str) else None
     if match is None or match.group("prefix") not in PREFIXES:
         raise InvalidInputError(
-            f"{item_id!r} is not a memstrata id (expected e.g. ep_01J..., fa_01J..., doc_01J...)"
+            f"{shown(item_id)} is not a memstrata id (expected e.g. ep_01J..., fa_01J..., "
+            "doc_01J...)"
         )
     return PREFIXES[match.group("prefix")]
 

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from memstrata.errors import InvalidInputError
-from memstrata.textio import check_unicode
+from memstrata.textio import check_unicode, shown
 
 JsonValue = Any
 """A value that survives ``json.dumps``; metadata values must be of this kind."""
@@ -32,7 +32,7 @@ def _check_scope_part(name: str, value: str | None, *, required: bool) -> None:
     check_unicode(value, f"scope {name}")
     if not isinstance(value, str) or not _SCOPE_PART_RE.match(value) or value != value.strip():
         raise InvalidInputError(
-            f"scope {name} {value!r} must be 1-128 characters without slashes, control "
+            f"scope {name} {shown(value)} must be 1-128 characters without slashes, control "
             "characters or surrounding spaces"
         )
 

@@ -65,3 +65,10 @@ def check_unicode(value: object, what: str) -> None:
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         for item in value:
             check_unicode(item, what)
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters so a huge bad
+    input does not flood the message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value))} characters)"

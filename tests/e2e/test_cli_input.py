@@ -296,3 +296,19 @@ def test_an_editor_that_saves_non_utf8_is_a_clear_error(
     _, err = cli(*command, "--user", "a", code=2)
     _one_line_error(err, "UTF-8", "byte 4")
     assert cli.json("identity", "show", "--user", "a") == {"text": "", "version": 0}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["get", "x" * 100_000, "--user", "a"],
+        ["list", "--user", "u" * 100_000],
+        ["doc", "show", "k" * 100_000, "--user", "a"],
+    ],
+    ids=["id", "user", "doc key"],
+)
+def test_a_huge_bad_argument_is_not_echoed_whole(cli: Cli, args: list[str]) -> None:
+    cli("init")
+    _, err = cli(*args, code=2)
+    _one_line_error(err)
+    assert len(err) < 500

@@ -27,6 +27,7 @@ from memstrata.document.ops import Operation, OpKind, apply_operations, diff_doc
 from memstrata.errors import ConflictError, InvalidInputError
 from memstrata.model import DocumentKind, HistoryOp, ItemEvent, JsonValue, Scope
 from memstrata.ports import RecordStore
+from memstrata.textio import shown
 
 ESSENTIALS_KEY: Final = "essentials"
 _KEY_RE: Final = re.compile(r"^[\w][\w.-]{0,99}$")
@@ -102,7 +103,7 @@ def topic_slug(text: str) -> str:
 def kind_for(key: str) -> DocumentKind:
     if not _KEY_RE.match(key):
         raise InvalidInputError(
-            f"document key {key!r} must be 1-100 letters, digits, '_', '-' or '.'"
+            f"document key {shown(key)} must be 1-100 letters, digits, '_', '-' or '.'"
         )
     return DocumentKind.ESSENTIALS if key == ESSENTIALS_KEY else DocumentKind.TOPIC
 
