@@ -242,6 +242,13 @@ class Settings(BaseSettings):
         default_factory=BlendEmbedderSettings, description="the embedding provider"
     )
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _not_empty(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; name a directory (or unset MEMSTRATA_DATA_DIR)")
+        return value
+
     @field_validator("data_dir", mode="after")
     @classmethod
     def _expand(cls, value: Path) -> Path:

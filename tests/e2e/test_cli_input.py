@@ -312,3 +312,13 @@ def test_a_huge_bad_argument_is_not_echoed_whole(cli: Cli, args: list[str]) -> N
     _, err = cli(*args, code=2)
     _one_line_error(err)
     assert len(err) < 500
+
+
+def test_an_empty_data_dir_setting_is_a_config_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", "")
+    assert main(["remember", "hi", "--user", "a"]) == 6
+    _one_line_error(capsys.readouterr().err, "data_dir")
+    assert not (tmp_path / "memstrata.db").exists()
