@@ -234,13 +234,17 @@ def search_filter(
     *,
     speaker: str | None = None,
     session_id: str | None = None,
+    surface: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
     category: str | None = None,
     topic: str | None = None,
     layer: str | None = None,
+    include_archived: bool = False,
+    current_only: bool = True,
 ) -> SearchFilter:
-    """A search filter from a front end's arguments, category and layer given by name."""
+    """A search filter from a front end's arguments (every field of :class:`SearchFilter`),
+    category and layer given by name."""
     try:
         cat = Category(category) if category else None
     except ValueError:
@@ -255,9 +259,12 @@ def search_filter(
     return SearchFilter(
         speaker=speaker,
         session_id=session_id,
+        surface=surface,
         since=since,
         until=until,
         category=cat,
         topic=topic,
         layer=level,
+        current_only=current_only,
+        include_archived=include_archived,
     )

@@ -21,7 +21,12 @@ from memstrata.curate.runs import RunRegistry
 from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, belongs_in_essentials
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.document.service import ESSENTIALS_KEY, DocumentService, topic_slug
+from memstrata.document.service import (
+    ESSENTIALS_KEY,
+    IDENTITY_KEY,
+    DocumentService,
+    topic_slug,
+)
 from memstrata.index.tokenize import tokenize
 from memstrata.model import (
     Category,
@@ -96,7 +101,7 @@ def topic_key(fact: Fact) -> str:
     """The document a fact belongs to: its topic as a slug, or one per category."""
     if fact.topic:
         slug = topic_slug(fact.topic)
-        if slug and slug != ESSENTIALS_KEY:
+        if slug and slug not in (ESSENTIALS_KEY, IDENTITY_KEY):
             return slug
     return _DEFAULT_TOPICS[fact.category]
 

@@ -191,6 +191,10 @@ class OpenAILLMSettings(_ProviderSettings):
     json_mode: bool = Field(default=True, description="ask for response_format json_object")
 
 
+#: the default bound on an HTTP request body (4 MiB)
+DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
+
+
 class Settings(BaseSettings):
     """memstrata's settings. Every field can be set as ``MEMSTRATA_<FIELD>``."""
 
@@ -201,6 +205,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir, description="where memory lives")
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
+    max_request_bytes: int = Field(
+        DEFAULT_MAX_REQUEST_BYTES,
+        ge=1024,
+        description="the largest HTTP request body the server reads; larger ones get 413",
+    )
     trace: bool = Field(True, description="write the raw trace of captured turns")
     shutdown_timeout_s: float = Field(
         5.0,

@@ -190,5 +190,5 @@ def test_search(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     assert f"[{topics[0]['topic']}]" in out
     _, err = cli("search", "tea", "--user", "alice", "--layer", "L1", code=2)
     assert "granularity topic" in err
-    _, err = cli("search", "tea", "--user", "alice", "--rerank", code=6)
+    _, err = cli("search", "tea", "--user", "alice", "--rerank", code=2)
     assert "reranking needs a chat model" in err

@@ -11,7 +11,7 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
-from memstrata.errors import ConfigError
+from memstrata.errors import InvalidInputError
 from memstrata.llm.openai_compat import OpenAIChat
 from memstrata.model import Granularity, Scope, SearchHit, Turn
 from memstrata.rerank import llm_reranker
@@ -101,7 +101,7 @@ def mem(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
 
 
 def test_search_with_rerank_needs_a_chat_model(mem: Memory) -> None:
-    with pytest.raises(ConfigError, match="reranking needs a chat model"):
+    with pytest.raises(InvalidInputError, match="reranking needs a chat model: set the llm"):
         mem.search("tea", "u", rerank=True)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from memstrata.api.common import IngestReport, ScopeLike, as_scope, time_of
 from memstrata.api.curation import CurationMixin
-from memstrata.errors import ConfigError, InvalidInputError
+from memstrata.errors import InvalidInputError
 from memstrata.model import Document, DocumentKind, Granularity, Scope, SearchFilter, SearchHit
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
@@ -148,7 +148,10 @@ class Memory(CurationMixin):
             ) from None
         llm = self.llm if rerank else None
         if rerank and llm is None:
-            raise ConfigError("reranking needs a chat model: set llm (e.g. MEMSTRATA_LLM__MODEL)")
+            raise InvalidInputError(
+                "reranking needs a chat model: set the llm setting (e.g. MEMSTRATA_LLM__MODEL), "
+                "or search without rerank"
+            )
         from memstrata.index.query import build_query
 
         if filters is not None and not isinstance(filters, SearchFilter):

@@ -18,7 +18,7 @@ from memstrata.api.common import (
 )
 from memstrata.api.curated import clean_content, clean_text, require_episodes
 from memstrata.api.forgetting import ForgettingMixin
-from memstrata.codec import episode_to_json, record_to_json
+from memstrata.codec import episode_to_json, format_time, record_to_json
 from memstrata.errors import InvalidInputError
 from memstrata.ids import kind_of, new_id
 from memstrata.model import (
@@ -164,7 +164,12 @@ class RecordsMixin(ForgettingMixin):
             self.check_size(values["text"], "the fact text")
             values["text"] = clean_text(values["text"], scope).strip()
         if "sources" in values:
-            values["sources"] = tuple(values["sources"])
+            sources = values["sources"]
+            if not isinstance(sources, list | tuple) or not all(
+                isinstance(s, str) for s in sources
+            ):
+                raise InvalidInputError("sources must be a list of episode ids")
+            values["sources"] = tuple(sources)
             if not values["sources"]:
                 raise InvalidInputError(f"fact {fact_id} must cite at least one episode")
             require_episodes(
@@ -176,8 +181,14 @@ class RecordsMixin(ForgettingMixin):
         if values.get("superseded_by") is not None:
             self._check_successor(current, values["superseded_by"])
         for name in ("valid_from", "valid_to"):
-            if values.get(name) is not None:
-                values[name] = time_of(name, values[name])
+            if name in values:
+                values[name] = _validity_time(name, values[name])
+        valid_from = values.get("valid_from", current.valid_from)
+        valid_to = values.get("valid_to", current.valid_to)
+        if valid_to is not None and valid_to < valid_from:
+            raise InvalidInputError(
+                f"valid_to {format_time(valid_to)} is before valid_from {format_time(valid_from)}"
+            )
         updated = current.evolve(**values, updated_at=self.clock.now())
         op = "supersede" if values.get("superseded_by") else "update"
         return self.store.update_fact(
@@ -261,3 +272,11 @@ class RecordsMixin(ForgettingMixin):
             yield record_to_json(fact)
         for doc in self.store.list_documents(scope):
             yield record_to_json(doc)
+
+
+def _validity_time(name: str, value: object) -> datetime | None:
+    """A fact's ``valid_from`` or ``valid_to`` as given to :meth:`RecordsMixin.update`: a
+    datetime or ISO 8601 text; ``valid_to`` may be None (the fact holds again)."""
+    if value is None and name == "valid_to":
+        return None
+    return time_of(name, value)

@@ -30,6 +30,8 @@ from memstrata.ports import RecordStore
 from memstrata.textio import shown
 
 ESSENTIALS_KEY: Final = "essentials"
+#: the key of the L0 identity, which is not a curated document (and so no topic's key)
+IDENTITY_KEY: Final = "identity"
 _KEY_RE: Final = re.compile(r"^[\w][\w.-]{0,99}$")
 _HISTORY_OPS: Final = {
     OpKind.ADD: HistoryOp.CREATE,
@@ -105,6 +107,11 @@ def kind_for(key: str) -> DocumentKind:
         raise InvalidInputError(
             f"document key {shown(key)} must be 1-100 letters, digits, '_', '-' or '.'"
         )
+    if key == IDENTITY_KEY:
+        raise InvalidInputError(
+            "the L0 identity is a plain text, not a curated document: use identity and "
+            "set_identity (memstrata identity show/edit, GET/PUT /v1/identity)"
+        )
     return DocumentKind.ESSENTIALS if key == ESSENTIALS_KEY else DocumentKind.TOPIC
 
 
@@ -161,7 +168,12 @@ class DocumentService:
         if expected_version is not None and expected_version != version:
             raise ConflictError(key, expected_version, version)
         ops = diff_documents(doc, parse(change)) if isinstance(change, str) else list(change)
-        after, _ = apply_operations(doc, ops)
+        after, touched = apply_operations(doc, ops)
+        # an added bullet keeps the id the preview shows when the batch is applied
+        ops = [
+            replace(op, id=item_id) if op.kind == OpKind.ADD and not op.id else op
+            for op, item_id in zip(ops, touched, strict=True)
+        ]
         return DocPreview(key, version, tuple(ops), serialize(doc), serialize(after))
 
     def apply(

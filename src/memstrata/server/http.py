@@ -1,15 +1,17 @@
 """HTTP routes: each one parses, calls :class:`memstrata.api.Memory`, encodes the result.
 
-Errors of the exception tree map to status codes in one table (:data:`STATUS_CODES`).
+Errors of the exception tree map to status codes in one table (:data:`STATUS_CODES`); every
+error answers in one shape (:mod:`memstrata.server.errors`), request bodies are bounded
+(:mod:`memstrata.server.limits`) and unknown query parameters are refused.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Final, Literal
 
-from fastapi import FastAPI, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 
 from memstrata import __version__
 from memstrata.api import Memory
@@ -30,11 +32,26 @@ from memstrata.errors import (
     MemstrataError,
     NotFoundError,
     StoreError,
+    TooLargeError,
 )
 from memstrata.model import Layer, Role, Scope, Turn
-from memstrata.server.schemas import DocChangeIn, FactIn, RememberIn, ScopeIn, UpdateIn
+from memstrata.server.errors import install_error_handlers
+from memstrata.server.limits import BodySizeLimit
+from memstrata.server.schemas import (
+    DocChangeIn,
+    ErrorOut,
+    FactIn,
+    IdentityIn,
+    IdentityOut,
+    IsoTime,
+    RememberIn,
+    ScopeIn,
+    UpdateIn,
+)
+from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
+    (TooLargeError, 413),
     (InvalidInputError, 422),
     (NotFoundError, 404),
     (ConflictError, 409),
@@ -53,19 +70,52 @@ def _scope(scope: ScopeIn) -> Scope:
     return Scope(scope.user, scope.thread, scope.agent)
 
 
-def create_app(memory: Memory) -> FastAPI:
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not take (a misspelt filter is not ignored)."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    allowed = _query_names(route.dependant)
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown query parameter(s) {', '.join(map(repr, unknown))}; "
+            f"this route takes {', '.join(sorted(allowed)) or 'none'}"
+        )
+
+
+#: every route documents the one error shape
+ERROR_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    "4XX": {"model": ErrorOut, "description": "the request cannot be served as sent"},
+    "5XX": {"model": ErrorOut, "description": "the server or its store failed"},
+}
+
+
+def create_app(memory: Memory, *, max_request_bytes: int | None = None) -> FastAPI:
+    """The app over ``memory``; request bodies over ``max_request_bytes`` (default: the
+    ``max_request_bytes`` setting) are refused with 413."""
     app = FastAPI(
         title="memstrata",
         version=__version__,
-        description="Layered, auditable long-term memory for LLM agents.",
+        description="Layered, auditable long-term memory for LLM agents. Every 4xx and 5xx "
+        "answer has the body ErrorOut.",
+        responses=ERROR_RESPONSES,
+        dependencies=[Depends(known_query_only)],
     )
-
-    @app.exception_handler(MemstrataError)
-    async def _error(_: Request, exc: MemstrataError) -> JSONResponse:
-        return JSONResponse(
-            status_code=status_for(exc),
-            content={"error": type(exc).__name__, "message": str(exc)},
+    install_error_handlers(app, status_for)
+    if max_request_bytes is None:
+        settings = memory.settings
+        max_request_bytes = (
+            settings.max_request_bytes if settings is not None else DEFAULT_MAX_REQUEST_BYTES
         )
+    app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
 
     def scope_q(user: str, thread: str | None, agent: str | None) -> Scope:
         return Scope(user, thread, agent)
@@ -123,7 +173,7 @@ def create_app(memory: Memory) -> FastAPI:
             item_id,
             scope_q(user, thread, agent),
             expected_version=body.expected_version,
-            **body.changes,
+            **body.changes.model_dump(exclude_unset=True),
         )
         return record_to_json(record)
 
@@ -180,21 +230,27 @@ def create_app(memory: Memory) -> FastAPI:
         granularity: Literal["turn", "session", "fact", "topic"] = "turn",
         speaker: str | None = None,
         session_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
+        since: IsoTime | None = None,
+        until: IsoTime | None = None,
         category: str | None = None,
         topic: str | None = None,
         layer: Layer | None = None,
+        surface: str | None = None,
+        include_archived: bool = False,
+        current_only: bool = True,
         rerank: bool = False,
     ) -> list[dict[str, Any]]:
         filters = search_filter(
             speaker=speaker,
             session_id=session_id,
+            surface=surface,
             since=since,
             until=until,
             category=category,
             topic=topic,
             layer=layer,
+            include_archived=include_archived,
+            current_only=current_only,
         )
         hits = memory.search(
             q,
@@ -251,10 +307,23 @@ def create_app(memory: Memory) -> FastAPI:
         preview = memory.preview_doc(
             key, scope, doc_change(body), expected_version=body.expected_version
         )
-        _, version = memory.apply_doc(
-            key, scope, preview.operations, expected_version=body.expected_version
+        memory.apply_doc(key, scope, preview.operations, expected_version=body.expected_version)
+        stored, version = memory.doc_markdown(key, scope)  # what was stored, ids and all
+        return {**preview_json(preview), "after": stored, "version": version}
+
+    @app.get("/v1/identity")
+    def identity(user: str, thread: str | None = None, agent: str | None = None) -> IdentityOut:
+        ident = memory.identity(scope_q(user, thread, agent))
+        return IdentityOut(text=ident.text, version=ident.version)
+
+    @app.put("/v1/identity")
+    def set_identity(
+        body: IdentityIn, user: str, thread: str | None = None, agent: str | None = None
+    ) -> IdentityOut:
+        ident = memory.set_identity(
+            body.text, scope_q(user, thread, agent), expected_version=body.expected_version
         )
-        return {**preview_json(preview), "version": version}
+        return IdentityOut(text=ident.text, version=ident.version)
 
     @app.get("/v1/stats")
     def stats(user: str, thread: str | None = None, agent: str | None = None) -> dict[str, Any]:

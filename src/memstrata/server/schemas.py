@@ -1,60 +1,169 @@
-"""Request bodies of the HTTP API (responses use the records' JSON encoding)."""
+"""Request bodies and error responses of the HTTP API (records use their JSON encoding).
+
+Every body refuses unknown fields, and text that is not valid Unicode (a lone surrogate such as
+``"\\ud800"``, which JSON can spell but UTF-8 cannot store) anywhere in it, keys included.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+
+from memstrata.model import utc
 
 
-class ScopeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def check_unicode(value: Any) -> Any:
+    """``value`` unchanged, if every text in it encodes as UTF-8."""
+    for text in _strings(value):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"text is not valid Unicode (a lone surrogate at position {exc.start})"
+            ) from None
+    return value
+
+
+def _iso_time(value: Any) -> Any:
+    if isinstance(value, str | datetime):
+        return value
+    raise ValueError("a time is an ISO 8601 string, e.g. 2025-03-01T08:00:00Z")
+
+
+def _in_utc(value: datetime) -> datetime:
+    try:
+        return utc(value)
+    except OverflowError:
+        raise ValueError("the time is out of range in UTC") from None
+
+
+#: an ISO 8601 time, as UTC (a value without a zone is taken as UTC)
+IsoTime = Annotated[datetime, BeforeValidator(_iso_time), AfterValidator(_in_utc)]
+
+
+class BodyIn(BaseModel):
+    """A request body: no unknown fields, nothing that is not valid Unicode."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: Any) -> Any:
+        return check_unicode(data)
+
+
+class ScopeIn(BodyIn):
     user: str
     thread: str | None = None
     agent: str | None = None
 
 
-class TurnIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class TurnIn(BodyIn):
     text: str
     speaker: str | None = None
     role: Literal["user", "assistant", "system", "tool", "other"] = "user"
-    time: datetime | None = None
+    time: IsoTime | None = None
     session_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class RememberIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RememberIn(BodyIn):
     scope: ScopeIn
     turns: list[TurnIn] = Field(min_length=1)
     surface: str = "chat"
     session_id: str | None = None
 
 
-class FactIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FactIn(BodyIn):
     scope: ScopeIn
     text: str
     category: str = "other"
-    confidence: float = 1.0
-    importance: float = 0.5
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    importance: float = Field(0.5, ge=0.0, le=1.0)
     topic: str | None = None
     sources: list[str] = Field(default_factory=list)
 
 
-class UpdateIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    changes: dict[str, Any]
-    expected_version: int | None = None
+class ChangesIn(BodyIn):
+    """The fields to change: a fact's (any of them), or a document's ``content``."""
+
+    text: str | None = None
+    category: str | None = None
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    topic: str | None = None
+    sources: list[str] | None = None
+    valid_from: IsoTime | None = None
+    valid_to: IsoTime | None = None
+    superseded_by: str | None = None
+    content: dict[str, Any] | None = None
 
 
-class DocChangeIn(BaseModel):
+class UpdateIn(BodyIn):
+    changes: ChangesIn
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class DocChangeIn(BodyIn):
     """A proposed change to a curated document: the whole edited markdown, or operations
     (as ``memstrata doc diff`` reads them: ``{"op": "add", "section": ..., "text": ...}``)."""
 
-    model_config = ConfigDict(extra="forbid")
     markdown: str | None = None
     operations: list[dict[str, Any]] | None = None
     expected_version: int | None = Field(default=None, ge=0)
+
+
+class IdentityIn(BodyIn):
+    """The L0 identity's new text; ``expected_version`` makes the write compare-and-swap."""
+
+    text: str
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class IdentityOut(BaseModel):
+    text: str
+    version: int
+
+
+class ErrorDetail(BaseModel):
+    """One problem of a request that does not match the schema."""
+
+    loc: list[str] = Field(description="where: body, query or path, then the field names")
+    msg: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    """The body of every 4xx and 5xx answer."""
+
+    error: str = Field(
+        description="the error class: InvalidInputError (422), TooLargeError (413), "
+        "NotFoundError (404), MethodNotAllowedError (405), ConflictError or BusyError (409), "
+        "StoreError (503), InternalError or another class of the exception tree (500)"
+    )
+    message: str = Field(description="what went wrong, for a person")
+    details: list[ErrorDetail] | None = Field(
+        default=None, description="each problem, when the request does not match the schema"
+    )
