@@ -310,6 +310,26 @@ def test_lone_surrogates_in_any_text_field_are_422(fast: TestClient) -> None:
     assert fast.get(f"/v1/items/{ep_id}", params={"user": "a"}).json()["text"] == "tea"
 
 
+def test_non_finite_numbers_and_unparseable_bodies_are_422(fast: TestClient) -> None:
+    for number in ("NaN", "Infinity", "-Infinity"):
+        body = '{"scope": {"user": "a"}, "turns": [{"text": "x", "metadata": {"n": %s}}]}'
+        r = _raw(fast, "POST", "/v1/remember", body % number)
+        assert "finite" in assert_error(r, 422, "InvalidInputError")["message"]
+    huge = '{"scope": {"user": "a"}, "turns": [{"text": "x", "metadata": {"n": %s}}]}'
+    assert_error(_raw(fast, "POST", "/v1/remember", huge % ("9" * 5000)), 422)
+    assert fast.get("/v1/stats", params={"user": "a"}).json()["episodes"] == 0
+
+
+def test_document_operations_are_typed(fast: TestClient) -> None:
+    params = {"user": "a"}
+    for op in ({"op": "rename", "id": "m_x"}, {"op": "add", "text": 5}, {"op": "add", "x": 1}):
+        body = {"operations": [op], "expected_version": 0}
+        r = fast.post("/v1/docs/essentials/diff", params=params, json=body)
+        assert assert_error(r, 422, "InvalidInputError")["details"]
+    spec = fast.get("/openapi.json").json()["components"]["schemas"]
+    assert spec["OperationIn"]["properties"]["op"]["enum"] == ["add", "edit", "delete", "move"]
+
+
 def test_patch_refuses_fields_that_are_not_changes(fast: TestClient) -> None:
     fact = fast.post("/v1/facts", json={"scope": {"user": "a"}, "text": "Likes tea"}).json()
     url = f"/v1/items/{fact['id']}"

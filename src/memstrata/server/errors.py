@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 #: the error name of an HTTP condition raised by the framework, by status code
 HTTP_ERRORS: Final[Mapping[int, str]] = {
-    400: "InvalidInputError",
     404: "NotFoundError",
     405: "MethodNotAllowedError",
     413: "TooLargeError",
@@ -88,7 +87,7 @@ def install_error_handlers(app: FastAPI, status_for: Callable[[MemstrataError], 
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> ErrorResponse:
-        status = exc.status_code
+        status = 422 if exc.status_code == 400 else exc.status_code  # a body that won't parse
         error = HTTP_ERRORS.get(status, "InternalError" if status >= 500 else "HTTPError")
         detail = exc.detail if isinstance(exc.detail, str) else None
         message = detail or HTTPStatus(status).phrase

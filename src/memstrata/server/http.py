@@ -267,7 +267,10 @@ def create_app(memory: Memory, *, max_request_bytes: int | None = None) -> FastA
             raise InvalidInputError("give either markdown or operations")
         if body.markdown is not None:
             return body.markdown
-        return [operation_from_json(op, i) for i, op in enumerate(body.operations or [])]
+        return [
+            operation_from_json(op.model_dump(exclude_none=True), i)
+            for i, op in enumerate(body.operations or [])
+        ]
 
     def preview_json(preview: DocPreview) -> dict[str, Any]:
         return {

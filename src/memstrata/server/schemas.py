@@ -1,11 +1,13 @@
 """Request bodies and error responses of the HTTP API (records use their JSON encoding).
 
-Every body refuses unknown fields, and text that is not valid Unicode (a lone surrogate such as
-``"\\ud800"``, which JSON can spell but UTF-8 cannot store) anywhere in it, keys included.
+Every body refuses unknown fields, non-finite numbers, and text that is not valid Unicode (a
+lone surrogate such as ``"\\ud800"``, which JSON can spell but UTF-8 cannot store) anywhere in
+it, keys included.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -22,27 +24,31 @@ from pydantic import (
 from memstrata.model import utc
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)
+            yield key
+            yield from _leaves(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _strings(item)
+            yield from _leaves(item)
+    else:
+        yield value
 
 
-def check_unicode(value: Any) -> Any:
-    """``value`` unchanged, if every text in it encodes as UTF-8."""
-    for text in _strings(value):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(
-                f"text is not valid Unicode (a lone surrogate at position {exc.start})"
-            ) from None
+def check_json_values(value: Any) -> Any:
+    """``value`` unchanged, if every text in it encodes as UTF-8 and every number is finite
+    (Python's JSON reader accepts ``NaN`` and ``Infinity``; JSON has neither)."""
+    for leaf in _leaves(value):
+        if isinstance(leaf, str):
+            try:
+                leaf.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(
+                    f"text is not valid Unicode (a lone surrogate at position {exc.start})"
+                ) from None
+        elif isinstance(leaf, float) and not math.isfinite(leaf):
+            raise ValueError(f"numbers must be finite, not {leaf}")
     return value
 
 
@@ -71,7 +77,7 @@ class BodyIn(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _valid_unicode(cls, data: Any) -> Any:
-        return check_unicode(data)
+        return check_json_values(data)
 
 
 class ScopeIn(BodyIn):
@@ -126,12 +132,27 @@ class UpdateIn(BodyIn):
     expected_version: int | None = Field(default=None, ge=0)
 
 
+class OperationIn(BodyIn):
+    """One edit of a curated document, as ``memstrata doc diff`` reads it: ``add`` (section,
+    text, citations as ``surface:episode_id``, position), ``edit`` (id, text and/or
+    citations), ``delete`` (id, reason), ``move`` (id, section, position)."""
+
+    op: Literal["add", "edit", "delete", "move"]
+    id: str | None = None
+    section: str | None = None
+    text: str | None = None
+    citations: list[str] | None = None
+    reason: str | None = Field(
+        None, description="contradicted, superseded, stale, low-signal or user-request"
+    )
+    position: int | None = None
+
+
 class DocChangeIn(BodyIn):
-    """A proposed change to a curated document: the whole edited markdown, or operations
-    (as ``memstrata doc diff`` reads them: ``{"op": "add", "section": ..., "text": ...}``)."""
+    """A proposed change to a curated document: the whole edited markdown, or operations."""
 
     markdown: str | None = None
-    operations: list[dict[str, Any]] | None = None
+    operations: list[OperationIn] | None = None
     expected_version: int | None = Field(default=None, ge=0)
 
 
