@@ -209,6 +209,14 @@ def list_(
     default=None,
     help="Only this layer: L1 essentials or L2 topics (granularity topic), L3 the archive.",
 )
+@click.option("--surface", default=None, help="Only turns from this surface (chat, notebook...).")
+@click.option("--include-archived", is_flag=True, help="Also archived turns.")
+@click.option(
+    "--current-only/--include-superseded",
+    default=True,
+    show_default=True,
+    help="Only current facts, or superseded ones too.",
+)
 @click.option("--rerank", is_flag=True, help="Let the configured chat model reorder the best hits.")
 @data_dir_option
 @json_option
@@ -226,6 +234,9 @@ def search(
     category: str | None,
     topic: str | None,
     layer: str | None,
+    surface: str | None,
+    include_archived: bool,
+    current_only: bool,
     rerank: bool,
     data_dir: Path | None,
     as_json: bool,
@@ -235,11 +246,14 @@ def search(
     filters = search_filter(
         speaker=speaker,
         session_id=session_id,
+        surface=surface,
         since=since,
         until=until,
         category=category,
         topic=topic,
         layer=layer,
+        include_archived=include_archived,
+        current_only=current_only,
     )
     with memory_for(data_dir) as mem:
         hits = mem.search(
