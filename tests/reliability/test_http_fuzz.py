@@ -1,0 +1,156 @@
+"""An OpenAPI-driven fuzzer over the whole HTTP app: no 5xx, every error in the one shape.
+
+Schemathesis generates requests from ``app.openapi()`` for every operation, both requests that
+fit the schema and requests that do not, and sends them in process (ASGI) to an app over a
+memory in a temporary directory with the hashing embedder. Half the generated scopes and ids
+are swapped for ones that exist (a seeded user with turns, a fact and curated documents), so
+the fuzzer reaches past "not found", and a quarter of the JSON bodies get a lone surrogate in
+one of their texts (which JSON can spell and UTF-8 cannot store). The default run sends a
+bounded number of requests per operation and generation mode, ``CI=true`` over five times as
+many.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+
+from memstrata.api import Memory
+from memstrata.document.ops import Operation, OpKind
+from memstrata.embed.fake import HashingEmbedder
+from memstrata.server.http import create_app
+from memstrata.settings import load_settings
+
+FULL = os.environ.get("CI", "").lower() == "true"
+#: generated requests per operation and generation mode
+EXAMPLES = 80 if FULL else 15
+USER = "alice"
+
+
+class Seeded:
+    """What exists in the fuzzed memory: ids the fuzzer can hit."""
+
+    def __init__(self, memory: Memory) -> None:
+        turns = memory.remember(["I moved to Hangzhou", "我喜欢喝龙井茶"], USER, session_id="s1")
+        fact = memory.add_fact("Alice lives in Hangzhou", USER, topic="home")
+        preview = memory.preview_doc(
+            "essentials", USER, [Operation(OpKind.ADD, section="Drinks", text="Likes tea")]
+        )
+        memory.apply_doc("essentials", USER, preview.operations, expected_version=0)
+        memory.consolidate(USER)
+        docs = memory.list(USER, "document")
+        self.ids = [
+            *(t.id for t in turns),
+            fact.id,
+            *(d.id for d in docs),
+            *(op.id for op in preview.operations if op.id),
+        ]
+        self.keys = ["essentials", "home", "identity", "profile"]
+
+
+@pytest.fixture
+def fuzzed(tmp_path: Path) -> Iterator[tuple[Any, TestClient, Seeded]]:
+    settings_ = load_settings(data_dir=tmp_path / "mem", max_request_bytes=64_000)
+    with Memory.open(settings=settings_, embedder=HashingEmbedder(dim=64)) as memory:
+        seeded = Seeded(memory)
+        app = create_app(memory)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            yield schemathesis.openapi.from_asgi("/openapi.json", app), client, seeded
+
+
+def _aim(case: Any, data: st.DataObject, seeded: Seeded) -> None:
+    """Point some requests at what exists, so they get past "not found"."""
+    if not data.draw(st.booleans(), label="aim"):
+        return
+    if isinstance(case.query, dict) and "user" in case.query:
+        case.query["user"] = USER
+    if isinstance(case.body, dict) and isinstance(case.body.get("scope"), dict):
+        case.body["scope"]["user"] = USER
+    params = case.path_parameters or {}
+    if "item_id" in params:
+        params["item_id"] = data.draw(st.sampled_from(seeded.ids), label="item_id")
+    if "key" in params:
+        params["key"] = data.draw(st.sampled_from(seeded.keys), label="key")
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _poisoned(case: Any, data: st.DataObject) -> bytes | None:
+    """The case's JSON body with a lone surrogate put into one of its texts (a key or a
+    value), as a client may send it; None when the body has no text."""
+    if not isinstance(case.body, dict | list | str):
+        return None
+    text = json.dumps(case.body, ensure_ascii=True)
+    spots = [m.start() + 1 for m in _JSON_STRING.finditer(text)]
+    if not spots:
+        return None
+    at = data.draw(st.sampled_from(spots), label="surrogate at")
+    return (text[:at] + "\\ud800" + text[at:]).encode("ascii")
+
+
+def _call(case: Any, client: TestClient, data: st.DataObject) -> Any:
+    poison = data.draw(st.integers(0, 3), label="poison") == 0
+    body = _poisoned(case, data) if poison else None
+    if body is None:
+        return case.call()
+    return client.request(
+        case.method,
+        case.formatted_path,
+        params=case.query or None,
+        content=body,
+        headers={"content-type": "application/json"},
+    )
+
+
+def _check(case: Any, response: Any) -> None:
+    where = f"{case.method} {case.formatted_path} {case.query} {case.body!r:.300}"
+    assert response.status_code < 500, f"{where} -> {response.status_code} {response.text:.500}"
+    if response.status_code >= 400:
+        body = json.loads(response.content)
+        assert isinstance(body, dict), where
+        assert set(body) <= {"error", "message", "details"}, (where, body)
+        assert isinstance(body.get("error"), str) and isinstance(body.get("message"), str), (
+            where,
+            body,
+        )
+        assert "Traceback" not in response.text, where
+
+
+def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
+    fuzzed: tuple[Any, TestClient, Seeded],
+) -> None:
+    schema, client, seeded = fuzzed
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 14
+    for operation in operations:
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            strategy = operation.as_strategy(generation_mode=mode)
+
+            @given(case=strategy, data=st.data())
+            @settings(
+                max_examples=EXAMPLES,
+                deadline=None,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
+            def fuzz(case: Any, data: st.DataObject) -> None:
+                _aim(case, data, seeded)
+                _check(case, _call(case, client, data))
+
+            try:
+                fuzz()
+            except Unsatisfiable:  # nothing to break in an operation without parameters
+                assert mode == GenerationMode.NEGATIVE and not list(operation.iter_parameters())
