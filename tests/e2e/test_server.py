@@ -320,6 +320,17 @@ def test_non_finite_numbers_and_unparseable_bodies_are_422(fast: TestClient) -> 
     assert fast.get("/v1/stats", params={"user": "a"}).json()["episodes"] == 0
 
 
+def test_deeply_nested_bodies_are_422_and_nothing_is_stored(fast: TestClient) -> None:
+    deep = '{"scope": {"user": "a"}, "turns": [{"text": "x", "metadata": {"m": %s}}]}'
+    nested = "[" * 500 + "]" * 500
+    r = _raw(fast, "POST", "/v1/remember", deep % nested)
+    assert "nest" in assert_error(r, 422, "InvalidInputError")["message"]
+    assert fast.get("/v1/list", params={"user": "a"}).json() == []
+    ok = _raw(fast, "POST", "/v1/remember", deep % ("[" * 20 + "]" * 20))
+    assert ok.status_code == 201
+    assert len(fast.get("/v1/list", params={"user": "a"}).json()) == 1
+
+
 def test_document_operations_are_typed(fast: TestClient) -> None:
     params = {"user": "a"}
     for op in ({"op": "rename", "id": "m_x"}, {"op": "add", "text": 5}, {"op": "add", "x": 1}):

@@ -1,8 +1,8 @@
 """Request bodies and error responses of the HTTP API (records use their JSON encoding).
 
-Every body refuses unknown fields, non-finite numbers, and text that is not valid Unicode (a
-lone surrogate such as ``"\\ud800"``, which JSON can spell but UTF-8 cannot store) anywhere in
-it, keys included.
+Every body refuses unknown fields, nesting deeper than 32 levels, non-finite numbers, and text
+that is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON can spell but
+UTF-8 cannot store) anywhere in it, keys included.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -23,22 +23,28 @@ from pydantic import (
 
 from memstrata.model import utc
 
+#: how deep objects and arrays may nest in a request body (what is stored must read back)
+MAX_DEPTH: Final = 32
 
-def _leaves(value: Any) -> Iterator[Any]:
+
+def _leaves(value: Any, depth: int = 0) -> Iterator[Any]:
+    if isinstance(value, dict | list | tuple) and depth >= MAX_DEPTH:
+        raise ValueError(f"objects and arrays nest deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
         for key, item in value.items():
             yield key
-            yield from _leaves(item)
+            yield from _leaves(item, depth + 1)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _leaves(item)
+            yield from _leaves(item, depth + 1)
     else:
         yield value
 
 
 def check_json_values(value: Any) -> Any:
-    """``value`` unchanged, if every text in it encodes as UTF-8 and every number is finite
-    (Python's JSON reader accepts ``NaN`` and ``Infinity``; JSON has neither)."""
+    """``value`` unchanged, if it nests at most :data:`MAX_DEPTH` levels, every text in it
+    encodes as UTF-8 and every number is finite (Python's JSON reader accepts ``NaN`` and
+    ``Infinity``; JSON has neither)."""
     for leaf in _leaves(value):
         if isinstance(leaf, str):
             try:
