@@ -331,6 +331,15 @@ def test_deeply_nested_bodies_are_422_and_nothing_is_stored(fast: TestClient) ->
     assert len(fast.get("/v1/list", params={"user": "a"}).json()) == 1
 
 
+def test_a_turn_from_any_year_leaves_the_scope_readable(fast: TestClient) -> None:
+    turn = {"text": "an old note", "time": "0828-01-08T02:08:33Z"}
+    r = fast.post("/v1/remember", json={"scope": {"user": "a"}, "turns": [turn]})
+    assert r.status_code == 201 and r.json()[0]["time"] == "0828-01-08T02:08:33.000000Z"
+    assert fast.get("/v1/stats", params={"user": "a"}).json()["episodes"] == 1
+    [listed] = fast.get("/v1/list", params={"user": "a"}).json()
+    assert listed["time"] == "0828-01-08T02:08:33.000000Z"
+
+
 def test_document_operations_are_typed(fast: TestClient) -> None:
     params = {"user": "a"}
     for op in ({"op": "rename", "id": "m_x"}, {"op": "add", "text": 5}, {"op": "add", "x": 1}):
