@@ -154,3 +154,18 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
                 fuzz()
             except Unsatisfiable:  # nothing to break in an operation without parameters
                 assert mode == GenerationMode.NEGATIVE and not list(operation.iter_parameters())
+            _still_readable(client, operation)
+
+
+def _still_readable(client: TestClient, after: Any) -> None:
+    """Nothing the fuzzer stored makes the seeded user's memory unreadable."""
+    reads = [
+        ("/v1/stats", {}),
+        *(("/v1/list", {"kind": kind}) for kind in ("episode", "fact", "document")),
+        ("/v1/docs/essentials", {}),
+        ("/v1/search", {"q": "Hangzhou tea"}),
+        ("/v1/search", {"q": "Hangzhou tea", "granularity": "topic"}),
+    ]
+    for path, params in reads:
+        response = client.get(path, params={"user": USER, **params})
+        assert response.status_code == 200, (after, path, response.text[:500])
