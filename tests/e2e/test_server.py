@@ -499,6 +499,7 @@ def test_doc_apply_reports_the_bullet_ids_it_stored(fast: TestClient) -> None:
     [op] = applied["operations"]
     assert op["id"] in stored["markdown"] and op["id"] in applied["after"]
     assert applied["after"] == stored["markdown"] and applied["version"] == stored["version"]
+    assert "manual:ep_" in applied["diff"]  # the citation captured on apply is in the diff
     md = stored["markdown"].replace("- Likes tea", "- Likes coffee\n- Likes tea")
     again = fast.post(
         "/v1/docs/essentials/apply", params=params, json={"markdown": md, "expected_version": 1}

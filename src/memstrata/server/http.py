@@ -7,6 +7,7 @@ error answers in one shape (:mod:`memstrata.server.errors`), request bodies are 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -22,6 +23,7 @@ from memstrata.codec import (
     search_filter,
     stats_to_json,
 )
+from memstrata.document.format import serialize
 from memstrata.document.ops import operation_from_json, operation_to_json
 from memstrata.document.service import DocPreview
 from memstrata.errors import (
@@ -310,9 +312,11 @@ def create_app(memory: Memory, *, max_request_bytes: int | None = None) -> FastA
         preview = memory.preview_doc(
             key, scope, doc_change(body), expected_version=body.expected_version
         )
-        memory.apply_doc(key, scope, preview.operations, expected_version=body.expected_version)
-        stored, version = memory.doc_markdown(key, scope)  # what was stored, ids and all
-        return {**preview_json(preview), "after": stored, "version": version}
+        applied, version = memory.apply_doc(
+            key, scope, preview.operations, expected_version=body.expected_version
+        )
+        stored = replace(preview, after=serialize(applied))  # as stored: ids, citations
+        return {**preview_json(stored), "version": version}
 
     @app.get("/v1/identity")
     def identity(user: str, thread: str | None = None, agent: str | None = None) -> IdentityOut:
