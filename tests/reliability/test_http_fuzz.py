@@ -13,7 +13,6 @@ many.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,10 +31,10 @@ from memstrata.document.ops import Operation, OpKind
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.server.http import create_app
 from memstrata.settings import load_settings
+from tests.reliability.sizes import report, size
 
-FULL = os.environ.get("CI", "").lower() == "true"
 #: generated requests per operation and generation mode
-EXAMPLES = 80 if FULL else 15
+EXAMPLES = size(15, 80)
 USER = "alice"
 
 
@@ -135,6 +134,7 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
     schema, client, seeded = fuzzed
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 14
+    sent: list[int] = []
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             strategy = operation.as_strategy(generation_mode=mode)
@@ -148,13 +148,23 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
             )
             def fuzz(case: Any, data: st.DataObject) -> None:
                 _aim(case, data, seeded)
-                _check(case, _call(case, client, data))
+                response = _call(case, client, data)
+                _check(case, response)
+                sent.append(response.status_code)
 
             try:
                 fuzz()
             except Unsatisfiable:  # nothing to break in an operation without parameters
                 assert mode == GenerationMode.NEGATIVE and not list(operation.iter_parameters())
             _still_readable(client, operation)
+    report(
+        "http_fuzz",
+        operations=len(operations),
+        requests=len(sent),
+        answered_2xx=sum(200 <= code < 300 for code in sent),
+        answered_4xx=sum(400 <= code < 500 for code in sent),
+        answered_5xx=sum(code >= 500 for code in sent),
+    )
 
 
 def _still_readable(client: TestClient, after: Any) -> None:
