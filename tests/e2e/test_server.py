@@ -305,6 +305,8 @@ def test_lone_surrogates_in_any_text_field_are_422(fast: TestClient) -> None:
     ]
     for method, url, body in bodies:
         assert_error(_raw(fast, method, url, body, user="a"), 422, "InvalidInputError")
+    r = _raw(fast, "POST", "/v1/remember", bodies[4][2])
+    assert "turns.0.metadata.k.0 is not valid Unicode" in assert_error(r, 422)["message"]
     stats = fast.get("/v1/stats", params={"user": "a"}).json()
     assert stats["episodes"] == 2 and stats["facts_current"] == 1  # the turn, the fact's own
     assert fast.get(f"/v1/items/{ep_id}", params={"user": "a"}).json()["text"] == "tea"

@@ -27,34 +27,36 @@ from memstrata.model import utc
 MAX_DEPTH: Final = 32
 
 
-def _leaves(value: Any, depth: int = 0) -> Iterator[Any]:
-    if isinstance(value, dict | list | tuple) and depth >= MAX_DEPTH:
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """Every key and scalar in ``value`` with where it is (``turns.0.metadata``)."""
+    if isinstance(value, dict | list | tuple) and len(path) >= MAX_DEPTH:
         raise ValueError(f"objects and arrays nest deeper than {MAX_DEPTH} levels")
+    where = ".".join(path) or "the body"
     if isinstance(value, dict):
         for key, item in value.items():
-            yield key
-            yield from _leaves(item, depth + 1)
+            yield f"a key of {where}", key
+            yield from _leaves(item, (*path, str(key)))
     elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _leaves(item, depth + 1)
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*path, str(index)))
     else:
-        yield value
+        yield where, value
 
 
 def check_json_values(value: Any) -> Any:
     """``value`` unchanged, if it nests at most :data:`MAX_DEPTH` levels, every text in it
     encodes as UTF-8 and every number is finite (Python's JSON reader accepts ``NaN`` and
     ``Infinity``; JSON has neither)."""
-    for leaf in _leaves(value):
+    for where, leaf in _leaves(value):
         if isinstance(leaf, str):
             try:
                 leaf.encode("utf-8")
             except UnicodeEncodeError as exc:
                 raise ValueError(
-                    f"text is not valid Unicode (a lone surrogate at position {exc.start})"
+                    f"{where} is not valid Unicode (a lone surrogate at position {exc.start})"
                 ) from None
         elif isinstance(leaf, float) and not math.isfinite(leaf):
-            raise ValueError(f"numbers must be finite, not {leaf}")
+            raise ValueError(f"{where} must be a finite number, not {leaf}")
     return value
 
 
