@@ -276,3 +276,14 @@ def test_missing_episodes_is_one_scoped_check(memory: Memory) -> None:
         [theirs.id, ghost]
     )
     assert missing_episodes(memory.store, ALICE, []) == []
+
+
+def test_a_page_is_1_to_10000_records(memory: Memory) -> None:
+    memory.remember(["one", "two"], "alice")
+    memory.set_identity("I help Alice.", "alice")
+    memory.add_fact("Alice likes tea", "alice", category="preference")
+    for kind in ("episode", "fact", "document"):
+        for limit in (0, -1, 10_001, 2.5, True):
+            with pytest.raises(InvalidInputError, match="limit must be between 1 and 10000"):
+                memory.list("alice", kind, limit=limit)  # type: ignore[arg-type]
+        assert len(memory.list("alice", kind, limit=1)) == 1

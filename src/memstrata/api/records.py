@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from memstrata.api.common import (
     FACT_FIELDS,
@@ -35,6 +35,9 @@ from memstrata.model import (
     Stats,
     Turn,
 )
+
+#: the largest page :meth:`RecordsMixin.list` returns
+MAX_PAGE: Final = 10_000
 
 
 class RecordsMixin(ForgettingMixin):
@@ -247,10 +250,13 @@ class RecordsMixin(ForgettingMixin):
         episode_filter: EpisodeFilter | None = None,
         fact_filter: FactFilter | None = None,
     ) -> list[Record]:
-        """One page of the scope's records of one kind, in id order."""
+        """One page of the scope's records of one kind, in id order; ``limit`` is 1 to
+        :data:`MAX_PAGE`."""
         scope = as_scope(scope)
         if after is not None:
             kind_of(after)  # a cursor is an id; anything else is a mistake, not an empty page
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InvalidInputError(f"limit must be between 1 and {MAX_PAGE}, got {limit!r}")
         if kind == "episode":
             return list(self.store.list_episodes(scope, episode_filter, after=after, limit=limit))
         if kind == "fact":
