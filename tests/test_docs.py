@@ -45,6 +45,7 @@ def test_exported_names_are_pinned() -> None:
         "Category",
         "ConfigError",
         "ConflictError",
+        "DamagedStoreError",
         "DeleteReason",
         "DeleteReport",
         "Document",

@@ -47,6 +47,7 @@ _EXPORTS = {
     "BusyError": "memstrata.errors",
     "StoreError": "memstrata.errors",
     "MigrationError": "memstrata.errors",
+    "DamagedStoreError": "memstrata.errors",
 }
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "Category",
     "ConfigError",
     "ConflictError",
+    "DamagedStoreError",
     "DeleteReason",
     "DeleteReport",
     "Document",
@@ -95,6 +97,7 @@ if TYPE_CHECKING:
         BusyError,
         ConfigError,
         ConflictError,
+        DamagedStoreError,
         EmbeddingError,
         ImportFormatError,
         InvalidInputError,

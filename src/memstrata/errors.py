@@ -17,7 +17,8 @@ each::
      ├── LLMError              a chat model could not be reached or failed
      │    └── LLMReplyError       it answered, but not with the JSON asked for
      └── StoreError            the record store failed (I/O, driver, corruption)
-          └── MigrationError      a schema migration could not be applied
+          ├── MigrationError      a schema migration could not be applied
+          └── DamagedStoreError   the database file is damaged; writes are refused
 """
 
 from __future__ import annotations
@@ -109,3 +110,8 @@ class StoreError(MemstrataError):
 
 class MigrationError(StoreError):
     """A schema migration could not be applied; the database was left as it was."""
+
+
+class DamagedStoreError(StoreError):
+    """The database file is damaged (corrupt pages, not a database); every write is refused
+    until it is repaired (``memstrata doctor --repair``) or restored from the raw trace."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -10,12 +12,29 @@ from pathlib import Path
 from typing import Any, Self
 
 from memstrata.codec import format_time
-from memstrata.errors import MigrationError, StoreError
+from memstrata.errors import (
+    BusyError,
+    DamagedStoreError,
+    MemstrataError,
+    MigrationError,
+    StoreError,
+)
 from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
 from memstrata.store.migrations import Migration, pending
+from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.common import check_limit
 from memstrata.store.sqlite_schema import MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+
+def _read_only(path: Path) -> bool:
+    """Whether an existing database must be opened read-only (its file or directory cannot be
+    written by this process: permissions, a read-only mount, an immutable file)."""
+    if not path.exists():
+        return False
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
 
 
 class SqliteBase:
@@ -32,26 +51,69 @@ class SqliteBase:
         self.path = Path(path)
         self._clock = clock or SystemClock()
         self._lock = threading.RLock()
+        #: a read-only data directory (or file) is opened read-only: reads work, writes refuse
+        self.read_only = _read_only(self.path)
+        #: why writes are refused: the database was seen damaged (here or by another process)
+        self.damage = failures.read_damage(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path,
-                isolation_level=None,
-                check_same_thread=False,
-                timeout=busy_timeout_ms / 1000,
-            )
+            self._conn = self._connect(busy_timeout_ms)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
+            if not self.read_only:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._migrate(migrations)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if failures.is_damage(exc):
+                raise DamagedStoreError(
+                    f"{self.path} is not a usable memstrata database: {exc}; {failures.RECOVERY}"
+                ) from exc
+            if failures.is_busy(exc):
+                raise failures.translate(exc, self.path, "open") from exc
             raise StoreError(f"{self.path} is not a usable memstrata database: {exc}") from exc
+        except MemstrataError:
+            self._conn.close()
+            raise
+
+    def _connect(self, busy_timeout_ms: int) -> sqlite3.Connection:
+        timeout = busy_timeout_ms / 1000
+        if not self.read_only:
+            return sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=timeout
+            )
+        uri = self.path.resolve().as_uri()
+        conn = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError:
+            # a WAL database whose -shm cannot be created in a read-only directory: nothing
+            # can write it from here, so it is opened as immutable
+            conn.close()
+            return sqlite3.connect(
+                f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
+            )
+
+    def _mark_damaged(self, exc: sqlite3.Error) -> None:
+        if self.damage is None:
+            self.damage = str(exc)
+            log.error("the database %s is damaged (%s); writes are refused", self.path, exc)
+            if not self.read_only:
+                failures.mark_damaged(self.path, str(exc))
+
+    def _failure(self, exc: sqlite3.Error, doing: str) -> MemstrataError:
+        """``exc`` as an error of the tree; damage seen on any statement refuses later writes."""
+        if failures.is_damage(exc):
+            self._mark_damaged(exc)
+        return failures.translate(exc, self.path, doing)
 
     def close(self) -> None:
         with self._lock:
@@ -65,22 +127,41 @@ class SqliteBase:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken eagerly so concurrent writers queue, not deadlock."""
+        """One write transaction, taken eagerly so concurrent writers queue, not deadlock.
+
+        Driver errors leave as errors of the tree (a constraint violation stays
+        :class:`sqlite3.IntegrityError` for the caller to explain); a failed rollback never
+        hides the error that caused it."""
         with self._lock:
+            if self.damage is not None:
+                raise failures.damaged_error(self.path, self.damage)
+            if self.read_only:
+                raise StoreError(
+                    f"the data directory {self.path.parent} is read-only: reads work, "
+                    "writes are refused"
+                )
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StoreError(f"cannot start a write on {self.path}: {exc}") from exc
+                raise self._failure(exc, "start a write on") from exc
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            try:
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
-                raise StoreError(f"cannot commit to {self.path}: {exc}") from exc
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.Error) and not isinstance(exc, sqlite3.IntegrityError):
+                    raise self._failure(exc, "write to") from exc
+                raise
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open (SQLite ends some on its own, e.g. when the
+        disk is full); a rollback failure is logged, never raised over the original error."""
+        if not self._conn.in_transaction:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            log.warning("rollback failed on %s", self.path, exc_info=True)
 
     @staticmethod
     def _log(tx: sqlite3.Connection, user: str, item_ids: Sequence[str], op: ChangeOp) -> None:
@@ -106,10 +187,18 @@ class SqliteBase:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
-                raise StoreError(f"read failed on {self.path}: {exc}") from exc
+                raise self._failure(exc, "read") from exc
 
     def _migrate(self, migrations: tuple[Migration, ...]) -> None:
         conn = self._conn
+        if self.read_only:
+            applied = {r["name"] for r in conn.execute("SELECT name FROM schema_migrations")}
+            if pending(migrations, applied):
+                raise StoreError(
+                    f"the data directory {self.path.parent} is read-only and the database "
+                    "needs a schema migration: open it once where it can be written"
+                )
+            return
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations "
             "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -124,6 +213,8 @@ class SqliteBase:
                         "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                         (migration.name, format_time(self._clock.now())),
                     )
+            except (BusyError, DamagedStoreError):
+                raise
             except (sqlite3.Error, StoreError) as exc:
                 raise MigrationError(
                     f"migration {migration.name} failed on {self.path}: {exc}"

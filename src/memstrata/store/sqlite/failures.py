@@ -1,0 +1,105 @@
+"""SQLite failures mapped to their true class, and the mark a damaged database leaves.
+
+A held write lock past the busy timeout is :class:`BusyError`; a full disk, a read-only data
+directory and other driver errors are :class:`StoreError` with a message that says what
+happened; a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is :class:`DamagedStoreError`.
+Once damage is seen, a mark file beside the database (``memstrata.db.damaged``) makes every
+later open, in any process, refuse writes until ``memstrata doctor --repair`` clears it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from memstrata.codec import format_time
+from memstrata.errors import BusyError, DamagedStoreError, MemstrataError, StoreError
+
+log = logging.getLogger(__name__)
+
+RECOVERY: Final = (
+    "writes are refused so nothing more is lost; run `memstrata doctor --repair` to rebuild it "
+    "from what is readable (the damaged file is kept aside), or restore a scope's episodes "
+    "from the raw trace (`memstrata restore --from-trace --user U`)"
+)
+
+
+def error_name(exc: sqlite3.Error) -> str:
+    return str(getattr(exc, "sqlite_errorname", "") or "")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database file itself is damaged."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = error_name(exc)
+    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
+        return True
+    text = str(exc)
+    return "malformed" in text or "file is not a database" in text
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    name = error_name(exc)
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in str(exc)
+
+
+def is_full(exc: sqlite3.Error) -> bool:
+    return error_name(exc) == "SQLITE_FULL" or "database or disk is full" in str(exc)
+
+
+def is_read_only(exc: sqlite3.Error) -> bool:
+    return error_name(exc).startswith("SQLITE_READONLY") or "readonly database" in str(exc)
+
+
+def damage_mark(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".damaged")
+
+
+def read_damage(db_path: Path) -> str | None:
+    """What the damage mark says, or None when the database is not marked damaged."""
+    try:
+        return damage_mark(db_path).read_text(encoding="utf-8").strip() or "damaged"
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"damage mark unreadable: {exc}"
+
+
+def mark_damaged(db_path: Path, detail: str) -> None:
+    """Leave the mark that makes every later open refuse writes (best effort)."""
+    try:
+        damage_mark(db_path).write_text(
+            f"{format_time(datetime.now(UTC))} {detail}\n", encoding="utf-8"
+        )
+    except OSError:
+        log.warning("cannot write the damage mark beside %s", db_path, exc_info=True)
+
+
+def clear_damage(db_path: Path) -> None:
+    damage_mark(db_path).unlink(missing_ok=True)
+
+
+def damaged_error(db_path: Path, detail: str) -> DamagedStoreError:
+    return DamagedStoreError(f"the database {db_path} is damaged ({detail}); {RECOVERY}")
+
+
+def translate(exc: sqlite3.Error, db_path: Path, doing: str) -> MemstrataError:
+    """The error of the exception tree that says what ``exc`` (raised while ``doing``) means."""
+    if is_damage(exc):
+        return damaged_error(db_path, str(exc))
+    if is_busy(exc):
+        return BusyError(
+            f"cannot {doing} {db_path}: the database is locked by another writer past the busy "
+            "timeout; retry later"
+        )
+    if is_full(exc):
+        return StoreError(f"disk full: cannot {doing} {db_path}; nothing was written")
+    if is_read_only(exc):
+        return StoreError(
+            f"the data directory {db_path.parent} is read-only: cannot {doing} {db_path}"
+        )
+    return StoreError(f"cannot {doing} {db_path}: {exc}")

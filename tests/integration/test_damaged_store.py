@@ -1,0 +1,63 @@
+"""A damaged database: reads say so, and every write is refused until it is repaired."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.cli import main
+from memstrata.errors import DamagedStoreError
+from memstrata.model import Scope
+from memstrata.settings import load_settings
+
+PAGE = 4096
+
+
+def damage_page_holding(db: Path, marker: bytes) -> None:
+    """Overwrite the header of the page that holds ``marker`` (a leaf of the episodes table)."""
+    data = bytearray(db.read_bytes())
+    at = data.index(marker)
+    page = at - at % PAGE
+    data[page : page + 16] = b"\xff" * 16
+    db.write_bytes(bytes(data))
+
+
+def damaged_data_dir(data_dir: Path) -> Path:
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        mem.remember([f"turn {i} " + "padding " * 40 for i in range(60)], "alice")
+        mem.remember("the marker turn QX7Z", "alice")
+        mem.remember([f"late turn {i} " + "padding " * 40 for i in range(60)], "alice")
+    db = data_dir / "memstrata.db"
+    damage_page_holding(db, b"the marker turn QX7Z")
+    return db
+
+
+def test_reads_on_a_damaged_page_fail_and_every_write_is_refused(data_dir: Path) -> None:
+    db = damaged_data_dir(data_dir)
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        with pytest.raises(DamagedStoreError, match="doctor --repair"):
+            mem.list("alice", limit=1000)
+        with pytest.raises(DamagedStoreError, match="restore --from-trace"):
+            mem.remember("written into a damaged file", "alice")
+    # another process, later, that never read the damaged page: still refused
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        with pytest.raises(DamagedStoreError):
+            mem.remember("written into a damaged file", "bob")
+        assert mem.list("bob") == []
+    assert b"written into a damaged file" not in db.read_bytes()
+
+
+def test_the_cli_refuses_to_remember_into_a_damaged_store(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    damaged_data_dir(data_dir)
+    assert main(["list", "--user", "alice", "--limit", "1000", "--data-dir", str(data_dir)]) == 7
+    assert "damaged" in capsys.readouterr().err
+    assert main(["remember", "more", "--user", "bob", "--data-dir", str(data_dir)]) == 7
+    err = capsys.readouterr().err
+    assert "damaged" in err and "memstrata doctor --repair" in err
+    assert "Traceback" not in err
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        assert mem.store.list_episodes(Scope("bob")) == []

@@ -1,0 +1,168 @@
+"""Store failures surface as their true class: a held lock is busy, a full disk says so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memstrata.cli import exit_code_for
+from memstrata.errors import BusyError, StoreError
+from memstrata.model import Episode, Role, Scope
+from memstrata.store.sqlite import SqliteStore
+from tests.conftest import FixedClock
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _episode(i: int, text: str = "hello") -> Episode:
+    clock = FixedClock()
+    return Episode(
+        id=f"ep_{i:026d}",
+        scope=Scope("alice"),
+        surface="chat",
+        session_id="s1",
+        speaker="alice",
+        role=Role.USER,
+        text=text,
+        time=clock.now(),
+    )
+
+
+def test_a_held_write_lock_is_busy_not_a_store_failure(tmp_path: Path) -> None:
+    path = tmp_path / "memstrata.db"
+    store = SqliteStore(path, busy_timeout_ms=50)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(BusyError, match="locked") as caught:
+            store.add_episodes(Scope("alice"), [_episode(1)])
+        assert exit_code_for(caught.value) == 5
+        other.execute("ROLLBACK")
+        store.add_episodes(Scope("alice"), [_episode(1)])
+        assert [e.id for e in store.list_episodes(Scope("alice"))] == [_episode(1).id]
+    finally:
+        other.close()
+        store.close()
+
+
+def _can_mount_tmpfs() -> bool:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+needs_mounts = pytest.mark.skipif(
+    not _can_mount_tmpfs(), reason="needs root and mount namespaces (unshare -m)"
+)
+
+
+def run_in_mount_namespace(
+    mount: str, script: str, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` (Python) in a private mount namespace after the shell ``mount`` commands;
+    the mounts vanish with the process."""
+    code = tmp_path / "script.py"
+    code.write_text(textwrap.dedent(script), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{SRC.parent}"}
+    return subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f'{mount} && exec "{sys.executable}" "{code}"',
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@needs_mounts
+def test_a_full_disk_is_a_clear_store_error_and_nothing_is_written(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    result = run_in_mount_namespace(
+        f'mount -t tmpfs -o size=400k tmpfs "{disk}"',
+        f"""
+        from memstrata.errors import StoreError
+        from memstrata.model import Scope
+        from memstrata.store.sqlite import SqliteStore
+        from tests.integration.test_store_failures import _episode
+
+        store = SqliteStore({str(disk / "memstrata.db")!r})
+        store.add_episodes(Scope("alice"), [_episode(0)])
+        try:
+            store.add_episodes(Scope("alice"), [_episode(i, "x" * 2000) for i in range(1, 400)])
+        except StoreError as exc:
+            print("ERROR", type(exc).__name__, exc)
+        else:
+            print("NO ERROR")
+        print("COUNT", len(store.list_episodes(Scope("alice"), limit=1000)))
+        store.add_episodes(Scope("alice"), [_episode(500)])
+        print("AFTER", len(store.list_episodes(Scope("alice"), limit=1000)))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "ERROR StoreError disk full" in result.stdout, result.stdout
+    assert "nothing was written" in result.stdout
+    assert "rollback" not in result.stdout
+    assert "COUNT 1" in result.stdout
+    assert "AFTER 2" in result.stdout
+
+
+def test_a_failing_rollback_never_masks_the_original_error(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "memstrata.db")
+
+    def engine_gave_up() -> None:
+        with store._write() as tx:
+            tx.execute("ROLLBACK")  # the engine ended the transaction itself, as on SQLITE_FULL
+            raise sqlite3.OperationalError("database or disk is full")
+
+    try:
+        with pytest.raises(StoreError, match="disk full"):
+            engine_gave_up()
+    finally:
+        store.close()
+
+
+@needs_mounts
+def test_a_read_only_data_directory_serves_reads_and_refuses_writes(tmp_path: Path) -> None:
+    data = tmp_path / "mem"
+    with SqliteStore(data / "memstrata.db") as store:
+        store.add_episodes(Scope("alice"), [_episode(1, "tea in the morning")])
+    result = run_in_mount_namespace(
+        f'mount --bind "{data}" "{data}" && mount -o remount,bind,ro "{data}"',
+        f"""
+        from memstrata.errors import StoreError
+        from memstrata.model import Scope
+        from memstrata.store.sqlite import SqliteStore
+        from tests.integration.test_store_failures import _episode
+
+        store = SqliteStore({str(data / "memstrata.db")!r})
+        print("READ", [e.text for e in store.list_episodes(Scope("alice"))])
+        try:
+            store.add_episodes(Scope("alice"), [_episode(2)])
+        except StoreError as exc:
+            print("WRITE", type(exc).__name__, exc)
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "READ ['tea in the morning']" in result.stdout, result.stdout
+    assert f"WRITE StoreError the data directory {data} is read-only" in result.stdout
