@@ -5,11 +5,17 @@ name and the SHA-256 of the text; the cache is derived data and can be deleted a
 Query vectors are kept only in memory (a small LRU), never on disk. Every model is given at
 most :data:`memstrata.embed.base.MAX_EMBED_CHARS` characters of a text (all a model reads);
 the cache keys the whole text.
+
+A damaged cache file (found on open or on first use) is deleted and started again, with a
+warning: search keeps working and re-embeds what it needs. A cache that cannot be written (a
+full disk, a read-only data directory) is read where it can be and keeps new vectors in memory.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -23,8 +29,15 @@ from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
+from memstrata.sqlite_errors import is_damage
+
+log = logging.getLogger(__name__)
 
 _CHUNK = 500
+#: per cache file, how many times it was started again in this process: the caches of a
+#: blend's models share one file, and each reconnects when another has replaced it
+_GENERATIONS: dict[Path, int] = {}
+_GENERATIONS_LOCK = threading.Lock()
 
 
 def text_hash(text: str) -> bytes:
@@ -44,20 +57,108 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._conn: sqlite3.Connection | None = None
-        if path is not None:
+        self._path = None if path is None else Path(path).absolute()
+        self._generation = 0
+        self._file: tuple[int, int] | None = None
+        self._read_only = False
+        self._memory: dict[bytes, NDArray[np.float32]] = {}
+        if self._path is not None:
             try:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-                self._conn = sqlite3.connect(
-                    str(path), check_same_thread=False, isolation_level=None, timeout=10
-                )
-                self._conn.execute("PRAGMA journal_mode = WAL")
-                self._conn.execute(
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+            self._open()
+
+    def _open(self) -> None:
+        """Connect to the cache file; a damaged one is deleted and started again."""
+        assert self._path is not None
+        path = self._path
+        with _GENERATIONS_LOCK:
+            self._generation = _GENERATIONS.get(path, 0)
+        try:
+            self._conn = self._connect(path)
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+            self._start_again(exc)
+        except OSError as exc:
+            raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+
+    def _connect(self, path: Path) -> sqlite3.Connection | None:
+        self._file = _identity(path)
+        self._read_only = not os.access(path.parent, os.W_OK) or (
+            path.exists() and not os.access(path, os.W_OK)
+        )
+        if self._read_only:
+            if not path.exists():
+                return None  # nothing to read; new vectors stay in memory
+            conn = sqlite3.connect(
+                f"{path.as_uri()}?immutable=1", uri=True, check_same_thread=False
+            )
+        else:
+            conn = sqlite3.connect(
+                str(path), check_same_thread=False, isolation_level=None, timeout=10
+            )
+        try:
+            if not self._read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute(
                     "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL,"
                     " vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
                 )
-            except (OSError, sqlite3.Error) as exc:
-                raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
-        self._memory: dict[bytes, NDArray[np.float32]] = {}
+            conn.execute("SELECT model, hash, vec FROM vectors LIMIT 1").fetchall()
+        except sqlite3.Error:
+            conn.close()
+            raise
+        self._file = _identity(path)
+        return conn
+
+    def _start_again(self, exc: sqlite3.Error) -> None:
+        """The cache file is damaged: delete it (it is derived data) and start an empty one.
+
+        A cache of the same file (another model of a blend, another process) that started it
+        again first is not deleted again: this one only reconnects."""
+        assert self._path is not None
+        path = self._path
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        with _GENERATIONS_LOCK:
+            replaced = _GENERATIONS.get(path, 0) != self._generation or not self._same_file()
+            if not replaced and not self._read_only:
+                log.warning(
+                    "the embedding cache %s is damaged (%s); deleted, it is rebuilt as texts "
+                    "are embedded again",
+                    path,
+                    exc,
+                )
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+                _GENERATIONS[path] = self._generation + 1
+            self._generation = _GENERATIONS.get(path, 0)
+        if self._read_only and not replaced:
+            log.warning("the embedding cache %s is damaged (%s) and read-only: unused", path, exc)
+            return
+        try:
+            self._conn = self._connect(path)
+        except (OSError, sqlite3.Error) as again:
+            raise StoreError(f"cannot start the embedding cache {path} again: {again}") from exc
+
+    def _same_file(self) -> bool:
+        """Whether the cache file is still the one this cache opened."""
+        assert self._path is not None
+        return self._file == _identity(self._path)
+
+    def _current(self) -> sqlite3.Connection | None:
+        """The connection, reconnected if another cache of the same file started it again."""
+        if self._path is not None and self._conn is not None:
+            with _GENERATIONS_LOCK:
+                stale = _GENERATIONS.get(self._path, 0) != self._generation
+            if stale:
+                self._conn.close()
+                self._conn = None
+                self._open()
+        return self._conn
 
     @property
     def name(self) -> str:
@@ -72,12 +173,24 @@ class CachedEmbedder:
             self._conn.close()
 
     def _lookup(self, hashes: list[bytes]) -> dict[bytes, NDArray[np.float32]]:
-        if self._conn is None:
-            return {h: self._memory[h] for h in hashes if h in self._memory}
+        found = {h: self._memory[h] for h in hashes if h in self._memory}
+        try:
+            found.update(self._lookup_file([h for h in hashes if h not in found]))
+        except sqlite3.Error as exc:
+            if is_damage(exc):
+                self._start_again(exc)
+            else:
+                log.warning("embedding cache lookup failed (%s); embedding again", exc)
+        return found
+
+    def _lookup_file(self, hashes: list[bytes]) -> dict[bytes, NDArray[np.float32]]:
+        conn = self._current()
         found: dict[bytes, NDArray[np.float32]] = {}
+        if conn is None:
+            return found
         for start in range(0, len(hashes), _CHUNK):
             chunk = hashes[start : start + _CHUNK]
-            rows = self._conn.execute(
+            rows = conn.execute(
                 f"SELECT hash, vec FROM vectors WHERE model = ? AND hash IN "
                 f"({','.join('?' * len(chunk))})",
                 [self.inner.name, *chunk],
@@ -87,19 +200,36 @@ class CachedEmbedder:
         return found
 
     def _save(self, items: list[tuple[bytes, NDArray[np.float32]]]) -> None:
-        if self._conn is None:
+        if self._path is None or self._read_only:
             self._memory.update(items)
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        for attempt in (1, 2):
+            try:
+                self._save_file(items)
+                return
+            except sqlite3.Error as exc:
+                if is_damage(exc) and attempt == 1:
+                    self._start_again(exc)
+                    continue
+                log.warning("embedding cache write failed (%s); vectors not cached", exc)
+                return
+
+    def _save_file(self, items: list[tuple[bytes, NDArray[np.float32]]]) -> None:
+        conn = self._current()
+        if conn is None:
+            self._memory.update(items)
+            return
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            self._conn.executemany(
+            conn.executemany(
                 "INSERT OR REPLACE INTO vectors (model, hash, vec) VALUES (?, ?, ?)",
                 [(self.inner.name, h, v.astype(np.float32).tobytes()) for h, v in items],
             )
+            conn.execute("COMMIT")
         except sqlite3.Error:
-            self._conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
 
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -154,11 +284,28 @@ class CachedEmbedder:
         with self._lock:
             for h in hashes:
                 self._memory.pop(h, None)
-            if self._conn is not None and hashes:
-                self._conn.executemany("DELETE FROM vectors WHERE hash = ?", [(h,) for h in hashes])
+            conn = self._current()
+            if conn is not None and hashes and not self._read_only:
+                try:
+                    conn.executemany("DELETE FROM vectors WHERE hash = ?", [(h,) for h in hashes])
+                except sqlite3.Error as exc:
+                    if not is_damage(exc):
+                        raise StoreError(
+                            f"cannot forget vectors in the embedding cache {self._path}: {exc}"
+                        ) from exc
+                    self._start_again(exc)  # deleted whole: nothing of them is left
             for kind in QUERY_KINDS:
                 for t in texts:
                     self._queries.pop((kind, t), None)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` names now (device and inode), None when there is none."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:

@@ -21,6 +21,7 @@ from memstrata.errors import (
 )
 from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
+from memstrata.sqlite_errors import is_busy, is_damage
 from memstrata.store.migrations import Migration, pending
 from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.common import check_limit
@@ -70,11 +71,11 @@ class SqliteBase:
             self._migrate(migrations)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            if failures.is_damage(exc):
+            if is_damage(exc):
                 raise DamagedStoreError(
                     f"{self.path} is not a usable memstrata database: {exc}; {failures.RECOVERY}"
                 ) from exc
-            if failures.is_busy(exc):
+            if is_busy(exc):
                 raise failures.translate(exc, self.path, "open") from exc
             raise StoreError(f"{self.path} is not a usable memstrata database: {exc}") from exc
         except MemstrataError:
@@ -111,7 +112,7 @@ class SqliteBase:
 
     def _failure(self, exc: sqlite3.Error, doing: str) -> MemstrataError:
         """``exc`` as an error of the tree; damage seen on any statement refuses later writes."""
-        if failures.is_damage(exc):
+        if is_damage(exc):
             self._mark_damaged(exc)
         return failures.translate(exc, self.path, doing)
 

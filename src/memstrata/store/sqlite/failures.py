@@ -17,6 +17,7 @@ from typing import Final
 
 from memstrata.codec import format_time
 from memstrata.errors import BusyError, DamagedStoreError, MemstrataError, StoreError
+from memstrata.sqlite_errors import is_busy, is_damage, is_full, is_read_only
 
 log = logging.getLogger(__name__)
 
@@ -25,34 +26,6 @@ RECOVERY: Final = (
     "from what is readable (the damaged file is kept aside), or restore a scope's episodes "
     "from the raw trace (`memstrata restore --from-trace --user U`)"
 )
-
-
-def error_name(exc: sqlite3.Error) -> str:
-    return str(getattr(exc, "sqlite_errorname", "") or "")
-
-
-def is_damage(exc: BaseException) -> bool:
-    """Whether ``exc`` says the database file itself is damaged."""
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    name = error_name(exc)
-    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
-        return True
-    text = str(exc)
-    return "malformed" in text or "file is not a database" in text
-
-
-def is_busy(exc: sqlite3.Error) -> bool:
-    name = error_name(exc)
-    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in str(exc)
-
-
-def is_full(exc: sqlite3.Error) -> bool:
-    return error_name(exc) == "SQLITE_FULL" or "database or disk is full" in str(exc)
-
-
-def is_read_only(exc: sqlite3.Error) -> bool:
-    return error_name(exc).startswith("SQLITE_READONLY") or "readonly database" in str(exc)
 
 
 def damage_mark(db_path: Path) -> Path:

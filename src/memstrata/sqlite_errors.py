@@ -1,0 +1,36 @@
+"""What a :mod:`sqlite3` error means, for every module that opens an SQLite file.
+
+Leaf module: the record store and the embedding cache each decide what to do about it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def error_name(exc: sqlite3.Error) -> str:
+    return str(getattr(exc, "sqlite_errorname", "") or "")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the file itself is damaged (corrupt pages, not a database)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = error_name(exc)
+    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
+        return True
+    text = str(exc)
+    return "malformed" in text or "file is not a database" in text
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    name = error_name(exc)
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in str(exc)
+
+
+def is_full(exc: sqlite3.Error) -> bool:
+    return error_name(exc) == "SQLITE_FULL" or "database or disk is full" in str(exc)
+
+
+def is_read_only(exc: sqlite3.Error) -> bool:
+    return error_name(exc).startswith("SQLITE_READONLY") or "readonly database" in str(exc)
