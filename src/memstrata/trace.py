@@ -20,6 +20,7 @@ import os
 import re
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Final
@@ -134,7 +135,8 @@ class JsonlTrace:
             os.close(fd)  # closing releases the flock
 
     def read(self, surface: str | None = None) -> Iterator[dict[str, JsonValue]]:
-        """Every event, file by file in name order (day order within a surface)."""
+        """Every event, file by file in name order (day order within a surface); a torn line
+        (not a JSON object) is skipped with a warning (``memstrata doctor`` reports it)."""
         if not self.root.exists():
             return
         dirs = [self.root / surface_slug(surface)] if surface else sorted(self.root.iterdir())
@@ -142,10 +144,53 @@ class JsonlTrace:
             if not folder.is_dir():
                 continue
             for file in sorted(folder.glob("*.jsonl")):
-                with file.open(encoding="utf-8") as fh:
-                    for line in fh:
-                        if line.strip():
-                            yield json.loads(line)
+                for line in scan_file(file):
+                    if line.event is not None:
+                        yield line.event
+                    elif line.raw.strip():
+                        log.warning("skipping torn trace line %s:%d", file, line.number)
+
+    def files(self) -> list[Path]:
+        """Every trace file, in name order."""
+        return sorted(self.root.glob("*/*.jsonl")) if self.root.exists() else []
+
+
+@dataclass(frozen=True, slots=True)
+class TraceLine:
+    """One line of a trace file as found on disk.
+
+    ``event`` is None when the line is not a JSON object (torn: a crash or a full disk cut it,
+    or a later append landed on it); ``terminated`` is False for a last line with no newline.
+    """
+
+    file: Path
+    number: int
+    offset: int
+    raw: bytes
+    event: dict[str, JsonValue] | None
+    terminated: bool
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.event is not None and self.event.get("event") == "redacted"
+
+
+def scan_file(file: Path) -> Iterator[TraceLine]:
+    """The lines of one trace file, torn ones included (see :class:`TraceLine`)."""
+    content = file.read_bytes()
+    offset = 0
+    for number, line in enumerate(content.splitlines(keepends=True), start=1):
+        body = line.rstrip(b"\n")
+        event: dict[str, JsonValue] | None = None
+        if body.strip():
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                event = parsed
+        yield TraceLine(file, number, offset, body, event, line.endswith(b"\n"))
+        offset += len(line)
 
 
 def _tombstone(event: Mapping[str, object], reason: str, width: int) -> bytes:
@@ -157,3 +202,51 @@ def _tombstone(event: Mapping[str, object], reason: str, width: int) -> bytes:
         if len(data) <= width:
             return data + b" " * (width - len(data))
     return b"{}" + b" " * (width - 2)  # an event too short to say more (never seen: ids are long)
+
+
+def mend_torn(file: Path) -> int:
+    """Make every line of ``file`` readable again; the number of lines mended.
+
+    Under the file's lock, a last line with no newline gets one, and a line that is not a JSON
+    object loses its torn part: the bytes before the event that a later append wrote on it, or
+    the whole line when no event follows, become spaces (same length, in place, so no other
+    line moves and no tombstone offset changes)."""
+    fd = os.open(file, os.O_RDWR)  # not O_APPEND: Linux pwrite would ignore the offset
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        mended = 0
+        for line in scan_file(file):
+            torn = line.event is None and bool(line.raw.strip())
+            if torn:
+                keep = _last_event_start(line.raw)
+                os.pwrite(fd, b" " * (len(line.raw) if keep is None else keep), line.offset)
+            if not line.terminated:
+                os.pwrite(fd, b"\n", line.offset + len(line.raw))
+            mended += torn or not line.terminated
+        os.fsync(fd)
+        return mended
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def torn_event(raw: bytes) -> dict[str, JsonValue] | None:
+    """The complete event at the end of a torn line (one a later append wrote on it), if any;
+    :func:`mend_torn` keeps it."""
+    start = _last_event_start(raw)
+    if start is None:
+        return None
+    event = json.loads(raw[start:])
+    return event if isinstance(event, dict) else None
+
+
+def _last_event_start(raw: bytes) -> int | None:
+    """Where, in a torn line, the complete event that ends it starts (None: there is none)."""
+    start = raw.find(b"{", 1)
+    while start != -1:
+        try:
+            if isinstance(json.loads(raw[start:]), dict):
+                return start
+        except ValueError:
+            pass
+        start = raw.find(b"{", start + 1)
+    return None

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Final
 from memstrata.api.common import IngestReport, ScopeLike, as_scope, time_of
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
-from memstrata.model import Document, DocumentKind, Granularity, Scope, SearchFilter, SearchHit
+from memstrata.model import (
+    Document,
+    DocumentKind,
+    Episode,
+    Granularity,
+    Scope,
+    SearchFilter,
+    SearchHit,
+)
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
 
@@ -166,6 +174,20 @@ class Memory(CurationMixin):
         from memstrata.rerank import llm_reranker
 
         return llm_reranker(llm)(query, hits)[:k]
+
+    # recovery ----------------------------------------------------------------------
+    def restore_from_trace(self, scope: ScopeLike, *, missing: bool = False) -> list[Episode]:
+        """Restore the scope's episodes from the raw trace (verbatim, with their ids, times,
+        threads and sessions) into this store, where the scope must be empty, or with
+        ``missing`` only those the store lacks; what was restored. Deleted episodes left only
+        tombstones and stay deleted."""
+        from memstrata.doctor import restore_from_trace
+        from memstrata.trace import JsonlTrace
+
+        trace = self.trace
+        if not isinstance(trace, JsonlTrace):
+            trace = JsonlTrace((self.settings or load_settings()).trace_dir, clock=self.clock)
+        return restore_from_trace(self.store, trace, as_scope(scope), missing=missing)
 
     # serving -----------------------------------------------------------------------
     @property

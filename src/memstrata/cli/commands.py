@@ -556,6 +556,11 @@ def context(
 
 
 # The other command modules register their commands on the same group.
-from memstrata.cli import bench_commands, curate_commands, doc_commands  # noqa: E402
+from memstrata.cli import (  # noqa: E402
+    bench_commands,
+    curate_commands,
+    doc_commands,
+    doctor_commands,
+)
 
-__all__ = ["bench_commands", "cli", "curate_commands", "doc_commands"]
+__all__ = ["bench_commands", "cli", "curate_commands", "doc_commands", "doctor_commands"]
