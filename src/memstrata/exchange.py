@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -51,10 +52,15 @@ _ID: Final = re.compile(rf"^(?:{'|'.join(PREFIXES)})_[0-9A-HJKMNP-TV-Z]{{26}}$")
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:  # a full disk, a read-only place, a file where a folder should be
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise InvalidInputError(f"cannot write {path}: {exc}") from exc
 
 
 def _jsonl(rows: Iterable[Mapping[str, Any]]) -> str:

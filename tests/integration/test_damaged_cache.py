@@ -78,3 +78,19 @@ def test_search_works_over_a_damaged_cache(data_dir: Path) -> None:
     with open_memory() as mem:
         [hit] = mem.search("puppy Max", "alice", k=1)
         assert "puppy" in hit.text
+
+
+def test_a_cache_that_cannot_be_written_still_embeds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = CachedEmbedder(HashingEmbedder(dim=512), tmp_path / "embeddings.db")
+    try:
+        assert cache._conn is not None
+        pages = cache._conn.execute("PRAGMA page_count").fetchone()[0]
+        cache._conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+        with caplog.at_level(logging.WARNING, logger="memstrata.embed.cache"):
+            got = cache.embed_documents(TEXTS[:50])
+        assert np.allclose(got, HashingEmbedder(dim=512).embed_documents(TEXTS[:50]))
+        assert "not cached" in caplog.text
+    finally:
+        cache.close()

@@ -6,6 +6,7 @@ The other command modules register theirs on the same group when this module is 
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, cast
@@ -409,7 +410,8 @@ def export(
                     fh.writelines(lines)
                 tmp.replace(out)
             except OSError as exc:
-                tmp.unlink(missing_ok=True)
+                with suppress(OSError):
+                    tmp.unlink(missing_ok=True)
                 raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
     click.echo(f"exported to {out}", err=True)
 

@@ -1,0 +1,37 @@
+"""A destination that cannot be written is a one-line error, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.errors import InvalidInputError
+from tests.e2e.test_cli import Cli
+
+
+@pytest.fixture
+def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(data_dir, capsys)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "out"),
+    [("markdown", "a-file/sub"), ("markdown", "a-file"), ("jsonl", "a-file/x.jsonl")],
+)
+def test_export_to_a_path_that_cannot_be_written(
+    cli: Cli, tmp_path: Path, fmt: str, out: str
+) -> None:
+    cli("remember", "I prefer green tea", "--user", "alice")
+    (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
+    _, err = cli("export", "--user", "alice", "--format", fmt, "--out", str(tmp_path / out), code=2)
+    assert err.startswith("error: ") and "a-file" in err and "Traceback" not in err
+    assert (tmp_path / "a-file").read_text(encoding="utf-8") == "not a directory"
+
+
+def test_export_markdown_from_python_names_the_path(memory: Memory, tmp_path: Path) -> None:
+    memory.remember("I prefer green tea", "alice")
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="cannot write"):
+        memory.export_markdown("alice", tmp_path / "a-file" / "sub")
