@@ -17,10 +17,10 @@ def is_damage(exc: BaseException) -> bool:
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     name = error_name(exc)
-    if name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB":
-        return True
-    text = str(exc)
-    return "malformed" in text or "file is not a database" in text
+    if name:
+        return name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+    text = str(exc)  # a driver that does not name its errors
+    return "database disk image is malformed" in text or "file is not a database" in text
 
 
 def is_busy(exc: sqlite3.Error) -> bool:

@@ -21,10 +21,11 @@ from memstrata.sqlite_errors import is_busy, is_damage, is_full, is_read_only
 
 log = logging.getLogger(__name__)
 
+#: how to recover from a damaged database
 RECOVERY: Final = (
-    "writes are refused so nothing more is lost; run `memstrata doctor --repair` to rebuild it "
-    "from what is readable (the damaged file is kept aside), or restore a scope's episodes "
-    "from the raw trace (`memstrata restore --from-trace --user U`)"
+    "run `memstrata doctor --repair` to rebuild it from what is readable (the damaged file is "
+    "kept aside), or restore a scope's episodes from the raw trace "
+    "(`memstrata restore --from-trace --user U`)"
 )
 
 
@@ -57,7 +58,10 @@ def clear_damage(db_path: Path) -> None:
 
 
 def damaged_error(db_path: Path, detail: str) -> DamagedStoreError:
-    return DamagedStoreError(f"the database {db_path} is damaged ({detail}); {RECOVERY}")
+    return DamagedStoreError(
+        f"the database {db_path} is damaged ({detail}); writes are refused so nothing more is "
+        f"lost; {RECOVERY}"
+    )
 
 
 def translate(exc: sqlite3.Error, db_path: Path, doing: str) -> MemstrataError:
