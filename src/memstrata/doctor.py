@@ -90,6 +90,8 @@ def diagnose(settings: Settings, *, repair: bool = False) -> DoctorReport:
     _cache(settings.embedding_cache_path, report, repair)
     if settings.trace:
         _trace(settings, report, repair, db_readable=db_readable)
+    else:
+        report.checked.append("trace: off (not compared)")
     return report
 
 
@@ -362,7 +364,13 @@ def _trace(settings: Settings, report: DoctorReport, repair: bool, *, db_readabl
             )
             report.problems.append(problem)
             if repair:
-                problem.fixed = _backfill(store, trace, missing, stored)
+                written = _backfill(store, trace, missing, stored)
+                if written == len(missing):
+                    problem.fixed = f"appended {written} episode(s) to the trace"
+                else:
+                    report.problems.append(
+                        Problem("trace", f"only {written} of {len(missing)} could be appended")
+                    )
         if orphans:
             report.problems.append(
                 Problem(
@@ -387,7 +395,8 @@ def _episode_users(store: SqliteStore) -> dict[str, str]:
 
 def _backfill(
     store: SqliteStore, trace: JsonlTrace, missing: Sequence[str], users: dict[str, str]
-) -> str:
+) -> int:
+    """Append the ``missing`` episodes to the trace; how many were written."""
     by_user: dict[str, list[str]] = defaultdict(list)
     for episode_id in missing:
         by_user[users[episode_id]].append(episode_id)
@@ -401,7 +410,7 @@ def _backfill(
             events = [{"event": "episode", **episode_to_json(e)} for e in eps]
             if trace.append(surface, events):
                 written += len(eps)
-    return f"appended {written} episode(s) to the trace"
+    return written
 
 
 def _some(ids: Sequence[str]) -> str:

@@ -61,3 +61,18 @@ def test_the_cli_refuses_to_remember_into_a_damaged_store(
     assert "Traceback" not in err
     with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
         assert mem.store.list_episodes(Scope("bob")) == []
+
+
+def test_a_rebuild_keeps_every_row_around_the_damaged_page(data_dir: Path) -> None:
+    from memstrata.doctor import check_database, rebuild_database
+
+    db = damaged_data_dir(data_dir)
+    done = rebuild_database(db)
+    assert "unreadable stretches skipped: episodes 1" in done
+    assert check_database(db) == []
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        texts = [e.text for e in mem.store.iter_episodes(Scope("alice"))]
+        assert 100 <= len(texts) < 121
+        assert {f"late turn {i} " + "padding " * 40 for i in range(50, 60)} <= set(texts)
+        assert {f"turn {i} " + "padding " * 40 for i in range(10)} <= set(texts)
+        mem.remember("writes work again", "alice")
