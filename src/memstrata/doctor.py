@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from memstrata.codec import episode_from_json, episode_to_json
-from memstrata.errors import InvalidInputError, MemstrataError
+from memstrata.errors import InvalidInputError, MemstrataError, StoreError
 from memstrata.model import Episode, EpisodeFilter, JsonValue, Scope
 from memstrata.ports import RecordStore
 from memstrata.settings import Settings
@@ -116,14 +116,18 @@ def _database(db_path: Path, report: DoctorReport, repair: bool) -> bool:
             mark_damaged(db_path, found[0])  # writes refuse until it is repaired
         return not damaged
     done = []
-    if damaged:
-        done.append(rebuild_database(db_path))
-    removed = delete_orphans(db_path)
-    if removed:
-        done.append(f"removed {removed} row(s) naming a missing parent")
-    if mark is not None:
-        clear_damage(db_path)
-        done.append("damage mark cleared")
+    try:
+        if damaged:
+            done.append(rebuild_database(db_path))
+        removed = delete_orphans(db_path)
+        if removed:
+            done.append(f"removed {removed} row(s) naming a missing parent")
+        if mark is not None:
+            clear_damage(db_path)
+            done.append("damage mark cleared")
+    except (OSError, sqlite3.Error, MemstrataError) as exc:
+        report.problems.append(Problem("database", f"the repair failed: {exc}"))
+        return False
     for p in problems:
         p.fixed = "; ".join(done)
     report.problems.extend(
@@ -175,25 +179,12 @@ def rebuild_database(db_path: Path) -> str:
     new = db_path.with_name(db_path.name + ".rebuilt")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{new}{suffix}").unlink(missing_ok=True)
-    SqliteStore(new).close()  # the schema, by the migrations
-    copied: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    dst = sqlite3.connect(new, isolation_level=None)
     try:
-        dst.execute("BEGIN")
-        try:
-            src = _read_only(db_path)
-        except sqlite3.Error:
-            src = None
-        if src is not None:
-            try:
-                for table in TABLES:
-                    copied[table], skipped[table] = _copy_table(src, dst, table)
-            finally:
-                src.close()
-        dst.execute("COMMIT")
-    finally:
-        dst.close()
+        copied, skipped = _copy_readable(db_path, new)
+    except BaseException:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{new}{suffix}").unlink(missing_ok=True)
+        raise  # the damaged file was left in place
     aside = db_path.with_name(f"{db_path.name}.damaged-{stamp}")
     os.replace(db_path, aside)
     wal = Path(f"{db_path}-wal")
@@ -209,6 +200,31 @@ def rebuild_database(db_path: Path) -> str:
         + (f"; unreadable stretches skipped: {lost}" if lost else "")
         + f"); the damaged file is kept as {aside}"
     )
+
+
+def _copy_readable(db_path: Path, new: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """Copy the readable rows of ``db_path`` into a new database at ``new``; the rows copied
+    and the unreadable stretches stepped over, per table."""
+    SqliteStore(new).close()  # the schema, by the migrations
+    copied: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    dst = sqlite3.connect(new, isolation_level=None)
+    try:
+        dst.execute("BEGIN")
+        try:
+            src = _read_only(db_path)
+        except sqlite3.Error:
+            src = None  # nothing readable: an empty database
+        if src is not None:
+            try:
+                for table in TABLES:
+                    copied[table], skipped[table] = _copy_table(src, dst, table)
+            finally:
+                src.close()
+        dst.execute("COMMIT")
+    finally:
+        dst.close()
+    return copied, skipped
 
 
 def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) -> tuple[int, int]:
@@ -276,7 +292,16 @@ def _next_readable(src: sqlite3.Connection, table: str, bad: int) -> int | None:
 
 
 def _read_only(db_path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True)
+    """A connection that cannot write ``db_path`` (immutable when the directory is read-only
+    and the WAL index cannot be created)."""
+    uri = db_path.absolute().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    conn = sqlite3.connect(f"{uri}?immutable=1", uri=True)
     conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     return conn
 
@@ -291,8 +316,12 @@ def _cache(path: Path, report: DoctorReport, repair: bool) -> None:
     problems = [Problem("cache", f) for f in found]
     report.problems.extend(problems)
     if repair and problems:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        except OSError as exc:
+            report.problems.append(Problem("cache", f"cannot be deleted: {exc}"))
+            return
         for p in problems:
             p.fixed = "deleted; it is rebuilt as texts are embedded again"
 
@@ -331,7 +360,12 @@ def _trace(settings: Settings, report: DoctorReport, repair: bool, *, db_readabl
     tombstoned: set[str] = set()
     for file in trace.files():
         torn = 0
-        for line in scan_file(file):
+        try:
+            lines = list(scan_file(file))
+        except OSError as exc:
+            report.problems.append(Problem("trace", f"{file}: cannot be read: {exc}"))
+            continue
+        for line in lines:
             event = line.event
             if (event is None and line.raw.strip()) or not line.terminated:
                 torn += 1
@@ -346,7 +380,10 @@ def _trace(settings: Settings, report: DoctorReport, repair: bool, *, db_readabl
             problem = Problem("trace", f"{file}: {torn} torn line(s)")
             report.problems.append(problem)
             if repair:
-                problem.fixed = f"mended {mend_torn(file)} line(s) in place"
+                try:
+                    problem.fixed = f"mended {mend_torn(file)} line(s) in place"
+                except OSError as exc:
+                    report.problems.append(Problem("trace", f"{file}: cannot be mended: {exc}"))
     if not db_readable:
         return
     try:
@@ -424,7 +461,11 @@ def trace_episodes(trace: JsonlTrace, scope: Scope) -> list[Episode]:
     order; a deleted episode left only a tombstone and is not among them."""
     found: dict[str, Episode] = {}
     for file in trace.files():
-        for line in scan_file(file):
+        try:
+            lines = list(scan_file(file))
+        except OSError as exc:
+            raise StoreError(f"cannot read the trace file {file}: {exc}") from exc
+        for line in lines:
             event = line.event
             if event is None or event.get("event") != "episode" or event.get("id") in found:
                 continue

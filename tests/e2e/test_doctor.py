@@ -159,3 +159,15 @@ def test_a_scope_is_restored_from_the_trace_into_an_empty_store(
     assert "empty scope" in err
     _, err = Cli(fresh, cli.capsys)("restore", "--user", "alice", code=2)
     assert "--from-trace" in err
+
+
+def test_a_trace_file_that_cannot_be_read_is_a_problem_not_a_traceback(
+    cli: Cli, data_dir: Path
+) -> None:
+    cli("remember", "I prefer green tea", "--user", "alice")
+    (data_dir / "trace" / "chat" / "2020-01-01.jsonl").mkdir()  # a folder where a file should be
+    report = doctor(cli, "--repair", code=PROBLEMS_REMAIN)
+    [problem] = report["problems"]
+    assert "2020-01-01.jsonl: cannot be read" in problem["problem"]
+    _, err = cli("restore", "--from-trace", "--user", "bob", code=7)
+    assert "cannot read the trace file" in err and "Traceback" not in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from memstrata.cli import main
 from memstrata.errors import DamagedStoreError
 from memstrata.model import Scope
 from memstrata.settings import load_settings
+from tests.integration.test_store_failures import needs_mounts, run_in_mount_namespace
 
 PAGE = 4096
 
@@ -30,6 +33,8 @@ def damaged_data_dir(data_dir: Path) -> Path:
         mem.remember("the marker turn QX7Z", "alice")
         mem.remember([f"late turn {i} " + "padding " * 40 for i in range(60)], "alice")
     db = data_dir / "memstrata.db"
+    with closing(sqlite3.connect(db)) as conn:  # every page in the main file, none in the WAL
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     damage_page_holding(db, b"the marker turn QX7Z")
     return db
 
@@ -76,3 +81,40 @@ def test_a_rebuild_keeps_every_row_around_the_damaged_page(data_dir: Path) -> No
         assert {f"late turn {i} " + "padding " * 40 for i in range(50, 60)} <= set(texts)
         assert {f"turn {i} " + "padding " * 40 for i in range(10)} <= set(texts)
         mem.remember("writes work again", "alice")
+
+
+@needs_mounts
+def test_a_repair_on_a_full_disk_fails_cleanly_and_leaves_the_file_in_place(
+    tmp_path: Path,
+) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    result = run_in_mount_namespace(
+        f'mount -t tmpfs -o size=2m tmpfs "{disk}"',
+        f"""
+        import os
+        from pathlib import Path
+        from memstrata.doctor import diagnose
+        from memstrata.settings import load_settings
+        from tests.integration.test_damaged_store import damaged_data_dir
+
+        data = Path({str(disk / "mem")!r})
+        db = damaged_data_dir(data)
+        before = db.read_bytes()
+        filler = Path({str(disk / "filler")!r})
+        free = os.statvfs(data).f_bavail * os.statvfs(data).f_frsize
+        filler.write_bytes(b"x" * max(0, free - 60_000))
+        report = diagnose(load_settings(data_dir=data), repair=True)
+        for p in report.problems:
+            print("PROBLEM", p.what, "FIXED", p.fixed)
+        print("SAME", db.read_bytes() == before)
+        print("FILES", sorted(p.name for p in data.iterdir()))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "PROBLEM the repair failed" in result.stdout, result.stdout
+    assert "FIXED None" in result.stdout and "rebuilt from" not in result.stdout
+    assert "SAME True" in result.stdout
+    [files] = [line for line in result.stdout.splitlines() if line.startswith("FILES")]
+    assert ".rebuilt" not in files
