@@ -118,3 +118,18 @@ def test_a_repair_on_a_full_disk_fails_cleanly_and_leaves_the_file_in_place(
     assert "SAME True" in result.stdout
     [files] = [line for line in result.stdout.splitlines() if line.startswith("FILES")]
     assert ".rebuilt" not in files
+
+
+def test_a_store_opened_before_the_damage_was_seen_elsewhere_refuses_writes(
+    data_dir: Path,
+) -> None:
+    damaged_data_dir(data_dir)
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as early:
+        reader = Memory.open(settings=load_settings(data_dir=data_dir))
+        try:
+            with pytest.raises(DamagedStoreError):
+                reader.list("alice", limit=1000)
+        finally:
+            reader.close()
+        with pytest.raises(DamagedStoreError):
+            early.remember("written into a damaged file", "bob")

@@ -134,6 +134,8 @@ class SqliteBase:
         :class:`sqlite3.IntegrityError` for the caller to explain); a failed rollback never
         hides the error that caused it."""
         with self._lock:
+            if self.damage is None:  # seen by another process since this one opened?
+                self.damage = failures.read_damage(self.path)
             if self.damage is not None:
                 raise failures.damaged_error(self.path, self.damage)
             if self.read_only:

@@ -4,7 +4,8 @@ A held write lock past the busy timeout is :class:`BusyError`; a full disk, a re
 directory and other driver errors are :class:`StoreError` with a message that says what
 happened; a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is :class:`DamagedStoreError`.
 Once damage is seen, a mark file beside the database (``memstrata.db.damaged``) makes every
-later open, in any process, refuse writes until ``memstrata doctor --repair`` clears it.
+store of that file, in any process, refuse writes until ``memstrata doctor --repair`` clears it
+(a store checks for it before each write).
 """
 
 from __future__ import annotations
