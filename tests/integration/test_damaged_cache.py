@@ -94,3 +94,19 @@ def test_a_cache_that_cannot_be_written_still_embeds(
         assert "not cached" in caplog.text
     finally:
         cache.close()
+
+
+def test_a_cache_that_cannot_be_opened_keeps_vectors_in_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "embeddings.db"
+    path.mkdir()  # a folder where the file should be
+    with caplog.at_level(logging.WARNING, logger="memstrata.embed.cache"):
+        cache = CachedEmbedder(HashingEmbedder(dim=16), path)
+    try:
+        assert "in memory" in caplog.text
+        first = cache.embed_documents(["tea"])
+        assert np.allclose(cache.embed_documents(["tea"]), first)
+        assert (cache.hits, cache.misses) == (1, 1)
+    finally:
+        cache.close()

@@ -7,8 +7,10 @@ most :data:`memstrata.embed.base.MAX_EMBED_CHARS` characters of a text (all a mo
 the cache keys the whole text.
 
 A damaged cache file (found on open or on first use) is deleted and started again, with a
-warning: search keeps working and re-embeds what it needs. A cache that cannot be written (a
-full disk, a read-only data directory) is read where it can be and keeps new vectors in memory.
+warning: search keeps working and re-embeds what it needs. A cache that cannot be opened or
+written (a full disk, a read-only data directory, a lock held too long) is read where it can be
+and keeps new vectors in memory. Only :meth:`CachedEmbedder.forget` raises: a deletion must not
+be reported done while vectors are left.
 """
 
 from __future__ import annotations
@@ -63,10 +65,6 @@ class CachedEmbedder:
         self._read_only = False
         self._memory: dict[bytes, NDArray[np.float32]] = {}
         if self._path is not None:
-            try:
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
             self._open()
 
     def _open(self) -> None:
@@ -76,13 +74,24 @@ class CachedEmbedder:
         with _GENERATIONS_LOCK:
             self._generation = _GENERATIONS.get(path, 0)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = self._connect(path)
-        except sqlite3.DatabaseError as exc:
-            if not is_damage(exc):
-                raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
-            self._start_again(exc)
+        except sqlite3.Error as exc:
+            if is_damage(exc):
+                self._start_again(exc)
+            else:
+                self._in_memory(exc)
         except OSError as exc:
-            raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+            self._in_memory(exc)
+
+    def _in_memory(self, exc: Exception) -> None:
+        """The cache file cannot be used (locked, unreadable, not a file): vectors stay in
+        memory, so embedding and search keep working."""
+        log.warning(
+            "cannot open the embedding cache %s (%s); vectors kept in memory", self._path, exc
+        )
+        self._conn = None
+        self._read_only = True
 
     def _connect(self, path: Path) -> sqlite3.Connection | None:
         self._file = _identity(path)
@@ -142,7 +151,7 @@ class CachedEmbedder:
         try:
             self._conn = self._connect(path)
         except (OSError, sqlite3.Error) as again:
-            raise StoreError(f"cannot start the embedding cache {path} again: {again}") from exc
+            self._in_memory(again)
 
     def _same_file(self) -> bool:
         """Whether the cache file is still the one this cache opened."""
