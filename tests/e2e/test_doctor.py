@@ -171,3 +171,21 @@ def test_a_trace_file_that_cannot_be_read_is_a_problem_not_a_traceback(
     assert "2020-01-01.jsonl: cannot be read" in problem["problem"]
     _, err = cli("restore", "--from-trace", "--user", "bob", code=7)
     assert "cannot read the trace file" in err and "Traceback" not in err
+
+
+def test_rows_naming_a_missing_parent_are_removed(cli: Cli, data_dir: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    cli("remember", "I prefer green tea", "--user", "alice")
+    with closing(sqlite3.connect(data_dir / "memstrata.db")) as conn, conn:
+        conn.execute(
+            "INSERT INTO fact_sources (fact_id, episode_id, ord) VALUES ('fa_x', 'ep_y', 0)"
+        )
+    report = doctor(cli, code=PROBLEMS_REMAIN)
+    [problem] = report["problems"]
+    assert problem["problem"].startswith("foreign key: fact_sources")
+    cli("remember", "writes still work: the file is sound", "--user", "alice")
+    report = doctor(cli, "--repair", code=0)
+    assert report["problems"][0]["fixed"] == "removed 1 row(s) naming a missing parent"
+    doctor(cli, code=0)
