@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from memstrata.codec import episode_from_json, episode_to_json
-from memstrata.errors import InvalidInputError, MemstrataError, StoreError
+from memstrata.errors import InvalidInputError, MemstrataError, NotFoundError, StoreError
 from memstrata.model import Episode, EpisodeFilter, JsonValue, Scope
 from memstrata.ports import RecordStore
 from memstrata.settings import Settings
@@ -85,6 +85,8 @@ class DoctorReport:
 
 def diagnose(settings: Settings, *, repair: bool = False) -> DoctorReport:
     """Check the data directory of ``settings``; with ``repair``, fix what can be fixed."""
+    if not settings.data_dir.is_dir():
+        raise NotFoundError(f"no data directory at {settings.data_dir}")
     report = DoctorReport(settings.data_dir, repair)
     db_readable = _database(settings.db_path, report, repair)
     _cache(settings.embedding_cache_path, report, repair)

@@ -189,3 +189,9 @@ def test_rows_naming_a_missing_parent_are_removed(cli: Cli, data_dir: Path) -> N
     report = doctor(cli, "--repair", code=0)
     assert report["problems"][0]["fixed"] == "removed 1 row(s) naming a missing parent"
     doctor(cli, code=0)
+
+
+def test_a_missing_data_directory_is_not_found(cli: Cli, data_dir: Path) -> None:
+    _, err = cli("doctor", code=3)
+    assert str(data_dir) in err
+    assert not data_dir.exists()
