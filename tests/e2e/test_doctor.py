@@ -195,3 +195,16 @@ def test_a_missing_data_directory_is_not_found(cli: Cli, data_dir: Path) -> None
     _, err = cli("doctor", code=3)
     assert str(data_dir) in err
     assert not data_dir.exists()
+
+
+def test_a_malformed_episode_line_does_not_stop_a_restore(
+    cli: Cli, data_dir: Path, tmp_path: Path
+) -> None:
+    [kept] = cli.json("remember", "I moved to Lisbon", "--user", "alice")  # type: ignore[misc]
+    [file] = (data_dir / "trace").glob("chat/*.jsonl")
+    with file.open("a", encoding="utf-8") as fh:
+        fh.write('{"event": "episode", "id": "ep_no_fields"}\n')
+    fresh = tmp_path / "fresh"
+    shutil.copytree(data_dir / "trace", fresh / "trace")
+    restored = Cli(fresh, cli.capsys).json("restore", "--from-trace", "--user", "alice")
+    assert restored == {"restored": [kept["id"]]}

@@ -1,0 +1,115 @@
+"""The raw-trace part of ``doctor``: torn lines mended in place, episodes with no trace line
+appended to it, trace lines with no episode (and no tombstone) reported."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from memstrata.codec import episode_to_json
+from memstrata.doctor.report import DoctorReport, Problem, some
+from memstrata.errors import MemstrataError
+from memstrata.model import Episode, EpisodeFilter, Scope
+from memstrata.settings import Settings
+from memstrata.store.sqlite import SqliteStore
+from memstrata.trace import JsonlTrace, mend_torn, scan_file, torn_event
+
+
+def check_and_repair(
+    settings: Settings, report: DoctorReport, repair: bool, *, db_readable: bool
+) -> None:
+    """Check (and repair) the raw trace; compared with the database when it is readable."""
+    trace = JsonlTrace(settings.trace_dir)
+    report.checked.append(f"trace: {settings.trace_dir}")
+    traced: dict[str, str] = {}  # episode id -> surface of its line
+    tombstoned: set[str] = set()
+    for file in trace.files():
+        torn = 0
+        try:
+            lines = list(scan_file(file))
+        except OSError as exc:
+            report.problems.append(Problem("trace", f"{file}: cannot be read: {exc}"))
+            continue
+        for line in lines:
+            event = line.event
+            if (event is None and line.raw.strip()) or not line.terminated:
+                torn += 1
+                event = event or torn_event(line.raw)  # what mending keeps of it
+            if event is not None and isinstance(event.get("id"), str):
+                item = str(event["id"])
+                if event.get("event") == "redacted":
+                    tombstoned.add(item)
+                elif event.get("event") == "episode":
+                    traced.setdefault(item, str(event.get("surface", "")))
+        if torn:
+            problem = Problem("trace", f"{file}: {torn} torn line(s)")
+            report.problems.append(problem)
+            if repair:
+                try:
+                    problem.fixed = f"mended {mend_torn(file)} line(s) in place"
+                except OSError as exc:
+                    report.problems.append(Problem("trace", f"{file}: cannot be mended: {exc}"))
+    if not db_readable:
+        return
+    try:
+        store = SqliteStore(settings.db_path)
+    except MemstrataError as exc:
+        report.problems.append(Problem("trace", f"not compared with the database: {exc}"))
+        return
+    try:
+        stored = _episode_users(store)
+        missing = sorted(set(stored) - set(traced))
+        orphans = sorted(set(traced) - set(stored) - tombstoned)
+        if missing:
+            problem = Problem(
+                "trace", f"{len(missing)} episode(s) with no trace line: " + some(missing)
+            )
+            report.problems.append(problem)
+            if repair:
+                written = _backfill(store, trace, missing, stored)
+                if written == len(missing):
+                    problem.fixed = f"appended {written} episode(s) to the trace"
+                else:
+                    report.problems.append(
+                        Problem("trace", f"only {written} of {len(missing)} could be appended")
+                    )
+        if orphans:
+            report.problems.append(
+                Problem(
+                    "trace",
+                    f"{len(orphans)} trace line(s) whose episode is not stored and that are not "
+                    f"tombstones: {some(orphans)} (episodes the database lost: add them back "
+                    "with `memstrata restore --from-trace --missing --user U`; or a deletion "
+                    "whose trace line could not be erased: delete them again)",
+                )
+            )
+    finally:
+        store.close()
+
+
+def _episode_users(store: SqliteStore) -> dict[str, str]:
+    """Every stored episode id (archived ones too) and its user."""
+    everything = EpisodeFilter(include_archived=True)
+    return {
+        ep.id: user for user in store.users() for ep in store.iter_episodes(Scope(user), everything)
+    }
+
+
+def _backfill(
+    store: SqliteStore, trace: JsonlTrace, missing: Sequence[str], users: dict[str, str]
+) -> int:
+    """Append the ``missing`` episodes to the trace; how many were written."""
+    by_user: dict[str, list[str]] = defaultdict(list)
+    for episode_id in missing:
+        by_user[users[episode_id]].append(episode_id)
+    written = 0
+    for user, ids in sorted(by_user.items()):
+        episodes = store.get_episodes(Scope(user), ids)
+        by_surface: dict[str, list[Episode]] = defaultdict(list)
+        for ep in episodes:
+            by_surface[ep.surface].append(ep)
+        for surface, eps in by_surface.items():
+            events = [{"event": "episode", **episode_to_json(e)} for e in eps]
+            if trace.append(surface, events):
+                written += len(eps)
+    return written
