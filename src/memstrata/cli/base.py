@@ -128,7 +128,10 @@ def describe(record: Any) -> str:
 )
 def cli(config_file: Path | None) -> None:
     """The command group."""
+    from memstrata.cli.logs import configure_logging
+
     _invocation["config_file"] = config_file
+    configure_logging()
 
 
 #: what the group's options chose for this invocation
