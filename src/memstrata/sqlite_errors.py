@@ -34,3 +34,10 @@ def is_full(exc: sqlite3.Error) -> bool:
 
 def is_read_only(exc: sqlite3.Error) -> bool:
     return error_name(exc).startswith("SQLITE_READONLY") or "readonly database" in str(exc)
+
+
+def cannot_grow(exc: sqlite3.Error) -> bool:
+    """Whether the file or its WAL index could not grow: a full disk (even opening for a read
+    fails when the WAL index cannot be sized)."""
+    name = error_name(exc)
+    return is_full(exc) or name in ("SQLITE_IOERR_SHMSIZE", "SQLITE_IOERR_SHMMAP")

@@ -166,3 +166,33 @@ def test_a_read_only_data_directory_serves_reads_and_refuses_writes(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     assert "READ ['tea in the morning']" in result.stdout, result.stdout
     assert f"WRITE StoreError the data directory {data} is read-only" in result.stdout
+
+
+@needs_mounts
+def test_remember_on_a_full_disk_is_exit_7_disk_full_and_reads_still_work(
+    tmp_path: Path,
+) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    result = run_in_mount_namespace(
+        f'mount -t tmpfs -o size=1m tmpfs "{disk}"',
+        f"""
+        import os
+        from pathlib import Path
+        from memstrata.cli import main
+
+        data = {str(disk / "mem")!r}
+        assert main(["remember", "kept turn", "--user", "alice", "--data-dir", data]) == 0
+        stat = os.statvfs(data)
+        Path({str(disk / "filler")!r}).write_bytes(b"x" * (stat.f_bavail * stat.f_frsize))
+        turns = ["a long turn " * 3000]
+        print("RC", main(["remember", *turns, "--user", "alice", "--data-dir", data]), flush=True)
+        print("LIST", main(["list", "--user", "alice", "--data-dir", data]), flush=True)
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "RC 7" in result.stdout, result.stdout + result.stderr
+    assert "LIST 0" in result.stdout and "kept turn" in result.stdout
+    assert "disk full" in result.stderr and "nothing was written" in result.stderr
+    assert "Traceback" not in result.stderr

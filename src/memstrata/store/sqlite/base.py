@@ -21,7 +21,7 @@ from memstrata.errors import (
 )
 from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
-from memstrata.sqlite_errors import is_busy, is_damage
+from memstrata.sqlite_errors import cannot_grow, is_busy, is_damage
 from memstrata.store.migrations import Migration, pending
 from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.common import check_limit
@@ -54,8 +54,29 @@ class SqliteBase:
         self._lock = threading.RLock()
         #: a read-only data directory (or file) is opened read-only: reads work, writes refuse
         self.read_only = _read_only(self.path)
+        self._refusal = (
+            f"the data directory {self.path.parent} is read-only: reads work, writes are refused"
+        )
         #: why writes are refused: the database was seen damaged (here or by another process)
         self.damage = failures.read_damage(self.path)
+        try:
+            self._open(busy_timeout_ms, migrations)
+        except sqlite3.DatabaseError as exc:
+            if self.read_only or not cannot_grow(exc):
+                raise self._open_error(exc) from exc
+            # a full disk: the WAL index cannot grow, so even reads fail unless read-only
+            log.warning("%s cannot grow (%s): opened read-only", self.path, exc)
+            self.read_only = True
+            self._refusal = (
+                f"disk full: cannot write to {self.path} (opened read-only: reads work); "
+                "nothing was written"
+            )
+            try:
+                self._open(busy_timeout_ms, migrations)
+            except sqlite3.DatabaseError as again:
+                raise self._open_error(again) from again
+
+    def _open(self, busy_timeout_ms: int, migrations: tuple[Migration, ...]) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = self._connect(busy_timeout_ms)
@@ -69,18 +90,18 @@ class SqliteBase:
                 self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._migrate(migrations)
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            if is_damage(exc):
-                raise DamagedStoreError(
-                    f"{self.path} is not a usable memstrata database: {exc}; {failures.RECOVERY}"
-                ) from exc
-            if is_busy(exc):
-                raise failures.translate(exc, self.path, "open") from exc
-            raise StoreError(f"{self.path} is not a usable memstrata database: {exc}") from exc
-        except MemstrataError:
+        except BaseException:
             self._conn.close()
             raise
+
+    def _open_error(self, exc: sqlite3.DatabaseError) -> MemstrataError:
+        if is_damage(exc):
+            return DamagedStoreError(
+                f"{self.path} is not a usable memstrata database: {exc}; {failures.RECOVERY}"
+            )
+        if is_busy(exc):
+            return failures.translate(exc, self.path, "open")
+        return StoreError(f"{self.path} is not a usable memstrata database: {exc}")
 
     def _connect(self, busy_timeout_ms: int) -> sqlite3.Connection:
         timeout = busy_timeout_ms / 1000
@@ -139,10 +160,7 @@ class SqliteBase:
             if self.damage is not None:
                 raise failures.damaged_error(self.path, self.damage)
             if self.read_only:
-                raise StoreError(
-                    f"the data directory {self.path.parent} is read-only: reads work, "
-                    "writes are refused"
-                )
+                raise StoreError(self._refusal)
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
