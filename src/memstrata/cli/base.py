@@ -131,7 +131,8 @@ def cli(config_file: Path | None) -> None:
     from memstrata.cli.logs import configure_logging
 
     _invocation["config_file"] = config_file
-    configure_logging()
+    if click.get_current_context().invoked_subcommand != "serve":  # a server keeps tracebacks
+        configure_logging()
 
 
 #: what the group's options chose for this invocation

@@ -1,4 +1,5 @@
-"""Log records as one line each on stderr: a CLI user sees what failed, never a traceback."""
+"""Log records as one line each on stderr: a CLI user sees what failed, never a traceback
+(``serve`` keeps the usual logging, tracebacks included, for its operator)."""
 
 from __future__ import annotations
 
