@@ -233,6 +233,17 @@ class RecordStore(Protocol):
         ...
 
 
+@runtime_checkable
+class ErasingStore(Protocol):
+    """A record store whose files can keep deleted text (a write-ahead log, free pages) and
+    that can prove they do not; the facade asks after every deletion on request."""
+
+    def residue(self, texts: Collection[str]) -> list[str]:
+        """Make deleted rows unrecoverable from the files (checkpoint the log), then name each
+        file still holding one of ``texts`` outside any stored row; empty when none does."""
+        ...
+
+
 class TraceSink(Protocol):
     """The raw trace: an append-only log of capture events (deletion on request excepted).
 
@@ -244,10 +255,17 @@ class TraceSink(Protocol):
         """Append events; True when every line was written."""
         ...
 
-    def redact(self, ids: Collection[str], reason: str) -> int:
+    def redact(self, ids: Collection[str], reason: str, texts: Collection[str] = ()) -> int:
         """Erase the events of the items ``ids`` (deletion on request), leaving tombstones
-        that keep only time, surface, id and ``reason``; the number erased. Unlike ``append``,
-        raises :class:`OSError` when it cannot: a deletion must not leave a copy silently."""
+        that keep only time, surface, id and ``reason``; the number erased. ``texts`` are the
+        items' texts, erased too from damaged lines where no event can be read. Unlike
+        ``append``, raises :class:`OSError` when it cannot: a deletion must not leave a copy
+        silently."""
+        ...
+
+    def residue(self, ids: Collection[str], texts: Collection[str] = ()) -> list[str]:
+        """Where a copy of the items ``ids`` or of ``texts`` is still left (one entry per
+        place, naming the file); empty once :meth:`redact` has erased them all."""
         ...
 
 

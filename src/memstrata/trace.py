@@ -5,10 +5,17 @@ written with one ``write`` on a file opened with ``O_APPEND`` while holding an e
 ``flock``, so lines from concurrent threads and processes never interleave. Capture must never
 crash or slow the producer: :meth:`JsonlTrace.append` swallows and logs its own failures.
 
+A line torn by a crash or a full disk (the file does not end in a newline) is never extended:
+the next append starts a new line first, so the torn fragment stays a bad line of its own and
+the events after it stay readable.
+
 The trace is append-only with one exception: deletion on request. :meth:`JsonlTrace.redact`
 overwrites the line of each deleted item, in place and under the same lock, with a tombstone
 of the same length (its time, surface, id and the reason, padded with spaces): no line moves,
-none is cut short, and appends that wait on the lock land after it as usual.
+none is cut short, and appends that wait on the lock land after it as usual. A damaged line
+(torn, or run into by an older append) is searched byte by byte: each event in it is
+tombstoned if it is a deleted item's, and a fragment that cannot be read is blanked if it holds
+a deleted item's id or text. :meth:`JsonlTrace.residue` proves the result.
 """
 
 from __future__ import annotations
@@ -25,16 +32,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final
 
+import numpy as np
+
 from memstrata.codec import format_time
+from memstrata.erasure import Needles, text_forms
 from memstrata.model import JsonValue
 from memstrata.ports import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
 _SURFACE_RE: Final = re.compile(r"[^\w-]+")
-#: the ids a line names (``"id": "..."`` as ``json.dumps`` writes it): one scan per line,
-#: however many ids a deletion names
-_ID_FIELD_RE: Final = re.compile(rb'"id": "([^"\\]*)"')
+#: how every event line starts (``append`` writes ``at`` first): where events in a damaged
+#: line begin
+_EVENT_START: Final = b'{"at": '
+_DECODER: Final = json.JSONDecoder()
+_NEWLINE: Final = ord("\n")
 
 
 def surface_slug(surface: str) -> str:
@@ -71,9 +83,12 @@ class JsonlTrace:
             path = self.path_for(surface, now)
             with self._lock:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
+                    size = os.fstat(fd).st_size
+                    if size and os.pread(fd, 1, size - 1) != b"\n":
+                        payload = b"\n" + payload  # never extend a torn line
                     view = memoryview(payload)
                     while view:
                         written = os.write(fd, view)
@@ -86,53 +101,36 @@ class JsonlTrace:
             log.warning("trace append failed for surface %r", surface, exc_info=True)
             return False
 
-    def redact(self, ids: Collection[str], reason: str) -> int:
+    def redact(self, ids: Collection[str], reason: str, texts: Collection[str] = ()) -> int:
         """Replace every event of the items ``ids`` with a tombstone; the number replaced.
 
-        Unlike :meth:`append` this raises (:class:`OSError`) when a file cannot be rewritten:
-        a deletion must not be reported done when a copy is left.
+        ``texts`` are the items' texts: a fragment of a damaged line holding one of them (or
+        an id) is blanked even where no event can be read. Unlike :meth:`append` this raises
+        (:class:`OSError`) when a file cannot be rewritten: a deletion must not be reported
+        done when a copy is left.
         """
-        wanted = set(ids)
-        if not wanted or not self.root.exists():
+        target = _Target.of(ids, texts)
+        if target is None or not self.root.exists():
             return 0
-        needles = {i.encode("utf-8") for i in wanted}
         count = 0
         with self._lock:
             for file in sorted(self.root.glob("*/*.jsonl")):
-                count += self._redact_file(file, wanted, needles, reason)
+                count += _redact_file(file, target, reason)
         return count
 
-    @staticmethod
-    def _redact_file(file: Path, wanted: set[str], needles: set[bytes], reason: str) -> int:
-        fd = os.open(file, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            with os.fdopen(os.dup(fd), "rb") as fh:
-                content = fh.read()
-            if needles.isdisjoint(_ID_FIELD_RE.findall(content)):
-                return 0
-            count = 0
-            offset = 0
-            for line in content.splitlines(keepends=True):
-                start, offset = offset, offset + len(line)
-                body = line.rstrip(b"\n")
-                if needles.isdisjoint(_ID_FIELD_RE.findall(body)):
-                    continue
-                try:
-                    event = json.loads(body)
-                except ValueError:
-                    continue
-                if not isinstance(event, dict) or event.get("id") not in wanted:
-                    continue
-                if event.get("event") == "redacted":
-                    continue
-                tombstone = _tombstone(event, reason, len(body))
-                os.pwrite(fd, tombstone, start)
-                count += 1
-            os.fsync(fd)
-            return count
-        finally:
-            os.close(fd)  # closing releases the flock
+    def residue(self, ids: Collection[str], texts: Collection[str] = ()) -> list[str]:
+        """Where a copy of the items ``ids`` (an event not tombstoned, or a damaged fragment
+        holding an id or one of ``texts``) is left: ``"<file> line <n>"``, none when erased."""
+        target = _Target.of(ids, texts)
+        if target is None or not self.root.exists():
+            return []
+        left = []
+        with self._lock:
+            for file in sorted(self.root.glob("*/*.jsonl")):
+                for number, _, body in target.lines_in(_read_shared(file)):
+                    if next(_erasures(body, target, "residue"), None) is not None:
+                        left.append(f"{file} line {number}")
+        return left
 
     def read(self, surface: str | None = None) -> Iterator[dict[str, JsonValue]]:
         """Every event, file by file in name order (day order within a surface); a torn line
@@ -191,6 +189,129 @@ def scan_file(file: Path) -> Iterator[TraceLine]:
                 event = parsed
         yield TraceLine(file, number, offset, body, event, line.endswith(b"\n"))
         offset += len(line)
+
+
+def _read_shared(file: Path) -> bytes:
+    """The file's bytes, read under a shared lock (no append is halfway through)."""
+    fd = os.open(file, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+class _Target:
+    """What a redaction looks for: the items' ids, and those and their texts as bytes."""
+
+    def __init__(self, ids: set[str], texts: Collection[str]) -> None:
+        self.ids = ids
+        self.needles = Needles([*(json.dumps(i).encode("utf-8") for i in ids), *text_forms(texts)])
+
+    @classmethod
+    def of(cls, ids: Collection[str], texts: Collection[str]) -> _Target | None:
+        wanted = {i for i in ids if i}
+        return cls(wanted, texts) if wanted else None
+
+    def found_in(self, data: bytes) -> bool:
+        return self.needles.found_in(data)
+
+    def lines_in(self, content: bytes) -> list[tuple[int, int, bytes]]:
+        """The lines of ``content`` holding an id or a text: number (from 1), offset, bytes
+        (without the newline). Only these can hold a copy: a deleted item's event names it."""
+        at = sorted({position for position, _ in self.needles.find(content)})
+        if not at:
+            return []
+        ends = np.flatnonzero(np.frombuffer(content, dtype=np.uint8) == _NEWLINE)
+        out = []
+        for index in sorted(set(np.searchsorted(ends, at).tolist())):
+            start = int(ends[index - 1]) + 1 if index else 0
+            end = int(ends[index]) if index < len(ends) else len(content)
+            out.append((index + 1, start, content[start:end].rstrip(b"\r")))
+        return out
+
+    def names(self, event: object) -> bool:
+        """``event`` is a deleted item's event, not yet a tombstone."""
+        return (
+            isinstance(event, dict)
+            and event.get("id") in self.ids
+            and event.get("event") != "redacted"
+        )
+
+
+def _redact_file(file: Path, target: _Target, reason: str) -> int:
+    fd = os.open(file, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            content = fh.read()
+        count = 0
+        for _, offset, body in target.lines_in(content):
+            for start, replacement in _erasures(body, target, reason):
+                os.pwrite(fd, replacement, offset + start)
+                count += 1
+        os.fsync(fd)
+        return count
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def _erasures(body: bytes, target: _Target, reason: str) -> Iterator[tuple[int, bytes]]:
+    """Where and with what to overwrite ``body`` (one line) so no copy of ``target`` is left:
+    a whole event of a deleted item becomes a tombstone of its length; in a damaged line, each
+    event is judged on its own and a fragment that cannot be read is blanked if it holds an id
+    or a text. A whole event of another item stays, whatever it quotes. ``body`` is a line
+    that :meth:`_Target.lines_in` found holding an id or a text."""
+    try:
+        event = json.loads(body)
+    except ValueError:
+        pass
+    else:
+        if target.names(event):
+            yield 0, _tombstone(event, reason, len(body))
+        return
+    starts = list(_event_starts(body))
+    for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
+        piece = body[start:end]
+        if not target.found_in(piece):
+            continue
+        decoded = _decode_prefix(piece)
+        if decoded is None:
+            yield start, _blank(reason, len(piece))
+            continue
+        event, width = decoded
+        if target.names(event):
+            yield start, _tombstone(event, reason, width)
+        if target.found_in(piece[width:]):
+            yield start + width, _blank(reason, len(piece) - width)
+
+
+def _event_starts(body: bytes) -> Iterator[int]:
+    """Where the events run together in a damaged line begin (0 first, for what precedes)."""
+    yield 0
+    at = body.find(_EVENT_START, 1)
+    while at > 0:
+        yield at
+        at = body.find(_EVENT_START, at + 1)
+
+
+def _decode_prefix(piece: bytes) -> tuple[dict[str, object], int] | None:
+    """The event a damaged line's piece starts with, and its length in bytes; None when the
+    piece does not start with a whole event."""
+    text = piece.decode("utf-8", "surrogateescape")
+    try:
+        event, end = _DECODER.raw_decode(text)
+    except ValueError:
+        return None
+    if not isinstance(event, dict):
+        return None
+    return event, len(text[:end].encode("utf-8", "surrogateescape"))
+
+
+def _blank(reason: str, width: int) -> bytes:
+    """What replaces an unreadable fragment holding a deleted item's id or text."""
+    return _tombstone({}, reason, width) if width >= 2 else b" " * width
 
 
 def _tombstone(event: Mapping[str, object], reason: str, width: int) -> bytes:

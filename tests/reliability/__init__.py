@@ -1,0 +1,1 @@
+"""Reliability proofs: kills, contention, isolation, fuzzing, and deletion on request."""

@@ -57,7 +57,7 @@ def _seed(mem: Memory, scope: Scope = ALICE) -> tuple[str, str, str]:
     return secret.id, other.id, fact.id
 
 
-def _refuse(ids: object, reason: str) -> int:
+def _refuse(ids: object, reason: str, texts: object = ()) -> int:
     raise OSError("disk is read-only")
 
 
@@ -366,7 +366,7 @@ from memstrata.api import Memory
 from memstrata.settings import load_settings
 mem = Memory.open(settings=load_settings(data_dir=sys.argv[1]))
 ep = mem.remember(["the door code is 4417"], "alice")[0]
-mem.trace.redact = lambda ids, reason: os._exit(9)  # killed right after the commit
+mem.trace.redact = lambda ids, reason, texts=(): os._exit(9)  # killed right after the commit
 mem.forget(ep.id, "alice")
 """
 

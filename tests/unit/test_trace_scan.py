@@ -34,11 +34,23 @@ def test_a_torn_last_line_is_skipped_by_read_and_ended_by_mending(tmp_path: Path
     assert [e["id"] for e in trace.read()] == ["ep_1", "ep_2"]
 
 
-def test_the_event_written_on_a_torn_line_is_kept_and_no_line_moves(tmp_path: Path) -> None:
+def test_an_append_after_a_torn_line_is_readable_before_any_mending(tmp_path: Path) -> None:
     trace, file = _trace(tmp_path)
     with file.open("ab") as fh:
         fh.write(TORN)
     trace.append("chat", [{"event": "episode", "id": "ep_2", "text": "two"}])
+    assert [e["id"] for e in trace.read()] == ["ep_1", "ep_2"]
+    assert mend_torn(file) == 1  # the torn fragment, on its own line
+    assert [e["id"] for e in trace.read()] == ["ep_1", "ep_2"]
+
+
+def test_an_event_an_older_version_wrote_on_a_torn_line_is_kept_and_no_line_moves(
+    tmp_path: Path,
+) -> None:
+    trace, file = _trace(tmp_path)
+    two = {"at": "2026-01-01T12:00:01.000000Z", "surface": "chat", "event": "episode"}
+    with file.open("ab") as fh:  # an older version appended onto the torn line
+        fh.write(TORN + json.dumps({**two, "id": "ep_2", "text": "two"}).encode() + b"\n")
     trace.append("chat", [{"event": "episode", "id": "ep_3", "text": "three"}])
     before = [(ln.offset, len(ln.raw)) for ln in scan_file(file)]
     assert [e["id"] for e in trace.read()] == ["ep_1", "ep_3"]

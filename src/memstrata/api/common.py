@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata.codec import parse_time
-from memstrata.errors import InvalidInputError, TooLargeError
+from memstrata.errors import InvalidInputError, StoreError, TooLargeError
 from memstrata.model import (
     Category,
     DeleteReason,
     Document,
     Episode,
+    EpisodeFilter,
     Fact,
     JsonValue,
     Role,
@@ -22,7 +23,15 @@ from memstrata.model import (
     Turn,
     utc,
 )
-from memstrata.ports import Clock, Embedder, RecordStore, SystemClock, TraceSink
+from memstrata.ports import (
+    Clock,
+    Embedder,
+    ErasingStore,
+    ForgettingEmbedder,
+    RecordStore,
+    SystemClock,
+    TraceSink,
+)
 from memstrata.settings import DEFAULT_MAX_TURN_CHARS, Settings
 from memstrata.textio import check_unicode
 
@@ -31,6 +40,7 @@ if TYPE_CHECKING:
     from memstrata.curate.runs import RunRegistry
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
+    from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache
 
 TurnLike = str | Turn | Mapping[str, Any]
@@ -175,6 +185,118 @@ class MemoryState:
                 limit=limit,
                 size=len(text),
             )
+
+    def _erase_copies(
+        self,
+        episode_ids: Sequence[str],
+        texts: Collection[str],
+        *,
+        reason: str = DeleteReason.USER_REQUEST.value,
+    ) -> int:
+        """Erase the copies of deleted records kept outside the record store, once the store
+        change is made: the raw trace lines of ``episode_ids`` (tombstones with ``reason``
+        stay; a damaged line holding one of ``texts`` is blanked), the entries of built
+        in-process indexes, and the cached vectors of ``texts`` (every model). ``texts`` are
+        every text the deletion removed and every text embedded from them (see
+        :meth:`_derived_texts`). Then the trace is read back. Raises :class:`StoreError` naming
+        each copy left and where; safe to run again. The number of trace lines erased."""
+        from memstrata.embed.cache import purge_cache
+
+        left: list[str] = []
+        erased = 0
+        if self.trace is not None and episode_ids:
+            try:
+                erased = self.trace.redact(episode_ids, reason, texts=texts)
+            except OSError as exc:
+                left.append(f"the raw trace line could not be erased ({exc})")
+            try:
+                left += self.trace.residue(episode_ids, texts)
+            except OSError as exc:
+                left.append(f"the raw trace could not be read back ({exc})")
+        embedded = sorted(texts)
+        try:  # every step is tried, whatever failed before: as few copies as possible stay
+            if self._indexes is not None:
+                self._indexes.refresh()
+            if isinstance(self._embedder, ForgettingEmbedder):
+                self._embedder.forget(embedded)
+        except StoreError as exc:
+            left.append(str(exc))
+        try:
+            if self.settings is not None:
+                left += purge_cache(self.settings.embedding_cache_path, embedded)
+        except StoreError as exc:
+            left.append(str(exc))
+        if left:
+            raise StoreError(_left_message(episode_ids, left))
+        return erased
+
+    def _erase_and_prove(
+        self,
+        episode_ids: Sequence[str],
+        texts: Collection[str],
+        *,
+        reason: str = DeleteReason.USER_REQUEST.value,
+    ) -> None:
+        """:meth:`_erase_copies`, then :meth:`_prove_erased` even if the first failed."""
+        try:
+            self._erase_copies(episode_ids, texts, reason=reason)
+        finally:
+            self._prove_erased(episode_ids, texts)
+
+    def _prove_erased(self, episode_ids: Sequence[str], texts: Collection[str]) -> None:
+        """Once the store change is final (nothing in the store holds ``texts`` any more but
+        what legitimately still does): checkpoint the database's log into its file and scan
+        both for ``texts``. Raises :class:`StoreError` naming each file that keeps a copy."""
+        if isinstance(self.store, ErasingStore):
+            left = self.store.residue(texts)
+            if left:
+                raise StoreError(_left_message(episode_ids, left))
+
+    def _derived_texts(self, episodes: Sequence[Episode]) -> set[str]:
+        """The turns' texts and every text the index embeds with them (each dense view of
+        each turn, and of the turns after it that have it as context), worked out from their
+        sessions in the store; call it before the turns are deleted, or pass them deleted."""
+        from memstrata.index.config import RankingConfig
+        from memstrata.index.views import embedded_texts
+
+        sessions: dict[tuple[Scope, str], dict[str, Episode]] = {}
+        for episode in episodes:
+            sessions.setdefault((episode.scope, episode.session_id), {})[episode.id] = episode
+        out = {e.text for e in episodes}
+        for (scope, session_id), gone in sessions.items():
+            turns = {
+                e.id: e
+                for e in self.store.iter_episodes(scope, EpisodeFilter(session_id=session_id))
+                if e.scope == scope
+            }
+            turns.update(gone)
+            out |= embedded_texts(list(turns.values()), gone, self._ranking or RankingConfig())
+        return out
+
+
+def _left_message(episode_ids: Sequence[str], left: Sequence[str]) -> str:
+    return f"{', '.join(episode_ids) or 'the item'} was deleted, but copies are left: " + "; ".join(
+        left
+    )
+
+
+def document_passages(doc: Document) -> list[Passage]:
+    """A curated document's bullets as search passages, each led by its document's title (and
+    its section's heading when that says more)."""
+    from memstrata.document.service import document_from_json
+    from memstrata.index.scope_index import Passage
+
+    try:
+        curated = document_from_json(doc.content)
+    except InvalidInputError:  # stored malformed by an older version: not searchable
+        return []
+    out: list[Passage] = []
+    for section in curated.sections:
+        lead = curated.title
+        if section.heading and section.heading.casefold() != curated.title.casefold():
+            lead = f"{curated.title} · {section.heading}"
+        out.extend(Passage(b.id, f"{lead}: {b.text}") for b in section.bullets)
+    return out
 
 
 def scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memstrata.api.capture import CaptureMixin
-from memstrata.api.common import ScopeLike, as_scope
+from memstrata.api.common import ScopeLike, as_scope, document_passages
 from memstrata.api.curated import clean_identity, clean_profile, clean_text
 from memstrata.errors import InvalidInputError
-from memstrata.model import DocumentKind, Identity, Profile, Scope, Turn
+from memstrata.model import DeleteReason, DocumentKind, Identity, Profile, Scope, Turn
 from memstrata.retry import retry_conflicts
 
 if TYPE_CHECKING:
@@ -58,9 +58,25 @@ class DocumentsMixin(CaptureMixin):
     def apply_doc(
         self, key: str, scope: ScopeLike, ops: Sequence[Operation], *, expected_version: int
     ) -> tuple[CuratedDocument, int]:
-        """Apply a batch atomically against ``expected_version`` (compare-and-swap)."""
+        """Apply a batch atomically against ``expected_version`` (compare-and-swap). A bullet
+        deleted on request (reason ``user-request``) leaves no copy: its cached vectors and the
+        database's old pages go in the same call (see ``_erase_and_prove``)."""
+        from memstrata.document.ops import OpKind
+        from memstrata.document.service import kind_for
+
         self._check_operations(ops)
-        return self.documents.apply(as_scope(scope), key, ops, expected_version=expected_version)
+        scope = as_scope(scope)
+        erased = {
+            op.id
+            for op in ops
+            if op.kind == OpKind.DELETE and op.reason == DeleteReason.USER_REQUEST
+        }
+        stored = self.store.get_document(scope, kind_for(key), key) if erased else None
+        result = self.documents.apply(scope, key, ops, expected_version=expected_version)
+        if stored is not None:
+            texts = [p.text for p in document_passages(stored) if p.id in erased]
+            self._erase_and_prove((), texts)
+        return result
 
     def _check_operations(self, ops: Sequence[Operation]) -> None:
         for number, op in enumerate(ops, start=1):

@@ -14,11 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from memstrata.api.common import IngestReport, ScopeLike, as_scope, time_of
+from memstrata.api.common import IngestReport, ScopeLike, as_scope, document_passages, time_of
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
 from memstrata.model import (
-    Document,
     DocumentKind,
     Episode,
     Granularity,
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
     from memstrata.index.config import RankingConfig
     from memstrata.index.manager import IndexManager
-    from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
@@ -93,7 +91,7 @@ class Memory(CurationMixin):
                 from memstrata.index.manager import IndexManager
 
                 self._indexes = IndexManager(
-                    self.store, embedder, self._ranking, passages=_document_passages
+                    self.store, embedder, self._ranking, passages=document_passages
                 )
             return self._indexes
 
@@ -262,7 +260,7 @@ class Memory(CurationMixin):
             keys.append(doc.key)
             texts.append(
                 [str(doc.content.get("title", doc.key))]
-                + [p.text for p in _document_passages(doc) if p.id in best]
+                + [p.text for p in document_passages(doc) if p.id in best]
             )
         scored = sorted(zip(nearness(self.embedder, topic, texts), keys, strict=True))
         return [scored[-1][1]] if scored and scored[-1][0] >= NEAR else []
@@ -328,25 +326,6 @@ class Memory(CurationMixin):
             )
         self.consolidate(scope)  # the sample shows its topic documents and essentials too
         return report
-
-
-def _document_passages(doc: Document) -> list[Passage]:
-    """A curated document's bullets as search passages, each led by its document's title (and
-    its section's heading when that says more)."""
-    from memstrata.document.service import document_from_json
-    from memstrata.index.scope_index import Passage
-
-    try:
-        curated = document_from_json(doc.content)
-    except InvalidInputError:  # stored malformed by an older version: not searchable
-        return []
-    out: list[Passage] = []
-    for section in curated.sections:
-        lead = curated.title
-        if section.heading and section.heading.casefold() != curated.title.casefold():
-            lead = f"{curated.title} · {section.heading}"
-        out.extend(Passage(b.id, f"{lead}: {b.text}") for b in section.bullets)
-    return out
 
 
 __all__ = ["Memory"]

@@ -2,8 +2,9 @@
 
 Each call is planned (:mod:`memstrata.api.erasure_plan`), then made by the store in one
 transaction (:meth:`erase`) with a journal entry; the copies outside the store (raw trace
-lines, see :meth:`_erase_copies`) are erased after the commit, and the entry marked done. A
-failure there leaves the entry pending: a retry of the same call, or the next
+lines, index entries, cached vectors, see :meth:`_erase_copies`) are erased after the commit,
+the entry marked done, and the database's files proven free of the erased texts. A failure
+while erasing the copies leaves the entry pending: a retry of the same call, or the next
 :meth:`Memory.open`, finishes it.
 """
 
@@ -13,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Final
 
-from memstrata.api.common import DeleteReport, ScopeLike, as_scope, reason_of
+from memstrata.api.common import DeleteReport, ScopeLike, as_scope, document_passages, reason_of
 from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
 from memstrata.errors import (
@@ -35,6 +36,7 @@ from memstrata.model import (
 log = logging.getLogger(__name__)
 
 _ATTEMPTS: Final = 5  # plans made again when a document changed under one
+_PENDING: Final = "the erasure stays pending: a retry, or the next open, finishes it"
 
 
 def scope_target(scope: Scope) -> str:
@@ -56,8 +58,9 @@ class ForgettingMixin(DocumentsMixin):
         that cite it (a fact or bullet left citing nothing is deleted, reason
         ``source-deleted``) and erases its raw trace line (a tombstone stays), all store
         changes in one transaction. A deleted fact is not extracted again from its turns.
-        Search indexes and the embedding cache drop their copies when they next read the
-        change feed."""
+        Every copy outside the store goes in the same call: search index entries, cached
+        vectors (every model, any process), and old pages of the database files (see
+        :meth:`_finish`)."""
         scope = as_scope(scope)
         why = reason_of(reason)
         kind = kind_of(item_id)
@@ -189,35 +192,23 @@ class ForgettingMixin(DocumentsMixin):
         ]
 
     def _finish(self, record: ErasureRecord) -> DeleteReport:
-        """Erase the copies outside the store, then mark the journal entry done. The entry
-        holds the erased texts until then: anything that must find the store's files free
-        of them (a WAL checkpoint) comes after :meth:`RecordStore.finish_erasure`."""
+        """Erase the copies outside the store (:meth:`_erase_copies`), mark the journal entry
+        done, then prove the database's files free of the erased texts
+        (:meth:`_prove_erased`). The entry holds the texts until it is done, so the proof (a
+        WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`."""
         try:
             lines = self._erase_copies(record.episode_ids, record.texts, reason=record.reason)
         except OSError as exc:
             raise StoreError(
                 f"{record.target} was deleted but its raw trace line could not be erased "
-                f"({exc}); the erasure stays pending: a retry, or the next open, finishes it"
+                f"({exc}); {_PENDING}"
             ) from exc
+        except StoreError as exc:
+            raise StoreError(f"{exc}; {_PENDING}") from exc
         self.store.finish_erasure(record.id)
+        self._prove_erased(record.episode_ids, record.texts)
         counts = {**record.counts, "trace_lines": lines}
         return DeleteReport(record.deleted, record.cascaded, counts)
-
-    def _erase_copies(
-        self,
-        episode_ids: Sequence[str],
-        texts: Sequence[str],
-        *,
-        reason: str = DeleteReason.USER_REQUEST.value,
-    ) -> int:
-        """Erase the copies of erased records kept outside the record store: the raw trace
-        lines of ``episode_ids`` (tombstones with ``reason`` stay). ``texts`` are every text
-        the erasure removed from the store (episodes, facts, bullets, profile values), for
-        copies derived from them. Raises :class:`OSError` when a copy cannot be erased;
-        must be safe to run again. Returns the number of trace lines erased."""
-        if self.trace is None or not episode_ids:
-            return 0
-        return self.trace.redact(episode_ids, reason)
 
     def _plan_and_erase(
         self,
@@ -251,7 +242,7 @@ class ForgettingMixin(DocumentsMixin):
                 derived=whole,
                 documents=tuple(planner.writes),
                 history=tuple(planner.rewrites),
-                texts=tuple(planner.texts),
+                texts=(*planner.texts, *self._copied_texts(scope, planner, episodes, documents)),
                 settled=tuple(settled),
             )
             try:
@@ -260,3 +251,25 @@ class ForgettingMixin(DocumentsMixin):
                 if attempt + 1 == _ATTEMPTS:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _copied_texts(
+        self,
+        scope: Scope,
+        planner: ErasurePlanner,
+        episodes: Sequence[str],
+        documents: Sequence[str],
+    ) -> list[str]:
+        """The texts an erasure's copies outside the store were made from, read before the
+        store change: every text the index embeds with the erased turns (their views, and the
+        views of the turns after them), and the passages (title and heading, then the bullet)
+        of the bullets the erasure removes or rewrites and of the documents it deletes."""
+        texts = self._derived_texts(self.store.get_episodes(scope, episodes))
+        changed = {w.document_id: {e.item_id for e in w.item_events} for w in planner.writes}
+        whole = {*documents, *planner.unreadable}
+        if changed or whole:
+            for doc in self.store.list_documents(Scope(scope.user)):
+                if doc.id in whole:
+                    texts.update(p.text for p in document_passages(doc))
+                elif doc.id in changed:
+                    texts.update(p.text for p in document_passages(doc) if p.id in changed[doc.id])
+        return sorted(texts)

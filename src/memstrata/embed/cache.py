@@ -11,6 +11,11 @@ warning: search keeps working and re-embeds what it needs. A cache that cannot b
 written (a full disk, a read-only data directory, a lock held too long) is read where it can be
 and keeps new vectors in memory. Only :meth:`CachedEmbedder.forget` raises: a deletion must not
 be reported done while vectors are left.
+
+Deleting a record on request purges the vectors of every text embedded from it
+(:meth:`CachedEmbedder.forget` in process, :func:`purge_cache` on the file from any process):
+with ``secure_delete`` on and the write-ahead log checkpointed, no old vector stays in a free
+page or in the log.
 """
 
 from __future__ import annotations
@@ -108,6 +113,11 @@ class CachedEmbedder:
             conn = sqlite3.connect(
                 str(path), check_same_thread=False, isolation_level=None, timeout=10
             )
+            try:
+                _secure_delete(conn, path)
+            except StoreError:
+                conn.close()
+                raise
         try:
             if not self._read_only:
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -296,7 +306,7 @@ class CachedEmbedder:
             conn = self._current()
             if conn is not None and hashes and not self._read_only:
                 try:
-                    conn.executemany("DELETE FROM vectors WHERE hash = ?", [(h,) for h in hashes])
+                    _purge(conn, list(dict.fromkeys(hashes)))
                 except sqlite3.Error as exc:
                     if not is_damage(exc):
                         raise StoreError(
@@ -315,6 +325,77 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except FileNotFoundError:
         return None
     return stat.st_dev, stat.st_ino
+
+
+def purge_cache(path: str | Path, texts: Sequence[str]) -> list[str]:
+    """Drop every model's cached vectors of ``texts`` from the cache file at ``path`` (if there
+    is one) and checkpoint its log; what is left (none, unless another process wrote them
+    again meanwhile), each entry naming the file."""
+    path = Path(path)
+    hashes = list(dict.fromkeys(text_hash(t) for t in texts))
+    if not hashes or not path.exists():
+        return []
+    conn = _connect(path)
+    try:
+        _purge(conn, hashes)
+        left = sum(
+            conn.execute(
+                f"SELECT COUNT(*) FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchone()[0]
+            for chunk in _chunks(hashes)
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot purge the embedding cache {path}: {exc}") from exc
+    finally:
+        conn.close()
+    return [f"{path}: {left} cached vector(s) of the deleted text"] if left else []
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The cache file, created if new, with deleted rows overwritten (``secure_delete``)."""
+    try:
+        conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+    try:
+        _secure_delete(conn, path)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL,"
+            " vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
+        )
+    except (sqlite3.Error, StoreError) as exc:
+        conn.close()
+        if isinstance(exc, StoreError):
+            raise
+        raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+    return conn
+
+
+def _secure_delete(conn: sqlite3.Connection, path: Path) -> None:
+    """Deleted rows are overwritten on this connection (checked: a build may refuse)."""
+    conn.execute("PRAGMA secure_delete = ON")
+    if conn.execute("PRAGMA secure_delete").fetchone()[0] != 1:
+        raise StoreError(f"the embedding cache {path} cannot turn secure_delete on")
+
+
+def _chunks(hashes: list[bytes]) -> list[list[bytes]]:
+    return [hashes[i : i + _CHUNK] for i in range(0, len(hashes), _CHUNK)]
+
+
+def _purge(conn: sqlite3.Connection, hashes: list[bytes]) -> None:
+    """Delete the vectors of ``hashes`` (every model), then fold the log into the file and
+    truncate it, so the old pages are gone from both."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for chunk in _chunks(hashes):
+            conn.execute(f"DELETE FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})", chunk)
+    except sqlite3.Error:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:

@@ -62,6 +62,20 @@ class IndexManager:
                 index = self._catch_up(index, head)
             return index
 
+    def refresh(self, user: str | None = None) -> None:
+        """Bring the built indexes (all, or one user's) up to date now; build none. A
+        deletion on request drops the indexes' copies, and the cached vectors of every text
+        embedded with the deleted items, in the same operation, not at the next search."""
+        with self._guard:
+            users = [user] if user is not None else list(self._indexes)
+        for name in users:
+            with self._lock(name):
+                index = self._indexes.get(name)
+                if index is not None:
+                    head = self.store.generation(name)
+                    if index.generation != head:
+                        self._catch_up(index, head)
+
     def drop(self, user: str | None = None) -> None:
         """Forget built indexes (all, or one user's); they rebuild on next use."""
         with self._guard:

@@ -1,8 +1,8 @@
 """The embedded record store: one SQLite file in WAL mode (:class:`SqliteStore`).
 
 The store is one class built from one module per concern: ``base`` (connection, migrations,
-transactions, change feed), ``episodes``, ``facts``, ``documents``, and ``store`` (history,
-counts, restore).
+transactions, change feed), ``episodes``, ``facts``, ``documents``, ``erasure`` (proof that a
+deletion left no copy in the files) and ``store`` (history, counts, restore).
 """
 
 from memstrata.store.sqlite.store import SqliteStore

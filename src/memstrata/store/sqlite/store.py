@@ -22,10 +22,11 @@ from memstrata.store.sqlite.common import (
     scope_row,
     scope_where,
 )
+from memstrata.store.sqlite.erasure import WalErasure
 from memstrata.store.sqlite.erasures import ErasureTables
 
 
-class SqliteStore(ErasureTables):
+class SqliteStore(ErasureTables, WalErasure):
     """:class:`memstrata.ports.RecordStore` on SQLite."""
 
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:

@@ -1,0 +1,159 @@
+"""Deletion on request is provable: after a turn is forgotten, no byte of any file under the data
+directory holds its text, in any form, on an SQLite that does not overwrite deleted content by
+default.
+
+The turn (one English, one Chinese) first reaches everything that copies it: the raw trace,
+facts extracted from it, the topic documents and essentials a consolidation writes, the search
+index and the embedding cache (a search in both languages, at every granularity, with a blend of
+two models). It is then forgotten in process, or by the ``memstrata`` command in another process
+that never built an index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.embed.cache import text_hash
+from memstrata.model import DocumentKind, Fact, Scope
+from memstrata.settings import load_settings
+from tests.reliability.scan import files_under, scan
+from tests.reliability.sqlite_build import CLI, secure_delete_off_by_default
+
+ROOT = Path(__file__).resolve().parents[2]
+EN = "I love hiking in the Zanskarvale mountains with my dog Quillon, every August."
+ZH = "我最喜欢的城市是景德镇，我每年都去那里看瓷器。"
+CONVERSATION = [
+    {"text": "How was the trip?", "speaker": "Bob"},
+    {"text": EN, "speaker": "Ann"},
+    {"text": "That sounds lovely.", "speaker": "Bob"},
+    {"text": ZH, "speaker": "Ann"},
+    {"text": "好的，下次见。", "speaker": "Bob"},
+]
+BLEND = [{"provider": "fake", "dim": 32}, {"provider": "fake", "dim": 48}]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment of this process and of the CLI: a blend of two models, no user config."""
+    secure_delete_off_by_default(monkeypatch)
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MEMSTRATA_CONFIG", str(config))
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "blend")
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PARTS", json.dumps(BLEND))
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture
+def memory(data_dir: Path, env: dict[str, str]) -> Iterator[Memory]:
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        yield mem
+
+
+def _reach_everything(mem: Memory) -> tuple[dict[str, str], list[str]]:
+    """Store the conversation and let every part copy it; the ids of the two turns by text,
+    and the texts embedded from them (turn views, facts, bullet passages)."""
+    mem.remember({"text": "an unrelated note from another user"}, "v")
+    episodes = mem.remember(CONVERSATION, "u", session_id="s1")
+    ids = {e.text: e.id for e in episodes if e.text in (EN, ZH)}
+    mem.extract("u")
+    mem.consolidate("u")  # topic documents and essentials
+    facts = [f for f in mem.list("u", "fact") if isinstance(f, Fact)]
+    derived = {f.id: f.text for f in facts if set(f.sources) & set(ids.values())}
+    assert len(derived) == 2, facts
+    docs = [d for d in mem.store.list_documents(Scope("u")) if d.kind != DocumentKind.STATE]
+    assert {d.kind for d in docs} == {DocumentKind.ESSENTIALS, DocumentKind.TOPIC}
+    reader = mem.indexes.passages
+    assert reader is not None
+    passages = [
+        p.text for d in docs for p in reader(d) if any(t in p.text for t in derived.values())
+    ]
+    assert len(passages) >= 4  # each fact in its topic document and in the essentials
+    for query in ("Zanskarvale hiking", "景德镇 瓷器"):
+        for level in ("turn", "session", "fact", "topic"):
+            assert mem.search(query, "u", k=3, granularity=level)
+    embedded = [
+        f"Ann: {EN}",
+        f"Bob: How was the trip?\nAnn: {EN}",
+        f"Ann: {EN}\nBob: That sounds lovely.",
+        f"Ann: {ZH}",
+        f"Bob: That sounds lovely.\nAnn: {ZH}",
+        f"Ann: {ZH}\nBob: 好的，下次见。",
+        *derived.values(),
+        *passages,
+    ]
+    return ids, embedded
+
+
+def _cached(data_dir: Path, texts: list[str]) -> int:
+    with sqlite3.connect(data_dir / "embeddings.db") as conn:
+        marks = ",".join("?" * len(texts))
+        row = conn.execute(
+            f"SELECT COUNT(*) FROM vectors WHERE hash IN ({marks})", [text_hash(t) for t in texts]
+        )
+        return int(row.fetchone()[0])
+
+
+def _assert_erased(data_dir: Path, embedded: list[str]) -> None:
+    findings = scan(data_dir, [EN, ZH])
+    assert not findings, (
+        "\n".join(map(str, findings)) + "\nfiles: " + ", ".join(files_under(data_dir))
+    )
+    assert _cached(data_dir, embedded) == 0
+
+
+def test_the_scan_finds_every_form_of_a_text(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps({"t": ZH}), encoding="ascii")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".hidden").write_bytes(b"\x01" + EN.encode("utf-16-le"))
+    (tmp_path / "c.txt").write_text(json.dumps(ZH, ensure_ascii=False), encoding="utf-8")
+    found = {(f.path.name, f.form) for f in scan(tmp_path, [EN, ZH])}
+    assert found == {("a.json", "json-ascii"), (".hidden", "utf-16-le")} | {
+        ("c.txt", "utf-8"),
+        ("c.txt", "json"),
+    }
+
+
+def test_a_turn_forgotten_in_process_leaves_no_byte_of_its_text(
+    data_dir: Path, memory: Memory
+) -> None:
+    ids, embedded = _reach_everything(memory)
+    assert {f.path.name for f in scan(data_dir, [EN, ZH])} >= {"memstrata.db-wal"}
+    assert _cached(data_dir, embedded) == 2 * len(set(embedded))  # every view, both models
+    for episode_id in ids.values():
+        memory.forget(episode_id, "u")
+    _assert_erased(data_dir, embedded)  # while the memory is still open
+    hits = memory.search("Zanskarvale 景德镇", "u", k=10)
+    assert hits and not any("Zanskarvale" in h.text or "景德镇" in h.text for h in hits)
+    memory.close()
+    _assert_erased(data_dir, embedded)
+
+
+def test_a_turn_forgotten_by_the_cli_leaves_no_byte_of_its_text(
+    data_dir: Path, memory: Memory, env: dict[str, str]
+) -> None:
+    ids, embedded = _reach_everything(memory)
+    for episode_id in ids.values():  # another process, beside this one's open memory
+        done = subprocess.run(
+            [*CLI, "forget", episode_id, "--user", "u", "--data-dir", str(data_dir), "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["deleted"] == [episode_id]
+    _assert_erased(data_dir, embedded)
+    memory.close()
+    _assert_erased(data_dir, embedded)

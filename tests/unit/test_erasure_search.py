@@ -1,0 +1,55 @@
+"""The byte forms of a text and the search for many of them at once (memstrata.erasure)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from memstrata import erasure
+from memstrata.erasure import Needles, text_forms
+
+
+def test_text_forms_cover_utf8_and_both_json_escapes() -> None:
+    forms = text_forms(['我说 "hi"\n', "plain"])
+    assert '我说 "hi"\n'.encode() in forms
+    assert '我说 \\"hi\\"\\n'.encode() in forms
+    assert json.dumps('我说 "hi"\n')[1:-1].encode() in forms  # \\u6211...
+    assert forms.count(b"plain") == 1  # the same form once
+    assert text_forms([""]) == []
+
+
+def _naive(data: bytes, needles: list[bytes]) -> set[tuple[int, bytes]]:
+    found = set()
+    for needle in set(needles):
+        at = data.find(needle)
+        while at >= 0:
+            found.add((at, needle))
+            at = data.find(needle, at + 1)
+    return found
+
+
+@pytest.mark.parametrize("count", [3, 300])
+def test_needles_find_every_occurrence_as_a_plain_search_does(count: int) -> None:
+    rng = random.Random(count)
+    alphabet = "abc de的是我"
+    text = "".join(rng.choice(alphabet) for _ in range(20_000)).encode("utf-8")
+    needles = []
+    for _ in range(count):
+        start = rng.randrange(len(text) - 60)
+        needles.append(text[start : start + rng.randint(1, 40)])  # found at least once
+    needles.append(b"not there at all, not anywhere")
+    assert set(Needles(needles).find(text)) == _naive(text, needles)
+
+
+def test_a_needle_across_two_chunks_of_a_file_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(erasure, "_CHUNK", 64)
+    needles = [f"needle number {i} is long enough".encode() for i in range(20)]
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"x" * 50 + needles[7] + b"y" * 300 + needles[19][:-1])
+    assert Needles(needles).in_file(path) == [needles[7]]
+    assert Needles(needles).in_file(tmp_path / "missing") == []
