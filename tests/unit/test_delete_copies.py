@@ -452,3 +452,26 @@ def test_the_cli_forget_fails_with_a_store_error_naming_the_copy_left(
     assert err.startswith(f"error: {episode_id} was deleted, but copies are left: ")
     assert str(_trace_file(data_dir / "trace")) + " line 1" in err
     assert "Traceback" not in err
+
+
+def test_a_forget_purges_the_cached_vectors_of_earlier_versions_of_a_bullet(
+    data_dir: Path, clock: FixedClock
+) -> None:
+    from memstrata.document.ops import Operation, OpKind
+
+    with _blend_memory(data_dir, clock) as mem:
+        secret = _remember_and_search(mem)
+        mem.consolidate("u")
+        mem.search("door code", "u", granularity="topic")
+        doc, version = mem.doc("notes", "u")
+        (bullet,) = [b for s in doc.sections for b in s.bullets if b.text == _FACT]
+        edited = f"{_FACT}, at the back door"
+        edit = Operation(OpKind.EDIT, bullet.id, text=edited)
+        mem.apply_doc("notes", "u", [edit], expected_version=version)
+        mem.search("door code", "u", granularity="topic")
+    db = data_dir / "embeddings.db"
+    old, new = f"notes: {_FACT}", f"notes: {edited}"
+    assert [_cached(db, old), _cached(db, new)] == [2, 2]
+    with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as other:
+        other.forget(secret, "u")  # as the CLI does: no index built
+    assert [_cached(db, old), _cached(db, new)] == [0, 0]

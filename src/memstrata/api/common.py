@@ -283,19 +283,26 @@ def _left_message(episode_ids: Sequence[str], left: Sequence[str]) -> str:
 def document_passages(doc: Document) -> list[Passage]:
     """A curated document's bullets as search passages, each led by its document's title (and
     its section's heading when that says more)."""
+    return [p for _, p in content_passages(doc.content)]
+
+
+def content_passages(content: Mapping[str, Any]) -> list[tuple[str, Passage]]:
+    """The passages of curated document content (a document, or a version in its history),
+    each with its bullet's own text; none for content that is not a readable curated
+    document."""
     from memstrata.document.service import document_from_json
     from memstrata.index.scope_index import Passage
 
     try:
-        curated = document_from_json(doc.content)
+        curated = document_from_json(content)
     except InvalidInputError:  # stored malformed by an older version: not searchable
         return []
-    out: list[Passage] = []
+    out: list[tuple[str, Passage]] = []
     for section in curated.sections:
         lead = curated.title
         if section.heading and section.heading.casefold() != curated.title.casefold():
             lead = f"{curated.title} · {section.heading}"
-        out.extend(Passage(b.id, f"{lead}: {b.text}") for b in section.bullets)
+        out.extend((b.text, Passage(b.id, f"{lead}: {b.text}")) for b in section.bullets)
     return out
 
 

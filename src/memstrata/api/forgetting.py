@@ -11,10 +11,10 @@ while erasing the copies leaves the entry pending: a retry of the same call, or 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-from memstrata.api.common import DeleteReport, ScopeLike, as_scope, document_passages, reason_of
+from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
 from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
 from memstrata.errors import (
@@ -262,14 +262,37 @@ class ForgettingMixin(DocumentsMixin):
         """The texts an erasure's copies outside the store were made from, read before the
         store change: every text the index embeds with the erased turns (their views, and the
         views of the turns after them), and the passages (title and heading, then the bullet)
-        of the bullets the erasure removes or rewrites and of the documents it deletes."""
+        the index embedded from the documents the erasure deletes and, in every version of
+        the documents it rewrites, from the bullets it removes or changes or whose text it
+        erases."""
         texts = self._derived_texts(self.store.get_episodes(scope, episodes))
-        changed = {w.document_id: {e.item_id for e in w.item_events} for w in planner.writes}
+        bullets: dict[str, set[str]] = {}
+        for write in planner.writes:
+            bullets.setdefault(write.document_id, set()).update(
+                e.item_id for e in write.item_events
+            )
+        for rewrite in planner.rewrites:
+            bullets.setdefault(rewrite.item_id, set())
         whole = {*documents, *planner.unreadable}
-        if changed or whole:
-            for doc in self.store.list_documents(Scope(scope.user)):
-                if doc.id in whole:
-                    texts.update(p.text for p in document_passages(doc))
-                elif doc.id in changed:
-                    texts.update(p.text for p in document_passages(doc) if p.id in changed[doc.id])
+        gone = set(planner.texts)
+        if not (bullets or whole):
+            return sorted(texts)
+        for doc in self.store.list_documents(Scope(scope.user)):
+            if doc.id not in whole and doc.id not in bullets:
+                continue
+            ids = bullets.get(doc.id, set())
+            versions = [doc.content]
+            try:
+                history = self.store.history(doc.scope, doc.id)
+            except NotFoundError:
+                history = []
+            versions += [
+                e.data["content"] for e in history if isinstance(e.data.get("content"), Mapping)
+            ]
+            for content in versions:
+                texts.update(
+                    p.text
+                    for text, p in content_passages(content)
+                    if doc.id in whole or p.id in ids or text in gone
+                )
         return sorted(texts)
