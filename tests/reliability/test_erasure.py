@@ -1,6 +1,7 @@
-"""Deletion on request is provable: after a turn is forgotten, no byte of any file under the data
-directory holds its text, in any form, on an SQLite that does not overwrite deleted content by
-default.
+"""Deletion on request is provable: after a turn, a thread or a user is forgotten, no byte of any
+file under the data directory holds its text (turns, facts, bullets, earlier document versions),
+in any form, on an SQLite that does not overwrite deleted content by default, while the texts of
+other threads and users are still found (so the scan can fail).
 
 The turn (one English, one Chinese) first reaches everything that copies it: the raw trace,
 facts extracted from it, the topic documents and essentials a consolidation writes, the search
@@ -22,6 +23,7 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.embed.cache import text_hash
+from memstrata.errors import StoreError
 from memstrata.model import DocumentKind, Fact, Scope
 from memstrata.settings import load_settings
 from tests.reliability.scan import files_under, scan
@@ -157,3 +159,139 @@ def test_a_turn_forgotten_by_the_cli_leaves_no_byte_of_its_text(
     _assert_erased(data_dir, embedded)
     memory.close()
     _assert_erased(data_dir, embedded)
+
+
+# a whole thread, a whole user --------------------------------------------------------------
+KEPT = "I love sailing near the Brackenholt islands with my cousin Ferriday, every June."
+OTHER_USER = "I love baking sourdough in Wexmoorton with my neighbour Tibbald."
+
+
+def _views(conversation: list[dict[str, str]]) -> list[str]:
+    """Every text the dense views (the turn alone, and after its previous turn) embed for
+    every turn of a session."""
+    lines = [f"{t['speaker']}: {t['text']}" for t in conversation]
+    return [*lines, *("\n".join(lines[i - 1 : i + 1]) for i in range(1, len(lines)))]
+
+
+def _reach_two_threads(mem: Memory) -> tuple[list[str], list[str], list[str], list[str]]:
+    """User ``u`` says :data:`CONVERSATION` in thread ``t1`` and :data:`KEPT` in thread ``t2``;
+    user ``v`` says :data:`OTHER_USER`; every part copies them (facts, topic documents and
+    essentials, earlier document versions, index, cache). The texts stored from thread ``t1``
+    (turns, facts, bullets) and from ``t2``, then the texts embedded from each thread."""
+    kept_turns = [{"text": KEPT, "speaker": "Ann"}, {"text": "Nice.", "speaker": "Bob"}]
+    other = [{"text": OTHER_USER, "speaker": "Val"}]
+    for scope, conversation in (
+        (Scope("u", "t1"), CONVERSATION[:2]),
+        (Scope("u", "t2"), kept_turns),
+        (Scope("v", "t1"), other),
+    ):
+        mem.remember(conversation, scope, session_id="s1")
+        mem.extract(scope.user)
+        mem.consolidate(scope.user)  # one version of the documents per step
+    mem.remember(CONVERSATION[2:], Scope("u", "t1"), session_id="s1")
+    for user in ("u", "v"):
+        mem.extract(user)
+        mem.consolidate(user)
+    facts = [f for f in mem.list("u", "fact") if isinstance(f, Fact)]
+    by_thread = {t: [f.text for f in facts if f.scope.thread == t] for t in ("t1", "t2")}
+    assert len(by_thread["t1"]) == 2 and len(by_thread["t2"]) == 1, facts
+    docs = mem.store.list_documents(Scope("u"))
+    assert any(len(mem.history(d.id, d.scope)) > 1 for d in docs)  # earlier versions too
+    reader = mem.indexes.passages
+    assert reader is not None
+    passages = [p.text for d in docs for p in reader(d)]
+    bullets = {t: [p for p in passages if any(f in p for f in by_thread[t])] for t in ("t1", "t2")}
+    assert len(bullets["t1"]) >= 4 and bullets["t2"], passages  # topic and essentials
+    for user, query in (("u", "Zanskarvale hiking"), ("u", "Brackenholt"), ("v", "sourdough")):
+        assert mem.search(query, user, k=3)
+    gone = [EN, ZH, *by_thread["t1"]]
+    kept = [KEPT, *by_thread["t2"]]
+    return (
+        gone,
+        kept,
+        [*_views(CONVERSATION), *by_thread["t1"], *bullets["t1"]],
+        [*_views(kept_turns), *by_thread["t2"], *bullets["t2"]],
+    )
+
+
+def _forget_scope(
+    how: str, mem: Memory, data_dir: Path, env: dict[str, str], scope: Scope
+) -> dict[str, object]:
+    if how == "python":
+        return mem.forget_scope(scope).to_json()
+    args = ["--user", scope.user, *(["--thread", scope.thread] if scope.thread else [])]
+    done = subprocess.run(
+        [*CLI, "forget", *args, "--yes", "--data-dir", str(data_dir), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def _assert_only(data_dir: Path, gone: list[str], kept: list[str]) -> None:
+    """None of ``gone`` in any byte under the data directory; every one of ``kept`` still
+    there (so the scan can fail)."""
+    findings = scan(data_dir, gone)
+    assert not findings, (
+        "\n".join(map(str, findings)) + "\nfiles: " + ", ".join(files_under(data_dir))
+    )
+    assert {f.text for f in scan(data_dir, kept)} == set(kept)
+
+
+@pytest.mark.parametrize("how", ["python", "cli"])
+def test_a_thread_forgotten_leaves_no_byte_of_its_text_and_spares_the_others(
+    how: str, data_dir: Path, memory: Memory, env: dict[str, str]
+) -> None:
+    gone, kept, gone_embedded, kept_embedded = _reach_two_threads(memory)
+    assert {f.text for f in scan(data_dir, gone)} == set(gone)
+    report = _forget_scope(how, memory, data_dir, env, Scope("u", "t1"))
+    assert report["counts"]["episodes"] == len(CONVERSATION)  # type: ignore[index]
+    _assert_only(data_dir, gone, [*kept, OTHER_USER])
+    assert _cached(data_dir, gone_embedded) == 0
+    assert _cached(data_dir, kept_embedded) > 0
+    hits = memory.search("Zanskarvale 景德镇 Brackenholt", "u", k=10)
+    assert hits and not any("Zanskarvale" in h.text or "景德镇" in h.text for h in hits)
+    memory.close()
+    _assert_only(data_dir, gone, [*kept, OTHER_USER])
+
+
+@pytest.mark.parametrize("how", ["python", "cli"])
+def test_a_user_forgotten_leaves_no_byte_of_their_text_and_spares_other_users(
+    how: str, data_dir: Path, memory: Memory, env: dict[str, str]
+) -> None:
+    gone, kept, gone_embedded, kept_embedded = _reach_two_threads(memory)
+    report = _forget_scope(how, memory, data_dir, env, Scope("u"))
+    assert report["counts"]["episodes"] == len(CONVERSATION) + 2  # type: ignore[index]
+    _assert_only(data_dir, [*gone, *kept], [OTHER_USER])
+    assert _cached(data_dir, [*gone_embedded, *kept_embedded]) == 0
+    assert _cached(data_dir, _views([{"text": OTHER_USER, "speaker": "Val"}])) > 0
+    memory.close()
+    _assert_only(data_dir, [*gone, *kept], [OTHER_USER])
+
+
+def test_a_thread_forget_cut_short_after_its_commit_is_erased_and_proven_by_the_next_open(
+    data_dir: Path, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone, kept, gone_embedded, _ = _reach_two_threads(memory)
+
+    def cut_short(*args: object, **kwargs: object) -> int:
+        raise OSError("the process died here")
+
+    monkeypatch.setattr(memory, "_erase_copies", cut_short)
+    with pytest.raises(StoreError, match="stays pending"):
+        memory.forget_scope(Scope("u", "t1"))
+    assert {f.text for f in scan(data_dir, gone)} == set(gone)  # the journal, trace, log
+    assert _cached(data_dir, gone_embedded) > 0
+    memory.close()
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as reopened:
+        assert not reopened.store.pending_erasures()
+        _assert_only(data_dir, gone, [*kept, OTHER_USER])
+        assert _cached(data_dir, gone_embedded) == 0
+    _assert_only(data_dir, gone, [*kept, OTHER_USER])
