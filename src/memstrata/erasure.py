@@ -9,13 +9,14 @@ of these forms in a file has left a copy.
 Forgetting a whole thread or user looks for thousands of texts in files of hundreds of
 megabytes, so :class:`Needles` does not search for them one by one: it hashes the eight bytes
 at every offset (numpy), keeps the offsets whose hash some needle's first eight bytes have, and
-compares whole needles only there.
+looks there for the needles with those first bytes, one set look-up per length: the work stays
+linear in the data however many needles share a prefix.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -49,16 +50,18 @@ class Needles:
         self.all = list(dict.fromkeys(n for n in needles if n))
         self.longest = max((len(n) for n in self.all), default=0)
         self._short = [n for n in self.all if len(n) < _KEY]
-        #: needles of one key (8 to 15 bytes) and of two keys (16 bytes or more)
-        self._one: dict[int, list[bytes]] = {}
-        self._two: dict[tuple[int, int], list[bytes]] = {}
+        #: needles of one key (8 to 15 bytes) and of two keys (16 bytes or more), by their
+        #: length: a candidate offset costs one set look-up per length, however many needles
+        #: share their first bytes (the turns of a dialogue all start with a speaker's name)
+        self._one: dict[int, dict[int, set[bytes]]] = {}
+        self._two: dict[tuple[int, int], dict[int, set[bytes]]] = {}
         for n in self.all:
             first = int.from_bytes(n[:_KEY], "little")
             if len(n) >= 2 * _KEY:
                 second = int.from_bytes(n[_KEY : 2 * _KEY], "little")
-                self._two.setdefault((first, second), []).append(n)
+                self._two.setdefault((first, second), {}).setdefault(len(n), set()).add(n)
             elif len(n) >= _KEY:
-                self._one.setdefault(first, []).append(n)
+                self._one.setdefault(first, {}).setdefault(len(n), set()).add(n)
         self._one_table = _table(list(self._one))
         self._two_first = _table([k for k, _ in self._two])
         self._two_both = _table([_mix(a, b) for a, b in self._two])
@@ -77,21 +80,22 @@ class Needles:
             if count <= 0:
                 continue
             keys = np.frombuffer(data, dtype="<u8", offset=offset, count=count)
-            candidates: list[tuple[int, Sequence[bytes]]] = []
+            candidates: list[tuple[int, Mapping[int, set[bytes]]]] = []
             if self._one:
                 for one in np.flatnonzero(self._one_table[_slots(keys)]).tolist():
-                    candidates.append((one, self._one.get(int(keys[one]), ())))
+                    candidates.append((one, self._one.get(int(keys[one]), {})))
             if self._two:
                 hits = np.flatnonzero(self._two_first[_slots(keys[:-1])])
                 both = _slots(_mix_array(keys[hits], keys[hits + 1]))
                 for two in hits[self._two_both[both]].tolist():
                     pair = (int(keys[two]), int(keys[two + 1]))
-                    candidates.append((two, self._two.get(pair, ())))
-            for index, needles in candidates:
+                    candidates.append((two, self._two.get(pair, {})))
+            for index, by_length in candidates:
                 start = offset + _KEY * index
-                for needle in needles:
-                    if data.startswith(needle, start):
-                        yield start, needle
+                for length, needles in by_length.items():
+                    piece = data[start : start + length]
+                    if piece in needles:
+                        yield start, piece
 
     def found_in(self, data: bytes) -> bool:
         return next(self.find(data), None) is not None

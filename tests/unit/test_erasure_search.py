@@ -53,3 +53,18 @@ def test_a_needle_across_two_chunks_of_a_file_is_found(
     path.write_bytes(b"x" * 50 + needles[7] + b"y" * 300 + needles[19][:-1])
     assert Needles(needles).in_file(path) == [needles[7]]
     assert Needles(needles).in_file(tmp_path / "missing") == []
+
+
+def test_needles_sharing_their_first_bytes_are_each_found_at_their_own_length() -> None:
+    # the views of a dialogue's turns all start alike ("Ann: I love ...")
+    needles = [f"Ann: I love hiking number {i}, said quietly".encode() for i in range(500)]
+    needles += [b"Ann: I love hiking number 7", b"Ann: I love hiki", b"Ann: I l"]
+    data = b"\n".join([needles[7], needles[499] + b" and more", b"Ann: I love hikes"])
+    assert set(Needles(needles).find(data)) == _naive(data, needles)
+    assert {n for _, n in Needles(needles).find(data)} == {
+        needles[7],
+        needles[499],
+        b"Ann: I love hiking number 7",
+        b"Ann: I love hiki",
+        b"Ann: I l",
+    }
