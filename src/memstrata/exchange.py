@@ -11,12 +11,14 @@
     episodes.jsonl     every verbatim turn
     facts.jsonl        every fact, current and superseded
 
-``import_directory`` reads it back into a store where the scope is empty and restores the same
-records: the same ids, versions and times, documents re-read from their (possibly edited)
-markdown. Into another user, every id is new (sources, supersede links, bullet ids and
-citations remapped), so the copy can live beside its original in one store. Files are
-written to a temporary name and renamed, so a failed export leaves no half-written file
-behind.
+``read_directory`` reads it back as the records to restore into a scope that is empty: the
+same ids, versions and times, documents re-read from their (possibly edited) markdown, a
+bullet added by hand without an id given a new one. Into another user, every id is new
+(sources, supersede links, bullet ids and citations remapped), so the copy can live beside
+its original in one store. The facade (``Memory.import_markdown``) passes the records
+through the one scrub and citation check of curated writes, then stores them in one
+transaction. Files are written to a temporary name and renamed, so a failed export leaves no
+half-written file behind.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,7 +40,8 @@ from memstrata.codec import (
     parse_time,
     scope_to_json,
 )
-from memstrata.document.format import parse, serialize
+from memstrata.document.format import Document as CuratedDocument
+from memstrata.document.format import Section, parse, serialize
 from memstrata.document.service import document_from_json, document_to_json
 from memstrata.errors import InvalidInputError
 from memstrata.ids import PREFIXES, new_id
@@ -98,7 +101,23 @@ def _read(kind: DocumentKind, text: str) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise InvalidInputError(f"a {kind.value} file must hold a JSON object")
         return data
-    return document_to_json(parse(text))
+    return document_to_json(_with_bullet_ids(parse(text)))
+
+
+def _with_bullet_ids(doc: CuratedDocument) -> CuratedDocument:
+    """A bullet added by hand without its ``<!--m_...-->`` id gets a new one."""
+    if all(b.id for s in doc.sections for b in s.bullets):
+        return doc
+    return replace(
+        doc,
+        sections=tuple(
+            Section(
+                s.heading,
+                tuple(b if b.id else replace(b, id=new_id("m")) for b in s.bullets),
+            )
+            for s in doc.sections
+        ),
+    )
 
 
 def export_directory(store: RecordStore, scope: Scope, directory: Path) -> dict[str, Any]:
@@ -164,10 +183,22 @@ def _moved(scope: Scope, user: str | None) -> Scope:
     return scope if user is None else Scope(user, scope.thread, scope.agent)
 
 
-def import_directory(store: RecordStore, directory: Path, *, user: str | None = None) -> Scope:
-    """Restore a directory written by :func:`export_directory` (into ``user`` if given).
+@dataclass(frozen=True, slots=True)
+class Restoration:
+    """The records of an export, read and checked, moved into ``scope`` (which must be
+    empty) with their ids as in the files; :func:`renumbered` gives them new ids when the
+    export came from another user (``source_user``)."""
 
-    Everything is read and checked first, then stored in one transaction."""
+    scope: Scope
+    source_user: str
+    episodes: list[Episode]
+    facts: list[Fact]
+    documents: list[Document]
+
+
+def read_directory(directory: Path, *, user: str | None = None) -> Restoration:
+    """Read a directory written by :func:`export_directory` (moved into ``user`` if given);
+    stores nothing."""
     manifest_path = directory / "manifest.json"
     if not manifest_path.exists():
         raise InvalidInputError(f"{directory} has no manifest.json; not a memstrata export")
@@ -222,10 +253,16 @@ def import_directory(store: RecordStore, directory: Path, *, user: str | None = 
             )
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInputError(f"{directory}: malformed export ({exc})") from exc
-    if target.user != manifest["scope"]["user"]:
-        episodes, facts, documents = _with_new_ids(episodes, facts, documents)
-    store.restore(target, episodes, facts, documents)
-    return target
+    return Restoration(target, str(manifest["scope"]["user"]), episodes, facts, documents)
+
+
+def renumbered(batch: Restoration) -> Restoration:
+    """``batch`` ready for ``RecordStore.restore``: into the user it was exported from, as it
+    is; into another user, with new ids, so it can live beside its original in one store."""
+    if batch.scope.user == batch.source_user:
+        return batch
+    episodes, facts, documents = _with_new_ids(batch.episodes, batch.facts, batch.documents)
+    return replace(batch, episodes=episodes, facts=facts, documents=documents)
 
 
 def _id_in(value: str) -> str | None:

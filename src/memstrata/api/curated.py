@@ -1,25 +1,33 @@
 """The one way curated text reaches the store: scrubbed, and citing only episodes that exist.
 
 Every write path of curated text (facts added or updated, document batches, document
-content replaced through ``update``, the profile, consolidation) goes through
+content replaced through ``update``, the profile, consolidation, an import) goes through
 :func:`clean_text` (the full privacy scrubber) and :func:`require_episodes` (the scoped
 :func:`memstrata.citations.missing_episodes` check) for what it adds. Citations a record had
 already are not checked again, so a citation left stale by an older version never blocks a
 write. The identity (L0) is the user's own text about the agent: like verbatim capture, only
-secrets (passwords, keys, tokens) are scrubbed from it.
+secrets (passwords, keys, tokens) are scrubbed from it. An import (:func:`clean_import`)
+checks citations against the episodes it brings, since the scope it restores is empty.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from memstrata.api.common import scrubbed
-from memstrata.citations import missing_episodes
+from memstrata.citations import missing_among, missing_episodes
 from memstrata.errors import InvalidInputError
 from memstrata.ids import kind_of
-from memstrata.model import DocumentKind, JsonValue, Profile, Scope, Slot
+from memstrata.model import Document, DocumentKind, JsonValue, Profile, Scope, Slot
 from memstrata.ports import RecordStore
+
+if TYPE_CHECKING:
+    from memstrata.exchange import Restoration
+
+#: Raises :class:`InvalidInputError` unless every id names an episode of the scope.
+Require = Callable[[Scope, Iterable[str], str], None]
 
 
 def clean_text(text: str, scope: Scope) -> str:
@@ -41,11 +49,24 @@ def require_episodes(store: RecordStore, scope: Scope, ids: Iterable[str], *, wh
         )
 
 
+def _in_store(store: RecordStore) -> Require:
+    def require(scope: Scope, ids: Iterable[str], what: str) -> None:
+        require_episodes(store, scope, ids, what=what)
+
+    return require
+
+
 def clean_profile(
     store: RecordStore, scope: Scope, profile: Profile, previous: Profile | None
 ) -> Profile:
     """The profile with values scrubbed; each new or changed value must cite episodes of
     the scope."""
+    return _clean_profile(_in_store(store), scope, profile, previous)
+
+
+def _clean_profile(
+    require: Require, scope: Scope, profile: Profile, previous: Profile | None
+) -> Profile:
     before = {**(previous.fields if previous else {}), **(previous.preferences if previous else {})}
     sections: list[dict[str, Slot]] = []
     for slots in (profile.fields, profile.preferences):
@@ -57,11 +78,10 @@ def clean_profile(
                 if not slot.sources:
                     raise InvalidInputError(f"profile value {slot.value!r} cites no episode")
                 known = set(old.sources) if old is not None else set()
-                require_episodes(
-                    store,
+                require(
                     scope,
                     (s for s in slot.sources if s not in known),
-                    what=f"profile value {slot.value!r}",
+                    f"profile value {slot.value!r}",
                 )
             cleaned[key] = slot
         sections.append(cleaned)
@@ -76,12 +96,22 @@ def clean_content(
     previous: Mapping[str, Any],
 ) -> dict[str, JsonValue]:
     """A document's new ``content`` (from ``update``) checked and scrubbed for its kind."""
+    return _clean_content(_in_store(store), scope, kind, content, previous)
+
+
+def _clean_content(
+    require: Require,
+    scope: Scope,
+    kind: DocumentKind,
+    content: Mapping[str, Any],
+    previous: Mapping[str, Any],
+) -> dict[str, JsonValue]:
     try:
         if kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
-            return _clean_curated(store, scope, content, previous)
+            return _clean_curated(require, scope, content, previous)
         if kind == DocumentKind.PROFILE:
-            profile = clean_profile(
-                store, scope, _profile(content), _profile(previous) if previous else None
+            profile = _clean_profile(
+                require, scope, _profile(content), _profile(previous) if previous else None
             )
             return profile.to_content()
         if kind == DocumentKind.IDENTITY:
@@ -106,10 +136,8 @@ def _profile(content: Mapping[str, Any]) -> Profile:
 
 
 def _clean_curated(
-    store: RecordStore, scope: Scope, content: Mapping[str, Any], previous: Mapping[str, Any]
+    require: Require, scope: Scope, content: Mapping[str, Any], previous: Mapping[str, Any]
 ) -> dict[str, JsonValue]:
-    from dataclasses import replace
-
     from memstrata.document.format import Section
     from memstrata.document.service import document_from_json, document_to_json
 
@@ -132,8 +160,7 @@ def _clean_curated(
             bullets.append(bullet)
         sections.append(Section(section.heading, tuple(bullets)))
     doc = replace(doc, sections=tuple(sections))
-    require_episodes(
-        store,
+    require(
         scope,
         (
             c.episode_id
@@ -142,6 +169,41 @@ def _clean_curated(
             for c in b.citations
             if c.episode_id not in cited_before
         ),
-        what="the document",
+        f"the document {doc.title!r}",
     )
     return document_to_json(doc)
+
+
+def clean_import(batch: Restoration, *, scrub_capture: bool) -> Restoration:
+    """An import's records through the same scrub and citation check as every curated
+    write: fact texts, bullets and profile values fully scrubbed, the identity (and the
+    episodes, unless ``scrub_capture`` is off) of secrets; every source and citation must
+    name an episode of the import in the record's scope, or the whole import is refused.
+    Text already scrubbed is left as it is, so a clean export comes back exactly."""
+    episodes = batch.episodes
+
+    def require(scope: Scope, ids: Iterable[str], what: str) -> None:
+        missing = missing_among(episodes, scope, ids)
+        if missing:
+            raise InvalidInputError(
+                f"{what} cites episodes not in the import in scope {scope}: " + ", ".join(missing)
+            )
+
+    if scrub_capture:
+        episodes = [replace(e, text=scrubbed(e.text, e.scope, secrets_only=True)) for e in episodes]
+    facts = []
+    for fact in batch.facts:
+        require(fact.scope, fact.sources, f"fact {fact.id}")
+        facts.append(fact.evolve(text=clean_text(fact.text, fact.scope)))
+    documents = [_clean_imported(require, doc) for doc in batch.documents]
+    return replace(batch, episodes=episodes, facts=facts, documents=documents)
+
+
+def _clean_imported(require: Require, doc: Document) -> Document:
+    if doc.kind == DocumentKind.STATE:  # bookkeeping of curation runs, no text
+        return doc
+    try:
+        content = _clean_content(require, doc.scope, doc.kind, doc.content, {})
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{doc.kind.value} document {doc.key!r}: {exc}") from exc
+    return replace(doc, content=content)

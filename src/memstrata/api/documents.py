@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memstrata.api.capture import CaptureMixin
 from memstrata.api.common import ScopeLike, as_scope, document_passages
-from memstrata.api.curated import clean_identity, clean_profile, clean_text
+from memstrata.api.curated import clean_identity, clean_import, clean_profile, clean_text
 from memstrata.errors import InvalidInputError
 from memstrata.model import DeleteReason, DocumentKind, Identity, Profile, Scope, Turn
 from memstrata.retry import retry_conflicts
@@ -96,10 +96,20 @@ class DocumentsMixin(CaptureMixin):
             raise InvalidInputError(f"cannot write the export to {target}: {exc}") from exc
 
     def import_markdown(self, directory: str | Path, *, user: str | None = None) -> Scope:
-        """Restore an exported directory into an empty scope (of ``user`` if given)."""
-        from memstrata.exchange import import_directory
+        """Restore an exported directory into an empty scope (of ``user`` if given).
 
-        return import_directory(self.store, Path(directory), user=user)
+        The records pass the one scrub and citation check of curated writes (text already
+        scrubbed stays as it is); a citation of an episode not in the import refuses the
+        whole import before anything is written."""
+        from memstrata.exchange import read_directory, renumbered
+
+        batch = clean_import(
+            read_directory(Path(directory), user=user),
+            scrub_capture=self.settings is None or self.settings.scrub_capture,
+        )
+        batch = renumbered(batch)
+        self.store.restore(batch.scope, batch.episodes, batch.facts, batch.documents)
+        return batch.scope
 
     # L0 and L1 documents -----------------------------------------------------------
     def identity(self, scope: ScopeLike) -> Identity:
