@@ -125,8 +125,18 @@ def doc_apply(
     with memory_for(data_dir, create=True) as mem:
         preview = mem.preview_doc(key, scope, _load_change(file), expected_version=expected)
         _, version = mem.apply_doc(key, scope, preview.operations, expected_version=expected)
+    changed = version != expected
     if as_json:
-        print_json({"key": key, "version": version, "operations": len(preview.operations)})
+        print_json(
+            {
+                "key": key,
+                "version": version,
+                "operations": len(preview.operations),
+                "changed": changed,
+            }
+        )
+    elif not changed:
+        click.echo(f"no change; {key} stays at version {version}")
     else:
         click.echo(f"applied {len(preview.operations)} operation(s); {key} is at version {version}")
 
@@ -152,7 +162,10 @@ def doc_edit(
             click.echo("not applied")
             return
         _, new_version = mem.apply_doc(key, scope, preview.operations, expected_version=version)
-    click.echo(f"applied; {key} is at version {new_version}")
+    if new_version == version:
+        click.echo(f"no change; {key} stays at version {version}")
+    else:
+        click.echo(f"applied; {key} is at version {new_version}")
 
 
 @cli.group(help="The L0 identity: a plain text the user writes.")

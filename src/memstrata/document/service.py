@@ -179,12 +179,16 @@ class DocumentService:
     def apply(
         self, scope: Scope, key: str, ops: Sequence[Operation], *, expected_version: int
     ) -> tuple[Document, int]:
-        """Apply a batch atomically against ``expected_version``; returns the new document."""
+        """Apply a batch atomically against ``expected_version``; returns the new document
+        and its version. A batch that changes nothing (no operations, an edit to the same
+        text) writes nothing and returns the version it was checked against."""
         doc, version = self.get(scope, key)
         if version != expected_version:  # before anything is captured for uncited bullets
             raise ConflictError(key, expected_version, version)
         ops = [self._cited(op, scope) for op in ops]
         after, touched = apply_operations(doc, ops)
+        if after == doc:
+            return doc, version
         self._check_citations(scope, doc, after)
         events = [
             ItemEvent(
