@@ -18,7 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from memstrata.document.coverage import consolidated_through, filed_in_topic
+from memstrata.document.coverage import spoken_for
+from memstrata.document.format import Bullet
+from memstrata.document.service import ESSENTIALS_KEY
 from memstrata.errors import MemstrataError
 from memstrata.model import DocumentKind, Granularity, Identity, Profile, Scope, SearchHit
 from memstrata.ports import LLM, RecordStore
@@ -159,6 +161,23 @@ def _essentials_items(store: RecordStore, scope: Scope) -> list[Item]:
     ]
 
 
+def _bullet_items(fact_id: str, bullets: Sequence[tuple[str, Bullet]], rank: int) -> list[Item]:
+    items = []
+    for key, bullet in bullets:
+        why = f"in place of fact {fact_id}, as the document stands"
+        if key == ESSENTIALS_KEY:
+            line, kind, why = (
+                f"essential: {escape(bullet.text)}",
+                "essentials",
+                f"L1 essentials {why}",
+            )
+        else:
+            line, kind = f"topic {escape(key)}: {escape(bullet.text)}", "topic"
+            why = f"topic document {key!r} {why}"
+        items.append(Item(kind, bullet.id, line, why, rank))
+    return items
+
+
 def assemble(
     query: str,
     scope: Scope,
@@ -192,10 +211,13 @@ def assemble(
                             )
                         )
         if chosen_route != "profile":
-            # facts filed in the routed topic document: the document, as edited, speaks
-            through = consolidated_through(store, scope) if topic is not None else None
-            for rank, hit in enumerate(search(query, scope, k, Granularity.FACT)):
-                if topic is not None and filed_in_topic(hit.id, hit.topic, topic, through):
+            # a fact a curated document speaks for (the essentials, its topic document) is
+            # served as the document says it now: its bullets as edited, nothing if deleted
+            hits = list(search(query, scope, k, Granularity.FACT))
+            spoken = spoken_for(store, scope, store.get_facts(scope, [h.id for h in hits]))
+            for rank, hit in enumerate(hits):
+                if hit.id in spoken:
+                    candidates += _bullet_items(hit.id, spoken[hit.id], rank)
                     continue
                 candidates.append(
                     Item(

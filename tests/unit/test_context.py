@@ -74,8 +74,8 @@ def test_priority_order_and_budget(mem: Memory) -> None:
     full = mem.context("When did I adopt the puppy?", ALICE, budget=1000)
     kinds = [i.kind for i in full.included]
     assert kinds[:3] == ["identity", "profile", "preferences"]
-    assert "fact" in kinds and "episode" in kinds
-    assert kinds.index("fact") < kinds.index("episode")
+    assert "topic" in kinds and "episode" in kinds  # the puppy fact, as its document says it
+    assert kinds.index("topic") < kinds.index("episode")
     assert full.text.startswith("<memory>\n") and full.text.endswith("\n</memory>")
     assert full.tokens <= 1000
     small = mem.context("When did I adopt the puppy?", ALICE, budget=60)
@@ -223,3 +223,62 @@ def test_a_bullet_deleted_from_the_routed_topic_does_not_come_back_as_a_fact(mem
     curated = [i.line for i in ctx.included if i.kind in ("topic", "fact")]
     assert "topic pets: Max the puppy went to live with Bob" in curated
     assert all("adopted a puppy" not in line for line in curated)
+
+
+def test_a_detail_question_gets_an_essentials_bullet_as_edited_not_its_fact(mem: Memory) -> None:
+    _seed(mem)
+    said = mem.remember("I prefer answers in German", ALICE)[0]
+    mem.add_fact(
+        "Alice prefers answers in German", ALICE, category=Category.PREFERENCE, sources=[said.id]
+    )
+    mem.consolidate(ALICE)
+    doc, version = mem.doc("essentials", ALICE)
+    [german] = [b for s in doc.sections for b in s.bullets if "German" in b.text]
+    mem.apply_doc(
+        "essentials",
+        ALICE,
+        [Operation(OpKind.EDIT, german.id, text="Alice prefers answers in plain English")],
+        expected_version=version,
+    )
+    ctx = mem.context("Which language should answers be in, German?", ALICE)
+    assert ctx.route == "detail"
+    lines = [i.line for i in ctx.included]
+    assert "essential: Alice prefers answers in plain English" in lines
+    assert "fact: Alice prefers answers in German" not in lines
+
+
+def test_a_detail_question_does_not_bring_back_a_deleted_bullet_as_a_fact(mem: Memory) -> None:
+    _seed(mem)
+    said = mem.remember("I prefer answers in German", ALICE)[0]
+    mem.add_fact(
+        "Alice prefers answers in German", ALICE, category=Category.PREFERENCE, sources=[said.id]
+    )
+    mem.consolidate(ALICE)
+    doc, version = mem.doc("essentials", ALICE)
+    [german] = [b for s in doc.sections for b in s.bullets if "German" in b.text]
+    mem.apply_doc(
+        "essentials",
+        ALICE,
+        [Operation(OpKind.DELETE, german.id, reason=DeleteReason.USER_REQUEST)],
+        expected_version=version,
+    )
+    ctx = mem.context("Which language should answers be in, German?", ALICE)
+    assert ctx.route == "detail"
+    assert all("German" not in i.line for i in ctx.included if i.kind != "episode")
+
+
+def test_a_detail_question_gets_a_topic_bullet_as_edited_not_its_fact(mem: Memory) -> None:
+    _seed(mem)
+    doc, version = mem.doc("pets", ALICE)
+    [puppy] = [b for s in doc.sections for b in s.bullets]
+    mem.apply_doc(
+        "pets",
+        ALICE,
+        [Operation(OpKind.EDIT, puppy.id, text="Alice adopted the puppy Max in June")],
+        expected_version=version,
+    )
+    ctx = mem.context("When did I adopt the puppy Max?", ALICE)
+    assert ctx.route == "detail"
+    lines = [i.line for i in ctx.included]
+    assert "topic pets: Alice adopted the puppy Max in June" in lines
+    assert all(not line.startswith("fact:") or "May" not in line for line in lines)

@@ -5,15 +5,18 @@ document every profile and preference fact and every fact of importance
 :data:`ESSENTIAL_IMPORTANCE` or more; it records in the scope's ``state/consolidation``
 document the last fact id it has read. From then on the document, as a person may have edited
 it, is what memory says about those facts: a bullet edited or deleted by hand must not come
-back from the fact it was made from. Serving (``wake_up``, ``recall``) and consolidation share
-these rules from here.
+back from the fact it was made from. Serving (``wake_up``, ``recall``, ``context``) and
+consolidation share these rules from here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-from memstrata.document.service import topic_slug
+from memstrata.document.format import Bullet
+from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
+from memstrata.errors import InvalidInputError
 from memstrata.model import Category, DocumentKind, Fact, Scope
 from memstrata.ports import RecordStore
 
@@ -52,3 +55,43 @@ def filed_in_topic(fact_id: str, topic: str | None, key: str, through: str | Non
         and topic is not None
         and topic_slug(topic) == key
     )
+
+
+def spoken_for(
+    store: RecordStore, scope: Scope, facts: Sequence[Fact]
+) -> dict[str, list[tuple[str, Bullet]]]:
+    """For each of ``facts`` a curated document of ``scope`` speaks for (the essentials it
+    was offered to, the topic document it was filed in): ``(document key, bullet)`` for the
+    bullets of those documents, as they stand now, that cite one of the fact's sources; an
+    empty list when a person deleted them. Facts no document speaks for are absent."""
+    through = consolidated_through(store, scope)
+    if through is None:
+        return {}
+    documents: dict[str, list[Bullet] | None] = {}
+
+    def bullets(key: str) -> list[Bullet] | None:
+        if key not in documents:
+            kind = DocumentKind.ESSENTIALS if key == ESSENTIALS_KEY else DocumentKind.TOPIC
+            stored = store.get_document(scope, kind, key)
+            try:
+                doc = None if stored is None else document_from_json(stored.content)
+            except InvalidInputError:  # stored malformed by an older memstrata: not served
+                doc = None
+            documents[key] = None if doc is None else [b for s in doc.sections for b in s.bullets]
+        return documents[key]
+
+    out: dict[str, list[tuple[str, Bullet]]] = {}
+    for fact in facts:
+        keys = [ESSENTIALS_KEY] if offered_to_essentials(fact, through) else []
+        if fact.topic is not None and filed_in_topic(
+            fact.id, fact.topic, topic_slug(fact.topic), through
+        ):
+            keys.append(topic_slug(fact.topic))
+        sources = set(fact.sources)
+        for key in keys:
+            kept = bullets(key)
+            if kept is None:
+                continue  # no such document (never written, or deleted): the fact stands
+            found = out.setdefault(fact.id, [])
+            found += [(key, b) for b in kept if any(c.episode_id in sources for c in b.citations)]
+    return out
