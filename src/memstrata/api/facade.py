@@ -71,7 +71,8 @@ class Memory(CurationMixin):
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder (built from the settings on first use, cached by content hash)."""
+        """The embedder (built from the settings on first use, cached by content hash); one
+        given to :meth:`open` is used with each of its models bounded to what it reads."""
         with self._index_lock:
             if self._embedder is None:
                 from memstrata.embed import create_embedder
@@ -81,6 +82,10 @@ class Memory(CurationMixin):
                 self._embedder = with_cache(
                     create_embedder(settings.embedder), settings.embedding_cache_path
                 )
+            else:
+                from memstrata.embed.bounded import bounded_embedder
+
+                self._embedder = bounded_embedder(self._embedder)
             return self._embedder
 
     @property
