@@ -47,7 +47,7 @@ from memstrata.errors import InvalidInputError
 from memstrata.ids import PREFIXES, new_id
 from memstrata.model import Document, DocumentKind, Episode, Fact, Scope
 from memstrata.ports import RecordStore
-from memstrata.textio import read_text
+from memstrata.textio import check_unicode, read_text
 
 FORMAT: Final = "memstrata-markdown"
 FORMAT_VERSION: Final = 1
@@ -160,13 +160,16 @@ def _no_constant(name: str) -> Any:
 
 
 def _json(text: str, where: str) -> Any:
-    """Strict JSON (no NaN or Infinity, which no reader of the records could parse back)."""
+    """Strict JSON (no NaN or Infinity, which no reader of the records could parse back, and
+    no lone surrogate escaped as ``\\ud800``, which no store can keep)."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{where}: invalid JSON: {exc.msg} (line {exc.lineno})") from exc
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: invalid JSON: {exc}") from exc
+    check_unicode(value, where)
+    return value
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

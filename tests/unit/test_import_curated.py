@@ -11,7 +11,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.errors import InvalidInputError
+from memstrata.errors import InvalidInputError, TooLargeError
 from memstrata.model import Profile, Scope, Slot
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
@@ -123,3 +123,35 @@ def test_a_scrubbed_store_round_trips_exactly(tmp_path: Path, clock: FixedClock)
     with Memory.open(settings=load_settings(data_dir=tmp_path / "b"), clock=clock) as target:
         target.import_markdown(out)
         assert _everything(target, ALICE) == before
+
+
+def test_an_export_holding_a_lone_surrogate_is_refused_whole(
+    memory: Memory, tmp_path: Path
+) -> None:
+    _seeded(memory)
+    out = tmp_path / "export"
+    memory.export_markdown(ALICE, out)
+    _edit(out / "episodes.jsonl", "I like green tea", "I like green tea \\ud800")
+    with pytest.raises(InvalidInputError, match="surrogate"):
+        memory.import_markdown(out, user="bob")
+    assert memory.stats("bob").episodes == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("episodes.jsonl", "I like green tea"),
+        ("facts.jsonl", "Alice likes green tea"),
+        ("essentials.md", "Likes green tea"),
+    ],
+)
+def test_an_export_holding_a_text_over_the_limit_is_refused_whole(
+    memory: Memory, tmp_path: Path, name: str, text: str
+) -> None:
+    _seeded(memory)
+    out = tmp_path / "export"
+    memory.export_markdown(ALICE, out)
+    _edit(out / name, text, "tea " * memory.max_turn_chars)
+    with pytest.raises(TooLargeError, match="max_turn_chars"):
+        memory.import_markdown(out, user="bob")
+    assert memory.stats("bob").episodes == 0

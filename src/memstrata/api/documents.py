@@ -103,9 +103,20 @@ class DocumentsMixin(CaptureMixin):
         whole import before anything is written."""
         from memstrata.exchange import read_directory, renumbered
 
+        batch = read_directory(Path(directory), user=user)
+        for episode in batch.episodes:
+            self.check_size(episode.text, f"episode {episode.id}")
+        for fact in batch.facts:
+            self.check_size(fact.text, f"fact {fact.id}")
+        for doc in batch.documents:
+            if doc.kind == DocumentKind.IDENTITY:
+                self.check_size(str(doc.content.get("text", "")), "the identity")
+            if doc.kind in (DocumentKind.ESSENTIALS, DocumentKind.TOPIC):
+                for section in doc.content.get("sections", []):
+                    for bullet in section.get("bullets", []):
+                        self.check_size(str(bullet.get("text", "")), f"a bullet of {doc.key}")
         batch = clean_import(
-            read_directory(Path(directory), user=user),
-            scrub_capture=self.settings is None or self.settings.scrub_capture,
+            batch, scrub_capture=self.settings is None or self.settings.scrub_capture
         )
         batch = renumbered(batch)
         self.store.restore(batch.scope, batch.episodes, batch.facts, batch.documents)
