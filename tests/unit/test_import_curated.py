@@ -155,3 +155,15 @@ def test_an_export_holding_a_text_over_the_limit_is_refused_whole(
     with pytest.raises(TooLargeError, match="max_turn_chars"):
         memory.import_markdown(out, user="bob")
     assert memory.stats("bob").episodes == 0
+
+
+def test_a_bullet_added_by_hand_without_a_citation_is_refused(
+    memory: Memory, tmp_path: Path
+) -> None:
+    _seeded(memory)
+    out = tmp_path / "export"
+    memory.export_markdown(ALICE, out)
+    _edit(out / "essentials.md", "\n\n---\n", "\n- Drinks it hot\n\n---\n")
+    with pytest.raises(InvalidInputError, match="cites no episode"):
+        memory.import_markdown(out, user="bob")
+    assert memory.stats("bob").episodes == 0
