@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -100,3 +101,21 @@ def test_history_written_before_0004_is_kept_per_scope(tmp_path: Path) -> None:
             {"text": "alice"}
         ]
         assert [dict(h.data) for h in store.history(Scope("bob"), "m_shared")] == [{"text": "bob"}]
+
+
+#: what each migration runs, to the letter; a migration a store may have applied never
+#: changes what it does to a database (a change is a new migration instead)
+APPLIED_STATEMENTS_SHA256 = {
+    "0001_initial": "f8b2a335c713db106f697e29e141d6d20fa6843e6c3d8de11952dae8045511c5",
+    "0002_episode_archive": "893862b6f5270de98237c25a2683dac8b484eba03444c8bead5585d3059cb497",
+    "0003_change_feed": "10b81bbe067106be78500c85011c18d19c344ff6ab6e61203e9c5239ef3ecfc1",
+    "0004_history_by_scope": "e5a468645cdf8d545c051ec4c5d1660393656efb5bee64e0d3f5a357cf9b6398",
+    "0005_erasure_journal": "41e6519e2284eaf281e1a8ca0ab8d18a6af3d5387921d11d161aabc3f885e7e4",
+}
+
+
+def test_a_migration_a_store_may_have_applied_runs_the_same_statements() -> None:
+    for migration in MIGRATIONS:
+        if migration.name in APPLIED_STATEMENTS_SHA256:
+            digest = hashlib.sha256("\x00".join(migration.statements).encode()).hexdigest()
+            assert digest == APPLIED_STATEMENTS_SHA256[migration.name], migration.name

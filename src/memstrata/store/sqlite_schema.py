@@ -8,6 +8,25 @@ from __future__ import annotations
 
 from memstrata.store.migrations import Migration
 
+
+def _history_table(name: str, key: str) -> str:
+    """The item history table's DDL under ``name`` with primary key ``key``: 0001 made it
+    keyed by item id, 0004 remade it keyed by scope, with the same columns (the text is kept
+    to the letter, since it is what a database records as its schema)."""
+    return f"""CREATE TABLE {name} (
+                item_id TEXT NOT NULL,
+                user TEXT NOT NULL,
+                thread TEXT NOT NULL DEFAULT '',
+                agent TEXT NOT NULL DEFAULT '',
+                version INTEGER NOT NULL,
+                op TEXT NOT NULL,
+                reason TEXT,
+                at TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY ({key})
+            )"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         "0001_initial",
@@ -66,18 +85,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 updated_at TEXT NOT NULL,
                 UNIQUE (user, thread, agent, kind, key)
             )""",
-            """CREATE TABLE item_history (
-                item_id TEXT NOT NULL,
-                user TEXT NOT NULL,
-                thread TEXT NOT NULL DEFAULT '',
-                agent TEXT NOT NULL DEFAULT '',
-                version INTEGER NOT NULL,
-                op TEXT NOT NULL,
-                reason TEXT,
-                at TEXT NOT NULL,
-                data TEXT NOT NULL,
-                PRIMARY KEY (item_id, version)
-            )""",
+            _history_table("item_history", "item_id, version"),
         ),
     ),
     Migration(
@@ -103,18 +111,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "0004_history_by_scope",
         (
             # an item id (a bullet's may be chosen by a client) is unique only in its scope
-            """CREATE TABLE item_history_scoped (
-                item_id TEXT NOT NULL,
-                user TEXT NOT NULL,
-                thread TEXT NOT NULL DEFAULT '',
-                agent TEXT NOT NULL DEFAULT '',
-                version INTEGER NOT NULL,
-                op TEXT NOT NULL,
-                reason TEXT,
-                at TEXT NOT NULL,
-                data TEXT NOT NULL,
-                PRIMARY KEY (user, thread, agent, item_id, version)
-            )""",
+            _history_table("item_history_scoped", "user, thread, agent, item_id, version"),
             "INSERT INTO item_history_scoped SELECT item_id, user, thread, agent, version, op, "
             "reason, at, data FROM item_history",
             "DROP TABLE item_history",
