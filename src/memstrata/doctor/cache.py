@@ -7,7 +7,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from memstrata.doctor.database import read_only
+from memstrata.doctor.database import check_read_only
 from memstrata.doctor.report import LISTED, DoctorReport, Problem
 
 
@@ -33,25 +33,20 @@ def check_and_repair(path: Path, report: DoctorReport, repair: bool) -> None:
 
 def check_cache(path: Path) -> list[str]:
     """What is wrong with the embedding cache (empty: nothing)."""
-    try:
-        conn = read_only(path)
-    except sqlite3.Error as exc:
-        return [f"cannot be opened: {exc}"]
-    try:
-        rows = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({LISTED})")]
-        if rows != ["ok"]:
-            return [f"integrity: {r}" for r in rows]
-        lengths: dict[str, set[int]] = defaultdict(set)
-        for model, size in conn.execute(
-            "SELECT model, length(vec) FROM vectors GROUP BY model, length(vec)"
-        ):
-            lengths[str(model)].add(int(size))
-        return [
-            f"vectors of model {model!r} have lengths {sorted(sizes)} bytes"
-            for model, sizes in sorted(lengths.items())
-            if len(sizes) > 1 or any(s % 4 for s in sizes)
-        ]
-    except sqlite3.Error as exc:
-        return [f"cannot be checked: {exc}"]
-    finally:
-        conn.close()
+    return check_read_only(path, _cache_problems)
+
+
+def _cache_problems(conn: sqlite3.Connection) -> list[str]:
+    rows = [str(r[0]) for r in conn.execute(f"PRAGMA quick_check({LISTED})")]
+    if rows != ["ok"]:
+        return [f"integrity: {r}" for r in rows]
+    lengths: dict[str, set[int]] = defaultdict(set)
+    for model, size in conn.execute(
+        "SELECT model, length(vec) FROM vectors GROUP BY model, length(vec)"
+    ):
+        lengths[str(model)].add(int(size))
+    return [
+        f"vectors of model {model!r} have lengths {sorted(sizes)} bytes"
+        for model, sizes in sorted(lengths.items())
+        if len(sizes) > 1 or any(s % 4 for s in sizes)
+    ]

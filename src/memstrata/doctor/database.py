@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -78,20 +79,15 @@ def delete_orphans(db_path: Path) -> int:
 
 def check_database(db_path: Path) -> list[str]:
     """What ``integrity_check`` and ``foreign_key_check`` find wrong (empty: nothing)."""
-    try:
-        conn = read_only(db_path)
-    except sqlite3.Error as exc:
-        return [f"cannot be opened: {exc}"]
-    try:
-        rows = [str(r[0]) for r in conn.execute(f"PRAGMA integrity_check({LISTED})")]
-        found = [] if rows == ["ok"] else [f"integrity: {r}" for r in rows]
-        for table, rowid, parent, _ in conn.execute("PRAGMA foreign_key_check"):
-            found.append(f"foreign key: {table} row {rowid} names a missing {parent}")
-        return found
-    except sqlite3.Error as exc:
-        return [f"cannot be checked: {exc}"]
-    finally:
-        conn.close()
+    return check_read_only(db_path, _database_problems)
+
+
+def _database_problems(conn: sqlite3.Connection) -> list[str]:
+    rows = [str(r[0]) for r in conn.execute(f"PRAGMA integrity_check({LISTED})")]
+    found = [] if rows == ["ok"] else [f"integrity: {r}" for r in rows]
+    for table, rowid, parent, _ in conn.execute("PRAGMA foreign_key_check"):
+        found.append(f"foreign key: {table} row {rowid} names a missing {parent}")
+    return found
 
 
 def rebuild_database(db_path: Path) -> str:
@@ -213,6 +209,23 @@ def _next_readable(src: sqlite3.Connection, table: str, bad: int) -> int | None:
         else:
             low = mid
     return high
+
+
+def check_read_only(
+    db_path: Path, problems: Callable[[sqlite3.Connection], list[str]]
+) -> list[str]:
+    """What ``problems`` finds wrong in ``db_path``, opened read-only (empty: nothing); a file
+    that cannot be opened, or a check SQLite cannot finish, is itself the problem found."""
+    try:
+        conn = read_only(db_path)
+    except sqlite3.Error as exc:
+        return [f"cannot be opened: {exc}"]
+    try:
+        return problems(conn)
+    except sqlite3.Error as exc:
+        return [f"cannot be checked: {exc}"]
+    finally:
+        conn.close()
 
 
 def read_only(db_path: Path) -> sqlite3.Connection:
