@@ -506,25 +506,14 @@ class UserIndex:
         """The best ``k`` hits for ``query`` in ``scope``, read under the shared lock: the
         index as it was before or after any concurrent write, never halfway."""
         with self.lock.reading():
-            return self._search(query, scope, k=k, granularity=granularity, filters=filters)
-
-    def _search(
-        self,
-        query: Query,
-        scope: Scope,
-        *,
-        k: int,
-        granularity: Granularity,
-        filters: SearchFilter,
-    ) -> list[SearchHit]:
-        mask = self.mask(scope, granularity, filters)
-        if not mask.any():
-            return []
-        lexical, dense, fused, mask = self.scores(query, mask, k)
-        if granularity in (Granularity.SESSION, Granularity.TOPIC):
-            return self._groups_ranked(lexical, dense, fused, mask, k, granularity)
-        order = _top(fused, mask, k)
-        return [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
+            mask = self.mask(scope, granularity, filters)
+            if not mask.any():
+                return []
+            lexical, dense, fused, mask = self.scores(query, mask, k)
+            if granularity in (Granularity.SESSION, Granularity.TOPIC):
+                return self._groups_ranked(lexical, dense, fused, mask, k, granularity)
+            order = _top(fused, mask, k)
+            return [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
 
     def _id(self, slot: int) -> str:
         info = self.catalog.info[slot]
