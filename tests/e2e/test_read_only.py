@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from memstrata.api import Memory
 from memstrata.embed.cache import with_cache
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.settings import load_settings
-from tests.integration.test_store_failures import needs_mounts
+from tests.mounts import needs_mounts, read_only, run_unshared
 
 EXE = Path(sys.executable).with_name("memstrata")
 
@@ -43,22 +42,7 @@ def test_reads_from_a_read_only_mount(tmp_path: Path) -> None:
         f" echo $? > {tmp_path}/rc{i}"
         for i, c in enumerate(commands)
     )
-    result = subprocess.run(
-        [
-            "unshare",
-            "-m",
-            "--propagation",
-            "private",
-            "sh",
-            "-c",
-            f'mount --bind "{data}" "{data}" && mount -o remount,bind,ro "{data}" && {script}',
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    result = run_unshared(f"{read_only(data)} && {script}", env=env, timeout=120)
     assert result.returncode == 0, result.stderr
 
     def outcome(i: int) -> tuple[int, str, str]:

@@ -13,7 +13,7 @@ from memstrata.cli import main
 from memstrata.errors import DamagedStoreError
 from memstrata.model import Scope
 from memstrata.settings import load_settings
-from tests.integration.test_store_failures import needs_mounts, run_in_mount_namespace
+from tests.mounts import needs_mounts, run_in_mount_namespace, small_disk
 
 PAGE = 4096
 
@@ -88,9 +88,8 @@ def test_a_repair_on_a_full_disk_fails_cleanly_and_leaves_the_file_in_place(
     tmp_path: Path,
 ) -> None:
     disk = tmp_path / "disk"
-    disk.mkdir()
     result = run_in_mount_namespace(
-        f'mount -t tmpfs -o size=2m tmpfs "{disk}"',
+        small_disk(disk, "2m"),
         f"""
         import os
         from pathlib import Path

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,8 +12,7 @@ from memstrata.errors import BusyError, StoreError
 from memstrata.model import Episode, Role, Scope
 from memstrata.store.sqlite import SqliteStore
 from tests.conftest import FixedClock
-
-SRC = Path(__file__).resolve().parents[2] / "src"
+from tests.mounts import needs_mounts, read_only, run_in_mount_namespace, small_disk
 
 
 def _episode(i: int, text: str = "hello") -> Episode:
@@ -52,52 +46,11 @@ def test_a_held_write_lock_is_busy_not_a_store_failure(tmp_path: Path) -> None:
         store.close()
 
 
-def _can_mount_tmpfs() -> bool:
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "true"], capture_output=True, check=False
-    )
-    return probe.returncode == 0
-
-
-needs_mounts = pytest.mark.skipif(
-    not _can_mount_tmpfs(), reason="needs root and mount namespaces (unshare -m)"
-)
-
-
-def run_in_mount_namespace(
-    mount: str, script: str, tmp_path: Path
-) -> subprocess.CompletedProcess[str]:
-    """Run ``script`` (Python) in a private mount namespace after the shell ``mount`` commands;
-    the mounts vanish with the process."""
-    code = tmp_path / "script.py"
-    code.write_text(textwrap.dedent(script), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{SRC.parent}"}
-    return subprocess.run(
-        [
-            "unshare",
-            "-m",
-            "--propagation",
-            "private",
-            "sh",
-            "-c",
-            f'{mount} && exec "{sys.executable}" "{code}"',
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-
-
 @needs_mounts
 def test_a_full_disk_is_a_clear_store_error_and_nothing_is_written(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
-    disk.mkdir()
     result = run_in_mount_namespace(
-        f'mount -t tmpfs -o size=400k tmpfs "{disk}"',
+        small_disk(disk, "400k"),
         f"""
         from memstrata.errors import StoreError
         from memstrata.model import Scope
@@ -147,7 +100,7 @@ def test_a_read_only_data_directory_serves_reads_and_refuses_writes(tmp_path: Pa
     with SqliteStore(data / "memstrata.db") as store:
         store.add_episodes(Scope("alice"), [_episode(1, "tea in the morning")])
     result = run_in_mount_namespace(
-        f'mount --bind "{data}" "{data}" && mount -o remount,bind,ro "{data}"',
+        read_only(data),
         f"""
         from memstrata.errors import StoreError
         from memstrata.model import Scope
@@ -173,9 +126,8 @@ def test_remember_on_a_full_disk_is_exit_7_disk_full_and_reads_still_work(
     tmp_path: Path,
 ) -> None:
     disk = tmp_path / "disk"
-    disk.mkdir()
     result = run_in_mount_namespace(
-        f'mount -t tmpfs -o size=1m tmpfs "{disk}"',
+        small_disk(disk, "1m"),
         f"""
         import os
         from pathlib import Path
