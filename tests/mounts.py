@@ -65,3 +65,10 @@ def run_in_mount_namespace(
     code.write_text(textwrap.dedent(script), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{SRC.parent}"}
     return run_unshared(f'{mount} && exec "{sys.executable}" "{code}"', env=env)
+
+
+def fill_disk(directory: Path, *, leave: int = 0) -> None:
+    """Fill the file system of ``directory`` (a small disk) until ``leave`` bytes are free."""
+    stat = os.statvfs(directory)
+    free = stat.f_bavail * stat.f_frsize
+    (directory.parent / "filler").write_bytes(b"x" * max(0, free - leave))

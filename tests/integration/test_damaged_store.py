@@ -91,18 +91,16 @@ def test_a_repair_on_a_full_disk_fails_cleanly_and_leaves_the_file_in_place(
     result = run_in_mount_namespace(
         small_disk(disk, "2m"),
         f"""
-        import os
         from pathlib import Path
         from memstrata.doctor import diagnose
         from memstrata.settings import load_settings
         from tests.integration.test_damaged_store import damaged_data_dir
+        from tests.mounts import fill_disk
 
         data = Path({str(disk / "mem")!r})
         db = damaged_data_dir(data)
         before = db.read_bytes()
-        filler = Path({str(disk / "filler")!r})
-        free = os.statvfs(data).f_bavail * os.statvfs(data).f_frsize
-        filler.write_bytes(b"x" * max(0, free - 60_000))
+        fill_disk(data, leave=60_000)
         report = diagnose(load_settings(data_dir=data), repair=True)
         for p in report.problems:
             print("PROBLEM", p.what, "FIXED", p.fixed)

@@ -129,14 +129,13 @@ def test_remember_on_a_full_disk_is_exit_7_disk_full_and_reads_still_work(
     result = run_in_mount_namespace(
         small_disk(disk, "1m"),
         f"""
-        import os
         from pathlib import Path
         from memstrata.cli import main
+        from tests.mounts import fill_disk
 
         data = {str(disk / "mem")!r}
         assert main(["remember", "kept turn", "--user", "alice", "--data-dir", data]) == 0
-        stat = os.statvfs(data)
-        Path({str(disk / "filler")!r}).write_bytes(b"x" * (stat.f_bavail * stat.f_frsize))
+        fill_disk(Path(data))
         turns = ["a long turn " * 3000]
         print("RC", main(["remember", *turns, "--user", "alice", "--data-dir", data]), flush=True)
         print("LIST", main(["list", "--user", "alice", "--data-dir", data]), flush=True)
