@@ -144,18 +144,8 @@ def test_a_turn_forgotten_by_the_cli_leaves_no_byte_of_its_text(
 ) -> None:
     ids, embedded = _reach_everything(memory)
     for episode_id in ids.values():  # another process, beside this one's open memory
-        done = subprocess.run(
-            [*CLI, "forget", episode_id, "--user", "u", "--data-dir", str(data_dir), "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["deleted"] == [episode_id]
+        report = _cli_forget(data_dir, env, episode_id, "--user", "u")
+        assert report["deleted"] == [episode_id]
     _assert_erased(data_dir, embedded)
     memory.close()
     _assert_erased(data_dir, embedded)
@@ -220,8 +210,13 @@ def _forget_scope(
     if how == "python":
         return mem.forget_scope(scope).to_json()
     args = ["--user", scope.user, *(["--thread", scope.thread] if scope.thread else [])]
+    return _cli_forget(data_dir, env, *args, "--yes")
+
+
+def _cli_forget(data_dir: Path, env: dict[str, str], *args: str) -> dict[str, object]:
+    """``memstrata forget ARGS --json`` in another process; what it reports."""
     done = subprocess.run(
-        [*CLI, "forget", *args, "--yes", "--data-dir", str(data_dir), "--json"],
+        [*CLI, "forget", *args, "--data-dir", str(data_dir), "--json"],
         capture_output=True,
         text=True,
         env=env,
