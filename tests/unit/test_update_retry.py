@@ -3,6 +3,7 @@ exponential backoff up to a deadline; with `expected_version` it is one compare-
 
 from __future__ import annotations
 
+from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.document.ops import Operation, OpKind
 from memstrata.errors import ConflictError
-from memstrata.model import Category, DocumentKind, Scope
+from memstrata.model import Category, DocumentKind, Fact, Scope
 from memstrata.settings import load_settings
 
 ALICE = Scope("alice")
@@ -33,22 +34,28 @@ class Competitor:
         return self.real(*args, **kwargs)
 
 
+def _contested_fact(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, *, times: float
+) -> tuple[Fact, Competitor]:
+    """A fact of Alice's whose next ``times`` writes another writer gets in before, changing
+    its topic to ``t1``, ``t2``, … between the read and the write."""
+    fact = memory.add_fact("Alice drinks tea", ALICE, importance=0.5)
+    bumps = count(1)
+    real = memory.store.update_fact
+
+    def compete() -> None:
+        current = memory.store.get_fact(ALICE, fact.id)
+        real(ALICE, current.evolve(topic=f"t{next(bumps)}"), expected_version=current.version)
+
+    writer = Competitor(memory, "update_fact", compete, times=times)
+    monkeypatch.setattr(memory.store, "update_fact", writer)
+    return fact, writer
+
+
 def test_a_fact_update_outlasts_several_competing_writers(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fact = memory.add_fact("Alice drinks tea", ALICE, importance=0.5)
-    bumps = iter(range(1, 100))
-    real = memory.store.update_fact
-
-    def compete() -> None:  # another writer changes the topic between read and write
-        real(
-            ALICE,
-            (current := memory.store.get_fact(ALICE, fact.id)).evolve(topic=f"t{next(bumps)}"),
-            expected_version=current.version,
-        )
-
-    writer = Competitor(memory, "update_fact", compete, times=4)
-    monkeypatch.setattr(memory.store, "update_fact", writer)
+    fact, writer = _contested_fact(memory, monkeypatch, times=4)
     updated = memory.update(fact.id, ALICE, importance=0.9)
     assert isinstance(updated, type(fact))
     assert writer.calls == 5  # four conflicts, then the write
@@ -83,15 +90,7 @@ def test_a_document_update_outlasts_several_competing_writers(
 def test_an_explicit_version_is_one_compare_and_swap(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fact = memory.add_fact("Alice drinks tea", ALICE)
-    real = memory.store.update_fact
-
-    def compete() -> None:
-        current = memory.store.get_fact(ALICE, fact.id)
-        real(ALICE, current.evolve(topic="x"), expected_version=current.version)
-
-    writer = Competitor(memory, "update_fact", compete, times=1)
-    monkeypatch.setattr(memory.store, "update_fact", writer)
+    fact, writer = _contested_fact(memory, monkeypatch, times=1)
     with pytest.raises(ConflictError):
         memory.update(fact.id, ALICE, expected_version=fact.version, importance=0.9)
     assert writer.calls == 1
@@ -102,16 +101,8 @@ def test_conflicts_past_the_deadline_are_raised(
 ) -> None:
     from memstrata import retry
 
-    fact = memory.add_fact("Alice drinks tea", ALICE)
-    real = memory.store.update_fact
-
-    def compete() -> None:
-        current = memory.store.get_fact(ALICE, fact.id)
-        real(ALICE, current.evolve(topic="x"), expected_version=current.version)
-
     monkeypatch.setattr(retry, "UPDATE_DEADLINE_S", 0.05)
-    writer = Competitor(memory, "update_fact", compete, times=float("inf"))
-    monkeypatch.setattr(memory.store, "update_fact", writer)
+    fact, writer = _contested_fact(memory, monkeypatch, times=float("inf"))
     with pytest.raises(ConflictError):
         memory.update(fact.id, ALICE, importance=0.9)
     assert writer.calls > 2
