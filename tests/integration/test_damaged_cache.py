@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -24,20 +26,27 @@ def _rows(path: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
 
 
+@contextmanager
+def _opened(path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[CachedEmbedder]:
+    """A small cache opened at ``path``, what it warned of on open in ``caplog``; closed after."""
+    with caplog.at_level(logging.WARNING, logger="memstrata.embed.cache"):
+        cache = CachedEmbedder(HashingEmbedder(dim=16), path)
+    try:
+        yield cache
+    finally:
+        cache.close()
+
+
 def test_a_cache_file_that_is_not_a_database_is_rebuilt_on_open(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "embeddings.db"
     path.write_bytes(b"not a database at all" * 400)
-    with caplog.at_level(logging.WARNING, logger="memstrata.embed.cache"):
-        cache = CachedEmbedder(HashingEmbedder(dim=16), path)
-    try:
+    with _opened(path, caplog) as cache:
         assert "damaged" in caplog.text
         vectors = cache.embed_documents(["tea", "coffee"])
         assert np.allclose(vectors, HashingEmbedder(dim=16).embed_documents(["tea", "coffee"]))
         assert _rows(path) == 2
-    finally:
-        cache.close()
 
 
 def test_a_damaged_page_is_found_on_first_use_and_the_cache_rebuilt(
@@ -101,12 +110,8 @@ def test_a_cache_that_cannot_be_opened_keeps_vectors_in_memory(
 ) -> None:
     path = tmp_path / "embeddings.db"
     path.mkdir()  # a folder where the file should be
-    with caplog.at_level(logging.WARNING, logger="memstrata.embed.cache"):
-        cache = CachedEmbedder(HashingEmbedder(dim=16), path)
-    try:
+    with _opened(path, caplog) as cache:
         assert "in memory" in caplog.text
         first = cache.embed_documents(["tea"])
         assert np.allclose(cache.embed_documents(["tea"]), first)
         assert (cache.hits, cache.misses) == (1, 1)
-    finally:
-        cache.close()
