@@ -19,6 +19,15 @@ def _ids(mem: Memory, scope: Scope) -> set[str]:
     return set(_ID.findall(json.dumps(list(mem.export(scope)))))
 
 
+@pytest.fixture
+def out(memory: Memory, tmp_path: Path) -> Path:
+    """Alice's sample memory, exported as markdown to a folder."""
+    memory.load_sample("alice")
+    folder = tmp_path / "export"
+    memory.export_markdown("alice", folder)
+    return folder
+
+
 def test_import_into_another_user_of_the_same_store(memory: Memory, tmp_path: Path) -> None:
     memory.load_sample("alice")
     alice = Scope("alice")
@@ -52,11 +61,8 @@ def test_import_into_another_user_of_the_same_store(memory: Memory, tmp_path: Pa
 
 
 def test_importing_twice_into_one_user_is_refused_and_writes_nothing(
-    memory: Memory, tmp_path: Path
+    memory: Memory, out: Path
 ) -> None:
-    memory.load_sample("alice")
-    out = tmp_path / "export"
-    memory.export_markdown("alice", out)
     memory.import_markdown(out, user="bob")
     snapshot = sorted(json.dumps(r, sort_keys=True) for r in memory.export("bob"))
     with pytest.raises(InvalidInputError, match="empty scope"):
@@ -66,13 +72,8 @@ def test_importing_twice_into_one_user_is_refused_and_writes_nothing(
     assert sorted(json.dumps(r, sort_keys=True) for r in memory.export("bob")) == snapshot
 
 
-def test_a_manifest_naming_a_file_outside_the_export_is_refused(
-    memory: Memory, tmp_path: Path
-) -> None:
-    memory.load_sample("alice")
-    out = tmp_path / "export"
-    memory.export_markdown("alice", out)
-    (tmp_path / "secret.md").write_text("# Secret\n", encoding="utf-8")
+def test_a_manifest_naming_a_file_outside_the_export_is_refused(memory: Memory, out: Path) -> None:
+    (out.parent / "secret.md").write_text("# Secret\n", encoding="utf-8")
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     manifest["documents"][0]["file"] = "../secret.md"
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -81,12 +82,7 @@ def test_a_manifest_naming_a_file_outside_the_export_is_refused(
     assert memory.stats("bob").episodes == 0
 
 
-def test_reimport_after_deleting_everything_says_how_to_import(
-    memory: Memory, tmp_path: Path
-) -> None:
-    memory.load_sample("alice")
-    out = tmp_path / "export"
-    memory.export_markdown("alice", out)
+def test_reimport_after_deleting_everything_says_how_to_import(memory: Memory, out: Path) -> None:
     for kind in ("document", "fact", "episode"):
         for record in memory.list("alice", kind, limit=1000):  # type: ignore[arg-type]
             memory.delete(record.id, "alice")
@@ -98,12 +94,7 @@ def test_reimport_after_deleting_everything_says_how_to_import(
 
 
 @pytest.mark.parametrize("target", ["facts.jsonl", "manifest.json"])
-def test_an_export_holding_nan_is_refused_whole(
-    memory: Memory, tmp_path: Path, target: str
-) -> None:
-    memory.load_sample("alice")
-    out = tmp_path / "export"
-    memory.export_markdown("alice", out)
+def test_an_export_holding_nan_is_refused_whole(memory: Memory, out: Path, target: str) -> None:
     path = out / target
     text = path.read_text(encoding="utf-8")
     path.write_text(
