@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -35,10 +37,34 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
 
 
+@dataclass(frozen=True, slots=True)
+class ScopeArgs:
+    """``--user``, ``--thread`` and ``--agent`` as given; :meth:`scope` checks them."""
+
+    user: str
+    thread: str | None
+    agent: str | None
+
+    def scope(self) -> Scope:
+        from memstrata.model import Scope
+
+        return Scope(self.user, self.thread, self.agent)
+
+
 def scope_options(func: F) -> F:
-    func = click.option("--agent", default=None, help="Agent id (optional).")(func)
-    func = click.option("--thread", default=None, help="Thread id (optional).")(func)
-    return click.option("--user", required=True, help="User id (the scope's owner).")(func)
+    """``--user``, ``--thread`` and ``--agent``, passed to the command as ``scope_args``."""
+
+    @functools.wraps(func)
+    def command(*args: Any, user: str, thread: str | None, agent: str | None, **kw: Any) -> Any:
+        return func(*args, scope_args=ScopeArgs(user, thread, agent), **kw)
+
+    with_options = click.option("--agent", default=None, help="Agent id (optional).")(command)
+    with_options = click.option("--thread", default=None, help="Thread id (optional).")(
+        with_options
+    )
+    return cast(
+        F, click.option("--user", required=True, help="User id (the scope's owner).")(with_options)
+    )
 
 
 def memory_for(data_dir: Path | None, *, create: bool = False) -> Memory:
@@ -82,12 +108,6 @@ def edit_text(text: str) -> str | None:
 
         decode_utf8(exc.object, source="the edited file")
         raise InvalidInputError(f"the edited file is not UTF-8 text: {exc.reason}") from exc
-
-
-def scope_of(user: str, thread: str | None, agent: str | None) -> Scope:
-    from memstrata.model import Scope
-
-    return Scope(user, thread, agent)
 
 
 def print_json(value: Any) -> None:

@@ -14,6 +14,7 @@ from typing import Literal, cast
 import click
 
 from memstrata.cli.base import (
+    ScopeArgs,
     cli,
     data_dir_option,
     describe,
@@ -21,7 +22,6 @@ from memstrata.cli.base import (
     memory_for,
     print_json,
     read_stdin,
-    scope_of,
     scope_options,
     settings_for,
     when,
@@ -65,9 +65,7 @@ def init(data_dir: Path | None, as_json: bool) -> None:
 @json_option
 def remember(
     text: tuple[str, ...],
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     speaker: str | None,
     role: str,
     session_id: str | None,
@@ -83,9 +81,7 @@ def remember(
         lines = [" ".join(text)]
     turns = [Turn(text=line, speaker=speaker, role=Role(role)) for line in lines]
     with memory_for(data_dir, create=True) as mem:
-        episodes = mem.remember(
-            turns, scope_of(user, thread, agent), surface=surface, session_id=session_id
-        )
+        episodes = mem.remember(turns, scope_args.scope(), surface=surface, session_id=session_id)
     if as_json:
         print_json([record_to_json(e) for e in episodes])
     else:
@@ -137,14 +133,12 @@ def ingest(file: Path, fmt: str, user: str, data_dir: Path | None, as_json: bool
 @json_option
 def get(
     item_id: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        record = mem.get(item_id, scope_of(user, thread, agent))
+        record = mem.get(item_id, scope_args.scope())
     click.echo(
         json.dumps(record_to_json(record), ensure_ascii=False, indent=2)
         if as_json
@@ -165,9 +159,7 @@ def get(
 @data_dir_option
 @json_option
 def list_(
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     kind: str,
     limit: int,
     after: str | None,
@@ -176,7 +168,7 @@ def list_(
 ) -> None:
     with memory_for(data_dir) as mem:
         records = mem.list(
-            scope_of(user, thread, agent),
+            scope_args.scope(),
             cast(Literal["episode", "fact", "document"], kind),
             limit=limit,
             after=after,
@@ -223,9 +215,7 @@ def list_(
 @json_option
 def search(
     query: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     k: int,
     granularity: str,
     speaker: str | None,
@@ -259,7 +249,7 @@ def search(
     with memory_for(data_dir) as mem:
         hits = mem.search(
             query,
-            scope_of(user, thread, agent),
+            scope_args.scope(),
             k=k,
             granularity=granularity,
             filters=filters,
@@ -286,15 +276,13 @@ def search(
 @json_option
 def delete(
     item_id: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     reason: str,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        report = mem.delete(item_id, scope_of(user, thread, agent), reason=reason)
+        report = mem.delete(item_id, scope_args.scope(), reason=reason)
     if as_json:
         print_json(report.to_json())
     else:
@@ -309,14 +297,12 @@ def delete(
 @json_option
 def history(
     item_id: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        entries = mem.history(item_id, scope_of(user, thread, agent))
+        entries = mem.history(item_id, scope_args.scope())
     if as_json:
         print_json([item_version_to_json(e) for e in entries])
         return
@@ -330,11 +316,9 @@ def history(
 @scope_options
 @data_dir_option
 @json_option
-def stats(
-    user: str, thread: str | None, agent: str | None, data_dir: Path | None, as_json: bool
-) -> None:
+def stats(scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
     with memory_for(data_dir) as mem:
-        result = stats_to_json(mem.stats(scope_of(user, thread, agent)))
+        result = stats_to_json(mem.stats(scope_args.scope()))
     if as_json:
         print_json(result)
         return
@@ -363,9 +347,7 @@ def stats(
 @data_dir_option
 def export(
     target: Path | None,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     fmt: str,
     out: Path | None,
     data_dir: Path | None,
@@ -373,7 +355,7 @@ def export(
     if target is not None and out is not None and target != out:
         raise InvalidInputError("give the destination once: as an argument or as --out")
     out = out or target
-    scope = scope_of(user, thread, agent)
+    scope = scope_args.scope()
     if fmt == "markdown":
         if out is None:
             raise InvalidInputError("--format markdown needs --out DIR")
@@ -460,9 +442,7 @@ def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | 
 @data_dir_option
 @json_option
 def wake_up(
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     budget: int,
     data_dir: Path | None,
     as_json: bool,
@@ -470,7 +450,7 @@ def wake_up(
     from memstrata.codec import scope_to_json
 
     with memory_for(data_dir) as mem:
-        result = mem.wake_up(scope_of(user, thread, agent), budget=budget)
+        result = mem.wake_up(scope_args.scope(), budget=budget)
     if as_json:
         print_json(
             {
@@ -494,15 +474,13 @@ def wake_up(
 @json_option
 def recall(
     topic: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     budget: int,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        result = mem.recall(topic, scope_of(user, thread, agent), budget=budget)
+        result = mem.recall(topic, scope_args.scope(), budget=budget)
     if as_json:
         print_json(
             {
@@ -528,16 +506,14 @@ def recall(
 @json_option
 def context(
     query: str,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     budget: int,
     explain: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        result = mem.context(query, scope_of(user, thread, agent), budget=budget)
+        result = mem.context(query, scope_args.scope(), budget=budget)
     if as_json:
         out: dict[str, object] = {
             "route": result.route,

@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 
 from memstrata.cli.base import (
+    ScopeArgs,
     cli,
     data_dir_option,
     json_option,
     memory_for,
     print_json,
-    scope_of,
     scope_options,
 )
 
@@ -29,14 +29,12 @@ from memstrata.cli.base import (
 @json_option
 def forget(
     item_id: str | None,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     yes: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    scope = scope_of(user, thread, agent)
+    scope = scope_args.scope()
     if item_id is None and not yes:
         click.confirm(f"Forget everything of {scope}? This cannot be undone", abort=True, err=True)
     with memory_for(data_dir) as mem:
@@ -71,9 +69,7 @@ def forget(
 @data_dir_option
 @json_option
 def consolidate(
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     mode: str,
     extract: bool,
     remove: bool,
@@ -81,7 +77,7 @@ def consolidate(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    scope = scope_of(user, thread, agent)
+    scope = scope_args.scope()
     with memory_for(data_dir) as mem:
         if follow:
             mem.runs.subscribe(

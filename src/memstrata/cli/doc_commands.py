@@ -9,13 +9,13 @@ from typing import Any
 import click
 
 from memstrata.cli.base import (
+    ScopeArgs,
     cli,
     data_dir_option,
     edit_text,
     json_option,
     memory_for,
     print_json,
-    scope_of,
     scope_options,
 )
 from memstrata.errors import InvalidInputError
@@ -66,11 +66,9 @@ def _show_preview(preview: Any, as_json: bool) -> None:
 @scope_options
 @data_dir_option
 @json_option
-def doc_show(
-    key: str, user: str, thread: str | None, agent: str | None, data_dir: Path | None, as_json: bool
-) -> None:
+def doc_show(key: str, scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
     with memory_for(data_dir) as mem:
-        markdown, version = mem.doc_markdown(key, scope_of(user, thread, agent))
+        markdown, version = mem.doc_markdown(key, scope_args.scope())
     if as_json:
         print_json({"key": key, "version": version, "markdown": markdown})
     else:
@@ -87,14 +85,12 @@ def doc_show(
 def doc_diff(
     key: str,
     file: Path,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     with memory_for(data_dir) as mem:
-        preview = mem.preview_doc(key, scope_of(user, thread, agent), _load_change(file))
+        preview = mem.preview_doc(key, scope_args.scope(), _load_change(file))
     _show_preview(preview, as_json)
 
 
@@ -114,14 +110,12 @@ def doc_diff(
 def doc_apply(
     key: str,
     file: Path,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     expected: int,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    scope = scope_of(user, thread, agent)
+    scope = scope_args.scope()
     with memory_for(data_dir, create=True) as mem:
         preview = mem.preview_doc(key, scope, _load_change(file), expected_version=expected)
         _, version = mem.apply_doc(key, scope, preview.operations, expected_version=expected)
@@ -146,10 +140,8 @@ def doc_apply(
 @scope_options
 @click.option("--yes", is_flag=True, help="Apply without asking.")
 @data_dir_option
-def doc_edit(
-    key: str, user: str, thread: str | None, agent: str | None, yes: bool, data_dir: Path | None
-) -> None:
-    scope = scope_of(user, thread, agent)
+def doc_edit(key: str, scope_args: ScopeArgs, yes: bool, data_dir: Path | None) -> None:
+    scope = scope_args.scope()
     with memory_for(data_dir, create=True) as mem:
         markdown, version = mem.doc_markdown(key, scope)
         edited = edit_text(markdown)
@@ -177,11 +169,9 @@ def identity() -> None:
 @scope_options
 @data_dir_option
 @json_option
-def identity_show(
-    user: str, thread: str | None, agent: str | None, data_dir: Path | None, as_json: bool
-) -> None:
+def identity_show(scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
     with memory_for(data_dir) as mem:
-        ident = mem.identity(scope_of(user, thread, agent))
+        ident = mem.identity(scope_args.scope())
     if as_json:
         print_json({"text": ident.text, "version": ident.version})
     else:
@@ -198,10 +188,8 @@ def identity_show(
     help="Read the new text from this file ('-' is not accepted).",
 )
 @data_dir_option
-def identity_edit(
-    user: str, thread: str | None, agent: str | None, source: Path | None, data_dir: Path | None
-) -> None:
-    scope = scope_of(user, thread, agent)
+def identity_edit(scope_args: ScopeArgs, source: Path | None, data_dir: Path | None) -> None:
+    scope = scope_args.scope()
     with memory_for(data_dir, create=True) as mem:
         current = mem.identity(scope)
         if source is not None:

@@ -8,12 +8,12 @@ from typing import Final
 import click
 
 from memstrata.cli.base import (
+    ScopeArgs,
     cli,
     data_dir_option,
     json_option,
     memory_for,
     print_json,
-    scope_of,
     scope_options,
     settings_for,
 )
@@ -74,9 +74,7 @@ def doctor(repair: bool, data_dir: Path | None, as_json: bool) -> None:
 def restore(
     from_trace: bool,
     missing: bool,
-    user: str,
-    thread: str | None,
-    agent: str | None,
+    scope_args: ScopeArgs,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
@@ -85,7 +83,7 @@ def restore(
     if not from_trace:
         raise InvalidInputError("name the source: --from-trace")
     with memory_for(data_dir, create=True) as mem:
-        episodes = mem.restore_from_trace(scope_of(user, thread, agent), missing=missing)
+        episodes = mem.restore_from_trace(scope_args.scope(), missing=missing)
     if as_json:
         print_json({"restored": [e.id for e in episodes]})
     else:
