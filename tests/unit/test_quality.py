@@ -1,0 +1,134 @@
+"""The fact-quality detectors, in English and Chinese, on sentences like the ones extraction
+produced from LoCoMo and from hand-written Chinese conversations."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.curate.quality import (
+    addresses_listener,
+    assess,
+    broken_verb,
+    dangling_referent,
+    is_question,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("It's special to Melanie.", "Melanie"),
+        ("they keep Melanie motivated.", "Melanie"),
+        ("Yup, we just did it yesterday!", None),
+        ("Here's a pic John snapped during one of our practices.", "John"),
+        ("Melanie loves it so much.", "Melanie"),
+        ("Caroline thinks this is great!", "Caroline"),
+        ("That was so fun for Caroline.", "Caroline"),
+        ("Lin Wei很喜欢这个。", "Lin Wei"),
+        ("它让Lin Wei很放松。", "Lin Wei"),
+        ("他们周末也会来。", "Lin Wei"),
+        ("我们昨天刚去过。", None),
+    ],
+)
+def test_dangling_referents_are_found(text: str, subject: str | None) -> None:
+    assert dangling_referent(text, subject)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Melanie painted a lake sunrise last year and it holds special meaning.", "Melanie"),
+        ("Melanie's kids are excited and they want to go camping.", "Melanie"),
+        ("Caroline is reading this book about adoption.", "Caroline"),
+        ("Melanie adopted a puppy named Max last week.", "Melanie"),
+        ("Lin Wei养了一只猫，它很可爱。", "Lin Wei"),
+        ("Lin Wei喜欢这个城市的夜景。", "Lin Wei"),
+        ("下个月Lin Wei打算去爬黄山。", "Lin Wei"),
+    ],
+)
+def test_named_referents_are_not_dangling(text: str, subject: str | None) -> None:
+    assert not dangling_referent(text, subject)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Caroline love that you chose pottery for your art.",
+        "Melanie is so happy for you.",
+        "Thanks, Caroline appreciates it, you're a great friend!",
+        "Lin Wei觉得你的画真好看。",
+        "Lin Wei祝您一路顺风。",
+    ],
+)
+def test_the_listener_addressed_is_found(text: str) -> None:
+    assert addresses_listener(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Melanie loves camping with her family.",
+        "Lin Wei是一名后端工程师。",
+        "Young people love it.",
+    ],
+)
+def test_no_listener_in_a_fact_about_a_person(text: str) -> None:
+    assert not addresses_listener(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What got Caroline into painting?", True),
+        ("Have you been to the beach lately?", True),
+        ("Lin Wei去过黄山吗", True),
+        ("Lin Wei的猫叫什么？", True),
+        ("Melanie ran a charity race last Saturday.", False),
+        ("Lin Wei周末去爬了梧桐山。", False),
+    ],
+)
+def test_questions(text: str, expected: bool) -> None:
+    assert is_question(text) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user love hiking in the mountains.",
+        "Melanie love camping trips with Melanie's fam.",
+        "Caroline love that you chose pottery for your art.",
+        "Lin Wei really love hiking in the mountains.",
+        "Sure, Melanie think it is great.",
+        "Caroline went to the park and Melanie enjoy the view.",
+    ],
+)
+def test_broken_verbs_are_found(text: str) -> None:
+    assert broken_verb(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Melanie loves camping with her family.",
+        "Melanie and Caroline love camping.",
+        "Melanie's kids love the beach.",
+        "They love the new house.",
+        "Caroline wants to work in counseling.",
+        "Melanie will love the new park.",
+        "Lin Wei喜欢爬山。",
+    ],
+)
+def test_agreeing_verbs_are_not_broken(text: str) -> None:
+    assert not broken_verb(text)
+
+
+def test_assess_combines_the_detectors() -> None:
+    flaws = assess("Caroline love that you chose pottery for your art.", "Caroline")
+    assert (flaws.dangling, flaws.listener, flaws.question, flaws.broken_verb) == (
+        False,
+        True,
+        False,
+        True,
+    )
+    assert flaws.any
+    assert not assess("Melanie adopted a puppy named Max last week.", "Melanie").any
