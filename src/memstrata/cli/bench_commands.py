@@ -149,7 +149,11 @@ def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
     _print_bench(run_scale(embedder, numbers, queries=queries), as_json)
 
 
-@bench.command(name="extraction", help="Rule extractor recall of LoCoMo's gold observations.")
+@bench.command(
+    name="extraction",
+    help="Extracted facts against LoCoMo's gold observations: strict and lenient scores, and "
+    "the share of flawed facts extracted and served by wake_up.",
+)
 @click.option(
     "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
@@ -160,12 +164,67 @@ def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
     type=click.IntRange(0, 1000),
     help="Extracted facts to print for judging precision by hand.",
 )
+@click.option(
+    "--budget",
+    default=800,
+    show_default=True,
+    type=click.IntRange(64, 100_000),
+    help="Token budget of the wake_up whose bullets are judged.",
+)
 @json_option
-def bench_extraction(path: Path, sample: int, as_json: bool) -> None:
+def bench_extraction(path: Path, sample: int, budget: int, as_json: bool) -> None:
     from memstrata.bench.extraction import run_extraction
+    from memstrata.bench.runner import bench_memory
     from memstrata.curate.extract_rules import RuleExtractor
+    from memstrata.embed.fake import HashingEmbedder
 
-    _print_bench(run_extraction(RuleExtractor(), path, sample=sample), as_json)
+    with bench_memory(embedder=HashingEmbedder()) as memory:  # nothing here embeds
+        result = run_extraction(RuleExtractor(), path, sample=sample, memory=memory, budget=budget)
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(_extraction_table(result))
+
+
+_FLAW_LABELS = {
+    "dangling": "dangling referent",
+    "listener": "listener addressed",
+    "question": "question",
+    "broken_verb": "broken verb",
+    "any": "any of these",
+}
+
+
+def _extraction_table(result: dict[str, Any]) -> str:
+    """The extraction bench as a table: scores, then flaw shares of facts and of wake_up."""
+    facts, served = result["fact_quality"], result["wake_up_quality"]
+    lines = [
+        f"extraction ({result['extractor']}): {result['conversations']} conversations, "
+        f"{result['observations']} gold observations, {result['facts']} facts, "
+        f"{result['elapsed_s']} s",
+        "",
+        f"{'':<22}{'value':>8}",
+    ]
+    for key, label in (
+        ("strict_precision", "strict precision"),
+        ("strict_recall", "strict recall"),
+        ("strict_f1", "strict F1"),
+        ("observation_recall", "lenient recall"),
+    ):
+        lines.append(f"{label:<22}{result[key]:>8.3f}")
+    lines += ["", f"{'share of':<22}{'facts':>8}{'wake_up':>10}"]
+    lines.append(f"{'(count)':<22}{facts['count']:>8}{served['count']:>10}")
+    for key, label in _FLAW_LABELS.items():
+        lines.append(f"{label:<22}{facts['shares'][key]:>8.1%}{served['shares'][key]:>10.1%}")
+    lines += ["", f"wake_up at {served['budget']} tokens; examples of extracted facts:"]
+    for key, examples in facts["examples"].items():
+        for text in examples:
+            lines.append(f"  [{_FLAW_LABELS[key]}] {text}")
+    if result["sample"]:
+        lines += ["", "sample for judging by hand (fact <- turn):"]
+        for item in result["sample"]:
+            lines.append(f"  {item['fact']}  <-  {item['turn']}")
+    return "\n".join(lines)
 
 
 @bench.command(name="wake-up", help="wake_up latency for a scope with many facts.")
