@@ -8,8 +8,8 @@ says whether the fact shows the flaw; none needs a model.
   phrase (``a``/``the``/``her`` + word, ``X's`` + word, a name other than the fact's own
   subject; a Chinese measure word + noun, ``的`` + noun). *we*, *us* and *our* always dangle:
   a fact in the third person never names who they are. ``this``/``that`` count only as
-  pronouns (``love this!``, ``that was fun``), not as determiners (``this book``) or
-  conjunctions (``love that you chose``).
+  pronouns (``love this!``, ``that was fun``), not as determiners (``this book``, ``these
+  critters``) or conjunctions (``love that you chose``).
 * ``addresses_listener``: second person left in (you, your, 你, 您).
 * ``is_question``: a question mark, or a Chinese sentence ending in 吗 / 呢.
 * ``broken_verb``: a third-person singular subject (a name, *The user*, he, she) opening a
@@ -31,8 +31,10 @@ def _set(words: str) -> frozenset[str]:
 _WORD: Final = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^\sA-Za-z]")
 
 _ALWAYS_DANGLING: Final = _set("we us our ours")
-_PRONOUNS: Final = _set("it they them these those")
+_PRONOUNS: Final = _set("it they them")
 _DEMONSTRATIVES: Final = _set("this that")
+_PLURAL_DEMONSTRATIVES: Final = _set("these those")
+_IRREGULAR_PLURALS: Final = _set("people children men women")
 _DETERMINERS: Final = _set(
     "a an the his her their its my your our some any every each another one two three four "
     "five several many"
@@ -123,11 +125,22 @@ def dangling_referent(text: str, subject: str | None = None) -> bool:
                 following = words[i + 1].lower() if i + 1 < len(words) else ""
                 if following.isalpha() and following not in _PRONOUN_NEXT:
                     continue  # "this book", "love that you chose"
+            elif lower in _PLURAL_DEMONSTRATIVES:
+                following = words[i + 1].lower() if i + 1 < len(words) else ""
+                if _plural_noun(following):
+                    continue  # "these critters", "those people"
             elif lower not in _PRONOUNS:
                 continue
             if not _has_referent(words[:i], own):
                 return True
     return _cjk_dangling(text, subject or "")
+
+
+def _plural_noun(word: str) -> bool:
+    """Whether ``word`` reads as a plural noun after *these* / *those*."""
+    if word in _IRREGULAR_PLURALS:
+        return True
+    return word.isalpha() and word.endswith("s") and word not in _PRONOUN_NEXT
 
 
 def _cjk_dangling(text: str, subject: str) -> bool:
