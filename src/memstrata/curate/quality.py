@@ -37,7 +37,7 @@ _PLURAL_DEMONSTRATIVES: Final = _set("these those")
 _IRREGULAR_PLURALS: Final = _set("people children men women")
 _DETERMINERS: Final = _set(
     "a an the his her their its my your our some any every each another one two three four "
-    "five several many"
+    "five several many this that these those"
 )
 # after "this"/"that" these words show a pronoun, not a determiner or a conjunction
 _PRONOUN_NEXT: Final = _set(
@@ -57,6 +57,9 @@ _BARE_VERBS: Final = _set(
     "make take get see try keep wish find play miss mean believe say adore dislike remember "
     "agree appreciate value care look use own run paint read write cook swim travel visit "
     "stay spend collect watch listen teach learn study volunteer fear admire dream am"
+)
+_CLAUSE_OPENERS: Final = _set(
+    "but so because while when whenever if since as until though although once before after where"
 )
 _NOT_NAMES: Final = _ADVERBS | _set("i we you they these those both people kids all many some most")
 
@@ -99,14 +102,16 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.replace("\u2019", "'"))
 
 
-def _has_referent(before: list[str], own: set[str]) -> bool:
-    """Whether the words before a pronoun name something it can stand for."""
+def _has_referent(before: list[str], own: set[str], known_subject: bool) -> bool:
+    """Whether the words before a pronoun name something it can stand for. A capitalized word
+    opening the sentence counts only when the fact's subject is known to be another."""
     for i, word in enumerate(before):
         lower = word.lower()
         follows = i + 1 < len(before) and before[i + 1].isalpha()
         if (lower in _DETERMINERS or lower.endswith("'s")) and follows:
             return True
-        if i > 0 and word[:1].isupper() and word.isalpha() and lower not in own:
+        opening_ok = i > 0 or known_subject
+        if opening_ok and word[:1].isupper() and word.isalpha() and lower not in own:
             return True
     return False
 
@@ -131,7 +136,7 @@ def dangling_referent(text: str, subject: str | None = None) -> bool:
                     continue  # "these critters", "those people"
             elif lower not in _PRONOUNS:
                 continue
-            if not _has_referent(words[:i], own):
+            if not _has_referent(words[:i], own, bool(subject)):
                 return True
     return _cjk_dangling(text, subject or "")
 
@@ -186,6 +191,16 @@ def broken_verb(text: str) -> bool:
     return False
 
 
+def _name_like(word: str) -> bool:
+    """A capitalized word that can be a name (not a pronoun, adverb or gerund)."""
+    return (
+        word[:1].isupper()
+        and word.isalpha()
+        and word.lower() not in _NOT_NAMES
+        and not word.endswith("ing")
+    )
+
+
 def _singular_subject_ends_at(words: list[str], j: int) -> bool:
     """Whether ``words[j]`` ends a third-person singular subject that opens a clause."""
     word = words[j]
@@ -193,7 +208,7 @@ def _singular_subject_ends_at(words: list[str], j: int) -> bool:
         start = j
     elif word == "user" and j > 0 and words[j - 1] == "The":
         start = j - 1
-    elif word[:1].isupper() and word.isalpha() and word.lower() not in _NOT_NAMES:
+    elif _name_like(word):
         two_words = j > 0 and words[j - 1][:1].isupper() and words[j - 1].isalpha()
         start = j - 1 if two_words else j
     else:
@@ -201,7 +216,7 @@ def _singular_subject_ends_at(words: list[str], j: int) -> bool:
     if start == 0:
         return True
     before = words[start - 1]
-    if before in (".", "!", "?", ";", ",") or before.lower() in ("but", "so", "because"):
+    if before in (".", "!", "?", ";", ",", "-") or before.lower() in _CLAUSE_OPENERS:
         return True
     if before.lower() == "and":  # "Ana and Ben love": a plural subject
         return not (start > 1 and words[start - 2][:1].isupper())
