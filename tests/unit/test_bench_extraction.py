@@ -12,7 +12,7 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.bench.extraction import match_tokens, near_turns, run_extraction, token_f1
-from memstrata.bench.fact_quality import served_bullets
+from memstrata.bench.fact_quality import served_bullets, subject_of
 from memstrata.curate.extract_rules import RuleExtractor
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "locomo_mini.json"
@@ -126,6 +126,13 @@ def test_adjacent_turns_stay_in_their_session() -> None:
 def test_bullets_of_a_memory_block_are_unescaped() -> None:
     text = "<memory>\n## Essentials\n- Ana likes R&amp;B &lt;live&gt;.\n</memory>"
     assert served_bullets(text) == ["Ana likes R&B <live>."]
+
+
+def test_a_served_bullet_is_about_the_speaker_it_names_first() -> None:
+    speakers = {"Caroline", "Melanie"}
+    assert subject_of("Melanie is so proud of Caroline.", speakers) == "Melanie"
+    assert subject_of("Clay is incredible, it brings Melanie joy!", speakers) == "Melanie"
+    assert subject_of("name: Ana", speakers) is None
 
 
 def test_observations_are_required(tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ from memstrata.curate.quality import (
         ("Caroline thinks this is great!", "Caroline"),
         ("That was so fun for Caroline.", "Caroline"),
         ("These really help John stay centered.", "John"),
+        ("Lately Jon has been networking and it's gotten Jon some good stuff.", "Jon"),
+        ("Absolutely, it means a lot and keeps Joanna going.", "Joanna"),
         ("Lin Wei很喜欢这个。", "Lin Wei"),
         ("它让Lin Wei很放松。", "Lin Wei"),
         ("他们周末也会来。", "Lin Wei"),
@@ -129,6 +131,20 @@ def test_broken_verbs_are_found(text: str) -> None:
 )
 def test_agreeing_verbs_are_not_broken(text: str) -> None:
     assert not broken_verb(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "expected"),
+    [
+        ("Things have been great since we last talked - Tim has been reading.", "Tim", False),
+        ("Stuff like this mural are really special to Caroline!", "Caroline", False),
+        ("Whenever Caroline hear this jam, Caroline think about the paths.", "Caroline", True),
+        ("When things get tough, John try to remember why.", "John", True),
+        ("Lin Wei really love hiking in the mountains.", "Lin Wei", True),
+    ],
+)
+def test_a_known_subject_is_the_only_name(text: str, subject: str, expected: bool) -> None:
+    assert broken_verb(text, subject) is expected
 
 
 def test_assess_combines_the_detectors() -> None:

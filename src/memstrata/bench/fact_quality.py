@@ -57,6 +57,12 @@ def served_bullets(text: str) -> list[str]:
     return [html.unescape(line[2:]) for line in text.splitlines() if line.startswith("- ")]
 
 
+def subject_of(text: str, speakers: set[str]) -> str | None:
+    """The speaker a bullet names first: who it is most likely about."""
+    found = [(text.find(name), name) for name in speakers if name in text]
+    return min(found)[1] if found else None
+
+
 def wake_up_quality(
     memory: Memory,
     extractor: Extractor,
@@ -73,5 +79,6 @@ def wake_up_quality(
         memory.extract(scope, extractor=extractor)
         memory.consolidate(scope)
         served = memory.wake_up(scope, budget=budget)
-        bullets.extend((b, None) for b in served_bullets(served.text))
+        speakers = {t.speaker for t in conv.turns if t.speaker}
+        bullets.extend((b, subject_of(b, speakers)) for b in served_bullets(served.text))
     return {"budget": budget, **quality_shares(bullets)}

@@ -58,6 +58,10 @@ _BARE_VERBS: Final = _set(
     "agree appreciate value care look use own run paint read write cook swim travel visit "
     "stay spend collect watch listen teach learn study volunteer fear admire dream am"
 )
+_NOT_OPENING_NOUNS: Final = _set(
+    "last next this that these those after before when while since by but and so well yes "
+    "yeah yep thanks thank sure oh hey wow also then now today yesterday tonight"
+)
 _CLAUSE_OPENERS: Final = _set(
     "but so because while when whenever if since as until though although once before after where"
 )
@@ -94,7 +98,7 @@ def assess(text: str, subject: str | None = None) -> Flaws:
         dangling_referent(text, subject),
         addresses_listener(text),
         is_question(text),
-        broken_verb(text),
+        broken_verb(text, subject),
     )
 
 
@@ -110,10 +114,19 @@ def _has_referent(before: list[str], own: set[str], known_subject: bool) -> bool
         follows = i + 1 < len(before) and before[i + 1].isalpha()
         if (lower in _DETERMINERS or lower.endswith("'s")) and follows:
             return True
-        opening_ok = i > 0 or known_subject
+        opening_ok = i > 0 or (known_subject and _noun_like_opening(before))
         if opening_ok and word[:1].isupper() and word.isalpha() and lower not in own:
             return True
     return False
+
+
+def _noun_like_opening(words: list[str]) -> bool:
+    """Whether the word opening a sentence reads as a noun (``Nature inspires``), not an
+    adverb or an interjection (``Lately``, ``Absolutely,``, ``Last Friday``)."""
+    first = words[0].lower()
+    if first.endswith("ly") or first in _NOT_OPENING_NOUNS:
+        return False
+    return not (len(words) > 1 and words[1] in (",", "!", "-"))
 
 
 def dangling_referent(text: str, subject: str | None = None) -> bool:
@@ -177,16 +190,18 @@ def is_question(text: str) -> bool:
     return "?" in stripped or "？" in stripped or bool(_CJK_QUESTION.search(stripped))
 
 
-def broken_verb(text: str) -> bool:
-    """A singular subject with a bare verb (``The user love``, ``Melanie love camping``)."""
+def broken_verb(text: str, subject: str | None = None) -> bool:
+    """A singular subject with a bare verb (``The user love``, ``Melanie love camping``). With
+    the fact's ``subject`` known, only its name counts as a name; else any capitalized word."""
     words = _words(text)
+    names = _words(subject) if subject else None
     for i, word in enumerate(words):
         if word.lower() not in _BARE_VERBS:
             continue
         j = i - 1
         while j >= 0 and words[j].lower() in _ADVERBS:
             j -= 1
-        if j >= 0 and _singular_subject_ends_at(words, j):
+        if j >= 0 and _singular_subject_ends_at(words, j, names):
             return True
     return False
 
@@ -201,13 +216,17 @@ def _name_like(word: str) -> bool:
     )
 
 
-def _singular_subject_ends_at(words: list[str], j: int) -> bool:
+def _singular_subject_ends_at(words: list[str], j: int, names: list[str] | None) -> bool:
     """Whether ``words[j]`` ends a third-person singular subject that opens a clause."""
     word = words[j]
     if word.lower() in _THIRD_SINGULAR:
         start = j
     elif word == "user" and j > 0 and words[j - 1] == "The":
         start = j - 1
+    elif names is not None:
+        start = j - len(names) + 1
+        if start < 0 or words[start : j + 1] != names:
+            return False
     elif _name_like(word):
         two_words = j > 0 and words[j - 1][:1].isupper() and words[j - 1].isalpha()
         start = j - 1 if two_words else j
