@@ -160,7 +160,7 @@ def test_consolidate_command(cli: Cli) -> None:
         "essentials",
     }
     shown = cli.json("doc", "show", "preferences", "--user", "alice")
-    assert isinstance(shown, dict) and "Alice really love hiking" in shown["markdown"]
+    assert isinstance(shown, dict) and "Alice really loves hiking" in shown["markdown"]
     again = cli.json("consolidate", "--user", "alice")
     assert again == {**again, "extracted": 0, "bullets_added": 0}
 

@@ -4,7 +4,9 @@ flawed facts among those extracted and those wake_up serves."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from memstrata.api import Memory
 from memstrata.bench.extraction import match_tokens, near_turns, run_extraction, token_f1
 from memstrata.bench.fact_quality import served_bullets, subject_of
 from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.model import Candidate, Category, Episode, Extraction
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "locomo_mini.json"
 
@@ -77,6 +80,28 @@ def test_a_fact_about_another_speaker_or_a_far_turn_does_not_match(tmp_path: Pat
     assert result["strict_precision"] == round(1 / 3, 4)  # only the pottery fact
 
 
+class _NaiveRewrite(RuleExtractor):
+    """The rule extractor plus a naive first-person rewrite of every other sentence, so that the
+    bench has flawed facts to count (the rule extractor itself drops or repairs them)."""
+
+    def extract(self, episodes: Sequence[Episode]) -> Extraction:
+        found = super().extract(episodes).candidates
+        cited = {s for c in found for s in c.sources}
+        naive = tuple(
+            Candidate(
+                re.sub(r"\bI\b", e.speaker or "", e.text),
+                Category.PREFERENCE,
+                0.9,
+                0.7,
+                (e.id,),
+                e.speaker,
+            )
+            for e in episodes
+            if e.id not in cited and e.text.startswith("I love")
+        )
+        return Extraction(found + naive)
+
+
 def test_flawed_facts_are_counted_with_examples(tmp_path: Path, memory: Memory) -> None:
     path = _with_turns(
         tmp_path,
@@ -90,7 +115,7 @@ def test_flawed_facts_are_counted_with_examples(tmp_path: Path, memory: Memory) 
         ],
         [],
     )
-    result = run_extraction(RuleExtractor(), path, sample=0, memory=memory)
+    result = run_extraction(_NaiveRewrite(), path, sample=0, memory=memory)
     quality: Any = result["fact_quality"]
     assert quality["count"] == 4
     assert quality["shares"] == {

@@ -46,10 +46,10 @@ def _ep(text: str, speaker: str = "Lin Wei") -> Episode:
             "I really love hiking in the mountains.",
             "preference",
             Category.PREFERENCE,
-            "Lin Wei really love hiking in the mountains.",
+            "Lin Wei really loves hiking in the mountains.",
         ),
         ("I can't stand long meetings on Mondays.", "dislike", Category.PREFERENCE, None),
-        ("We decided to use PostgreSQL for the route data.", "decision", Category.DECISION, None),
+        ("I decided to use PostgreSQL for the route data.", "decision", Category.DECISION, None),
         ("I'm planning to visit Kyoto next spring.", "plan", Category.PLAN, None),
         (
             "I adopted a puppy named Max last week.",
@@ -65,7 +65,7 @@ def _ep(text: str, speaker: str = "Lin Wei") -> Episode:
         ),
         ("我不喜欢太长的解释。", "dislike", Category.PREFERENCE, "Lin Wei不喜欢太长的解释。"),
         ("下个月我打算去爬黄山。", "plan", Category.PLAN, "下个月Lin Wei打算去爬黄山。"),
-        ("我们决定用 PostgreSQL。", "decision", Category.DECISION, None),
+        ("我决定用 PostgreSQL。", "decision", Category.DECISION, None),
         ("周末我去爬了梧桐山。", "event", Category.EVENT, None),
         (
             "I'm allergic to peanuts and shellfish.",
@@ -113,7 +113,7 @@ def test_sentences_and_pronouns() -> None:
         "我去了。",
         "好！",
     ]
-    assert third_person("I'm sure my dog likes me", "Ana") == "Ana is sure Ana's dog likes Ana"
+    assert third_person("I'm sure my dog likes me", "Ana") == "Ana is sure their dog likes them"
 
 
 def _candidate(

@@ -1,9 +1,11 @@
 """The offline extractor: patterns over first-person sentences, in English and Chinese.
 
-Each turn is split into sentences (never inside one). A sentence that speaks about its speaker
-("I ...", "my ...", "我...") and matches a pattern becomes a candidate fact of that pattern's
-category, rewritten in the third person with the speaker's name ("I adopted a puppy" ->
-"Melanie adopted a puppy"). Questions, greetings and very short sentences are skipped. What
+Each turn is split into sentences (never inside one), and each sentence into the runs of
+clauses that stand alone (:mod:`memstrata.curate.discourse`: no reaction, question, listener or
+unresolved referent). A run that speaks about its speaker ("I ...", "my ...", "我...") and
+matches a pattern becomes a candidate fact of that pattern's category, rewritten in the third
+person (:mod:`memstrata.curate.person`: "I love my dog" -> "Melanie loves their dog"). Very
+short runs are skipped. What
 the patterns cannot judge (truth, importance beyond the category) is left to the guards and,
 when configured, to an LLM extractor.
 """
@@ -15,16 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from memstrata.curate.discourse import self_contained
+from memstrata.curate.person import third_person
 from memstrata.model import Candidate, Category, Episode, Extraction
 
+__all__ = ["RULES", "Rule", "RuleExtractor", "sentences", "third_person"]
+
 _SENTENCE_RE: Final = re.compile(r"[^.!?。！？；;\n]+(?:[.!?。！？；;]+|$)")
-_FIRST_PERSON_EN: Final = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|we|We|our|Our)\b")
-_FIRST_PERSON_ZH: Final = re.compile(r"我")
-_PLEASANTRIES: Final = re.compile(
-    r"^(?:thanks?|thank you|hi|hey|hello|bye|wow|yeah|yes|no|ok(?:ay)?|sure|cool|great|"
-    r"谢谢|你好|嗨|好的|哈哈|嗯)\b",
-    re.IGNORECASE,
-)
+_FIRST_PERSON_EN: Final = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|mine|myself)\b")
+_FIRST_PERSON_ZH: Final = re.compile(r"我(?!们)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,41 +200,12 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
 )
 
-_EN_PRONOUNS: Final = (
-    (re.compile(r"\bI'm\b"), "{n} is"),
-    (re.compile(r"\bI am\b"), "{n} is"),
-    (re.compile(r"\bI've\b"), "{n} has"),
-    (re.compile(r"\bI have\b"), "{n} has"),
-    (re.compile(r"\bI'll\b"), "{n} will"),
-    (re.compile(r"\bI'd\b"), "{n} would"),
-    (re.compile(r"\bI was\b"), "{n} was"),
-    (re.compile(r"\bI don't\b"), "{n} doesn't"),
-    (re.compile(r"\bI do\b"), "{n} does"),
-    (re.compile(r"\bI\b"), "{n}"),
-    (re.compile(r"\b[Mm]yself\b"), "{n}"),
-    (re.compile(r"\b[Mm]y\b"), "{n}'s"),
-    (re.compile(r"\b[Mm]ine\b"), "{n}'s"),
-    (re.compile(r"\bme\b"), "{n}"),
-)
-
-
-def third_person(sentence: str, name: str) -> str:
-    """``sentence`` with the speaker's first-person words replaced by their name."""
-    out = sentence
-    for pattern, replacement in _EN_PRONOUNS:
-        out = pattern.sub(replacement.format(n=name), out)
-    out = re.sub(r"我们", f"{name}和身边的人", out)
-    out = out.replace("我", name)
-    return out.strip()
-
 
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
 
 
 def _worth_it(sentence: str) -> bool:
-    if sentence.endswith(("?", "？")) or _PLEASANTRIES.match(sentence):
-        return False
     cjk = sum(1 for ch in sentence if "\u4e00" <= ch <= "\u9fff")
     words = len(re.findall(r"[A-Za-z0-9']+", sentence))
     return words >= 4 or cjk >= 4
@@ -256,7 +228,9 @@ class RuleExtractor:
             if episode.speaker == "assistant":
                 continue  # what the assistant said is not a fact about the user
             subject = name or "The user"
-            for sentence in sentences(episode.text):
+            for sentence in (
+                part for said in sentences(episode.text) for part in self_contained(said)
+            ):
                 if not _worth_it(sentence):
                     continue
                 if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):

@@ -1,0 +1,163 @@
+"""Discourse filters for the offline extractor: what a chat sentence is, before what it says.
+
+Pure functions over one sentence, English and Chinese. A fact must stand on its own out of
+context, so a sentence is not one when it:
+
+- is only a discourse marker or a reaction ("Thanks!", "Yup", "哈哈太好了"): leading markers are
+  stripped first (``strip_markers``) and what is left must still say something;
+- asks (a question mark, an exclamation of the "What a ...!" kind, a final 吗/呢);
+- speaks to or about the listener (you, your, 你, 您): compliments and replies;
+- leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
+  pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_MARKER_WORDS: Final = (
+    r"yup|yep|yeah|yes|yay|yea|no|nope|nah|ok(?:ay)?|sure|wow|woah|whoa|oh|ooh|aw+|ah+|hmm+|"
+    r"haha(?:ha)*|hah|lol|omg|hi|hey|hello|bye|thanks?(?: so much| a lot)?|thank you(?: so much)?|"
+    r"cool|great|awesome|nice|amazing|wonderful|congrats|congratulations|totally|absolutely|"
+    r"definitely|exactly|indeed|right|well|so|anyway|also|and|but|by the way|btw|"
+    r"of course|me too|same here|good luck|take care|sounds good"
+)
+# One leading marker, optionally followed by a vocative name ("Woah Joanna,"), then a break.
+_LEADING_EN: Final = re.compile(
+    rf"^(?:(?:{_MARKER_WORDS})\b(?-i:\s+[A-Z][a-z]+)?\s*(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z])))|"
+    rf"(?:{_MARKER_WORDS})\s*$)",
+    re.IGNORECASE,
+)
+_LEADING_ZH: Final = re.compile(
+    r"^(?:哈+|嘿+|哇+|嗯+|哦+|噢+|啊+|呀+|耶|谢谢|太好了|太棒了|真棒|好棒|恭喜|加油|没错|对啊|是啊|好的|好吧|嗨|你好)"
+    r"[，,！!。~～\s]*"
+)
+
+_QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
+_QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
+_LISTENER_EN: Final = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all|ya)\b", re.I)
+_LISTENER_ZH: Final = re.compile(r"[你您]")
+
+# Pronouns that need an antecedent. "this/that/these/those" count only when used as a pronoun
+# (followed by a verb, a preposition or the end), not as a determiner ("that book").
+_PRONOUN_EN: Final = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|themselves|we|us|our|ours|ourselves|he|him|his|she|"
+    r"her)\b|"
+    r"\b(?:this|that|these|those)(?=\s*(?:$|[,.!;:–—-]|'s\b|\s(?:is|was|are|were|will|would|"
+    r"has|had|have|can|could|must|might|made|makes|means|meant|sounds|looks|seems|feels|"
+    r"reminds|gets|got|keeps|helps|brings|gives|for|to|with|about|of|in|on|at|so|too|really|"
+    r"too|again|yet|one|stuff|thing|kind|type|idea)\b))",
+    re.IGNORECASE,
+)
+# Pronouns that can only point outside the sentence, whatever precedes them.
+_ALWAYS_DANGLING_EN: Final = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.IGNORECASE)
+# A noun an anaphor may point back to: a name, or a word after a determiner or a number.
+_ANTECEDENT_EN: Final = re.compile(
+    r"(?<=\s)(?!I\b)[A-Z][a-z]+|"
+    r"^(?!(?:And|But|So|Then|When|If|Because|Since|After|Before|Just|Also|Really|Still|Even|"
+    r"Now|Yes|No|Well|Oh|Plus|Though|Although|While|Once|Lately|Recently|Today|Yesterday)\b)"
+    r"[A-Z][a-z]{2,}|"
+    r"\b(?i:a|an|the|my|his|her|some|any|every|each|one|two|three|four|five|\d+)\s+[A-Za-z]",
+)
+_SPEAKER_GROUP_EN: Final = re.compile(
+    r"\b(?i:and)\s+(?:I|me|myself)\b|\b(?:I|[Mm]e)\s+(?i:and)\s+(?!I\b)\w"
+)
+_WE_WORDS: Final = frozenset({"we", "us", "our", "ours", "ourselves"})
+_DANGLING_ZH: Final = re.compile(
+    r"我们|咱们|它|他们|她们|这个|那个|这些|那些|这样|那样|这件事|那件事"
+)
+
+
+def strip_markers(sentence: str) -> str:
+    """``sentence`` without leading interjections, thanks, greetings and vocatives."""
+    out = sentence.strip()
+    while True:
+        stripped = _LEADING_ZH.sub("", _LEADING_EN.sub("", out, count=1), count=1).strip()
+        if stripped == out:
+            return out
+        out = stripped
+
+
+def is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    return (
+        s.endswith(("?", "？"))
+        or "?" in s
+        or "？" in s
+        or bool(_QUESTION_EN.match(s) or _QUESTION_ZH.search(s))
+    )
+
+
+def addresses_listener(sentence: str) -> bool:
+    return bool(_LISTENER_EN.search(sentence) or _LISTENER_ZH.search(sentence))
+
+
+def speaker_group(sentence: str) -> bool:
+    """Whether ``sentence`` names who "we" are before saying it ("Max and I", "me and my kids")."""
+    first_we = _ALWAYS_DANGLING_EN.search(sentence)
+    group = _SPEAKER_GROUP_EN.search(sentence)
+    return bool(group and (first_we is None or group.start() < first_we.start()))
+
+
+def dangling(sentence: str) -> bool:
+    """True when a pronoun in ``sentence`` has no noun it could refer to before it."""
+    if _DANGLING_ZH.search(sentence):
+        return True
+    if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
+        return True
+    for match in _PRONOUN_EN.finditer(sentence):
+        if match.group().lower() in _WE_WORDS:
+            continue
+        if not _ANTECEDENT_EN.search(sentence[: match.start()]):
+            return True
+    return False
+
+
+def is_fact_shaped(sentence: str) -> bool:
+    """Whether a marker-stripped sentence can carry a fact on its own."""
+    return not (is_question(sentence) or addresses_listener(sentence) or dangling(sentence))
+
+
+_CLAUSE_BREAK: Final = re.compile(
+    r"\s*[,;:，；：]\s+|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s)"
+)
+_LEADING_CONJUNCTION: Final = re.compile(r"^(?:but|and|so|because|cause|'cause)\s+", re.I)
+
+
+def self_contained(sentence: str) -> list[str]:
+    """The longest runs of whole clauses of ``sentence`` that can stand alone, in order.
+
+    A statement is not a question; within it, a clause that speaks to the listener or leans on
+    a referent no earlier clause of the run names breaks the run. The whole sentence is one run
+    when it is fact-shaped; otherwise the parts around the broken clauses are kept as they were
+    said (only a leading "but", "and", "so" is dropped), never joined across a gap.
+    """
+    text = strip_markers(sentence)
+    if not text or is_question(text):
+        return []
+    if is_fact_shaped(text):
+        return [text]
+    clauses: list[str] = []
+    pos = 0
+    for match in _CLAUSE_BREAK.finditer(text):
+        clauses.append(text[pos : match.start()])
+        pos = match.start()
+    clauses.append(text[pos:])
+    runs: list[str] = []
+    start = 0
+    while start < len(clauses):
+        end = start
+        while end < len(clauses) and is_fact_shaped(_join(clauses[start : end + 1])):
+            end += 1
+        if end > start:
+            runs.append(_join(clauses[start:end]))
+            start = end
+        else:
+            start += 1
+    return [run for run in runs if run]
+
+
+def _join(clauses: list[str]) -> str:
+    text = "".join(clauses).strip(" ,;:，；：–—-")
+    return _LEADING_CONJUNCTION.sub("", strip_markers(text))

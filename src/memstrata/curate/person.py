@@ -1,0 +1,146 @@
+"""Rewriting a first-person sentence into the third person, keeping the grammar.
+
+Only person and agreement change; no word is added that the speaker did not say. The rule:
+
+- the subject "I" becomes the speaker's name, and the verb that follows agrees with it
+  (love -> loves, have -> has, am -> is, do -> does, go -> goes, try -> tries; past tenses,
+  modals and "was" stay);
+- "my", "me", "mine" and "myself" become the name's possessive and the name ("Melanie's",
+  "Melanie") until the name has been said once in the sentence, then the singular "their",
+  "them", "theirs", "themselves" ("Melanie loves camping trips with their family");
+- "we", "us", "our" become "they", "them", "their" only when the sentence has named the group
+  first ("Max and I had a blast on our trip" -> "Max and John had a blast on their trip");
+- in Chinese, 我 becomes the name (我的 -> 名字的); 我们 is not first person singular and is
+  never rewritten (the extractor drops it as unresolved).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from memstrata.curate.discourse import speaker_group
+
+_CONTRACTIONS: Final = (
+    (re.compile(r"\bI'm\b"), "I am"),
+    (re.compile(r"\bI've\b"), "I have"),
+    (re.compile(r"\bI'll\b"), "I will"),
+    (re.compile(r"\bI'd\b"), "I would"),
+)
+_ADVERBS: Final = frozenset(
+    "really just also still usually often always never sometimes actually totally "  # noqa: SIM905
+    "absolutely truly definitely finally recently already even only mostly generally rarely "
+    "seldom currently now sort kind of".split()
+)
+_UNCHANGED: Final = frozenset(
+    "can could will would shall should may might must was wasn't can't couldn't won't "  # noqa: SIM905
+    "wouldn't shouldn't mustn't used ought had hadn't did didn't got went made took saw met "
+    "ran began bought found gave won lost wrote built left came felt became brought taught "
+    "sold spent sang drew flew drove swam grew heard kept knew paid sent sat stood told "
+    "thought understood wore ate fell forgot held hurt led let meant rode rose said set "
+    "shot slept spoke stuck swore threw woke".split()
+)
+_IRREGULAR: Final = {
+    "am": "is",
+    "are": "is",
+    "were": "was",
+    "weren't": "wasn't",
+    "have": "has",
+    "haven't": "hasn't",
+    "do": "does",
+    "don't": "doesn't",
+    "go": "goes",
+    "aren't": "isn't",
+}
+_WORD: Final = re.compile(r"[A-Za-z']+")
+
+
+def agree(verb: str) -> str:
+    """The third person singular present of ``verb`` (unchanged when it is not a base form)."""
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        out = _IRREGULAR[lower]
+    elif lower in _UNCHANGED or lower.endswith(("ed", "n't")):
+        return verb
+    elif re.search(r"[^aeiou]y$", lower):
+        out = lower[:-1] + "ies"
+    elif lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        out = lower + "es"
+    else:
+        out = lower + "s"
+    return out[0].upper() + out[1:] if verb[0].isupper() else out
+
+
+def _agree_after(rest: str) -> str:
+    """``rest`` (what follows a subject) with its first verb, past any adverbs, agreeing."""
+    pos = 0
+    while match := _WORD.match(rest, pos):
+        word = match.group()
+        if word.lower() in _ADVERBS:
+            pos = match.end()
+            while pos < len(rest) and rest[pos] in " ,":
+                pos += 1
+            continue
+        return rest[: match.start()] + agree(word) + rest[match.end() :]
+    return rest
+
+
+def _agree_each_subject(text: str) -> str:
+    """``text`` with the verb after every subject "I" agreeing with a third person."""
+    pos = 0
+    while match := re.compile(r"\bI\b").search(text, pos):
+        tail = text[match.end() :]
+        space = len(tail) - len(tail.lstrip(" "))
+        text = text[: match.end()] + tail[:space] + _agree_after(tail[space:])
+        pos = match.end()
+    return text
+
+
+_WE_TO_THEY: Final = {
+    "we": "they",
+    "us": "them",
+    "our": "their",
+    "ours": "theirs",
+    "ourselves": "themselves",
+}
+
+
+def _plural_third(match: re.Match[str]) -> str:
+    word = match.group()
+    out = _WE_TO_THEY[word.lower()]
+    return out.capitalize() if word[0].isupper() else out
+
+
+def _in_place(name: str, start: int) -> str:
+    """``name`` as written at ``start``: "The user" is "the user" inside a sentence."""
+    return "the" + name[3:] if start > 0 and name.startswith("The ") else name
+
+
+def third_person(sentence: str, name: str) -> str:
+    """``sentence`` with the speaker's first-person words in the third person, by ``name``."""
+    out = sentence.strip()
+    for pattern, expanded in _CONTRACTIONS:
+        out = pattern.sub(expanded, out)
+    out = _agree_each_subject(out)
+    named = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal named
+        word = match.group().lower()
+        was_named, named = named, True
+        name = _in_place(subject, match.start())
+        if word in ("i", "me"):
+            return "them" if word == "me" and was_named else name
+        if word == "myself":
+            return "themselves" if was_named else name
+        if word == "mine":
+            return "theirs" if was_named else f"{name}'s"
+        return "their" if was_named else f"{name}'s"
+
+    subject = name
+    group = speaker_group(out)
+    text = re.sub(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b", replace, out)
+    if group:  # "Max and I ... our trip": "we" are named, so they are "they"
+        text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)\b", _plural_third, text)
+    text = re.sub(r"我(?!们)", name, text)
+    return text[0].upper() + text[1:] if text else text

@@ -1,0 +1,205 @@
+"""The offline extractor keeps only self-contained statements and rewrites them grammatically.
+
+Examples are sentences said in LoCoMo conversations (and the issue that reported them) and
+hand-written Chinese ones; each filter and each rewrite rule has its own cases.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.curate.discourse import (
+    addresses_listener,
+    dangling,
+    is_question,
+    self_contained,
+    strip_markers,
+)
+from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.curate.person import agree, third_person
+from memstrata.ids import new_id
+from memstrata.model import Episode, Role, Scope
+
+
+def _facts(text: str, speaker: str | None = "Melanie") -> list[str]:
+    episode = Episode(
+        new_id("ep"),
+        Scope("s"),
+        "chat",
+        "s1",
+        speaker,
+        Role.USER,
+        text,
+        datetime(2024, 5, 1, tzinfo=UTC),
+    )
+    return [c.text for c in RuleExtractor().extract([episode]).candidates]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks!",
+        "Yup, we just did it yesterday!",
+        "哈哈太好了",
+        "Wow, that's great!",
+        "谢谢！",
+    ],
+)
+def test_reactions_and_small_talk_leave_nothing(text: str) -> None:
+    assert self_contained(text) == []
+    assert _facts(text) == []
+
+
+def test_leading_markers_and_vocatives_are_stripped() -> None:
+    assert strip_markers("Woah Joanna, I won an international tournament yesterday!") == (
+        "I won an international tournament yesterday!"
+    )
+    assert strip_markers("Oh Melanie, when I paint I feel calm.") == "when I paint I feel calm."
+    assert strip_markers("哈哈，我上周去了海边。") == "我上周去了海边。"
+    assert _facts("Yeah, I started a pottery class last week.") == [
+        "Melanie started a pottery class last week."
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Have you ever been to a pottery class?",
+        "What a beautiful painting you made!",
+        "你周末去爬山了吗",
+        "你最近在忙什么呢。",
+    ],
+)
+def test_questions_are_not_facts(text: str) -> None:
+    assert is_question(text)
+    assert _facts(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love that you chose pottery for your art.",
+        "I'm so proud of you for spreading awareness.",
+        "I'll make sure to keep you updated.",
+        "我真为你骄傲。",
+        "我喜欢您的画。",
+    ],
+)
+def test_statements_about_the_listener_are_dropped(text: str) -> None:
+    assert addresses_listener(text)
+    assert _facts(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It's special to me.",
+        "They keep me motivated.",
+        "I love it!",
+        "That's a memory I'll never forget.",
+        "I chose them 'cause they help LGBTQ+ folks with adoption.",
+        "We went camping with the kids a few weeks ago.",
+        "我们去了海边。",
+        "这个我很喜欢。",
+        "他们让我很感动。",
+    ],
+)
+def test_unresolved_referents_are_dropped(text: str) -> None:
+    assert dangling(strip_markers(text))
+    assert _facts(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I got a new puppy and he is so cute.",
+        "My sister and her kids came over last weekend.",
+        "Painting keeps me calm, it relaxes me.",
+        "Max and I had a blast on our camping trip last summer.",
+    ],
+)
+def test_a_pronoun_with_a_noun_before_it_is_resolved(text: str) -> None:
+    assert not dangling(text)
+
+
+def test_only_the_self_contained_clauses_of_a_sentence_are_kept() -> None:
+    said = (
+        "A lot's happened since we last chatted - I just joined a new LGBTQ activist group "
+        "last Tues."
+    )
+    assert _facts(said, "Caroline") == [
+        "Caroline just joined a new LGBTQ activist group last Tues."
+    ]
+    assert _facts("It was tough, but I'm still painting every weekend.") == [
+        "Melanie is still painting every weekend."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("verb", "expected"),
+    [
+        ("love", "loves"),
+        ("have", "has"),
+        ("am", "is"),
+        ("was", "was"),
+        ("do", "does"),
+        ("go", "goes"),
+        ("try", "tries"),
+        ("play", "plays"),
+        ("watch", "watches"),
+        ("fix", "fixes"),
+        ("don't", "doesn't"),
+        ("can", "can"),
+        ("adopted", "adopted"),
+        ("went", "went"),
+    ],
+)
+def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
+    assert agree(verb) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "expected"),
+    [
+        (
+            "I love camping trips with my family",
+            "Melanie",
+            "Melanie loves camping trips with their family",
+        ),
+        ("I prefer short answers", "The user", "The user prefers short answers"),
+        ("I really enjoy hiking", "Nate", "Nate really enjoys hiking"),
+        ("I usually go to the gym", "John", "John usually goes to the gym"),
+        ("I try to do my best", "Gina", "Gina tries to do their best"),
+        ("I've been painting for years", "Melanie", "Melanie has been painting for years"),
+        ("I was nervous at my first play", "Joanna", "Joanna was nervous at their first play"),
+        ("my kids love me", "Melanie", "Melanie's kids love them"),
+        (
+            "I have two kids and I go running",
+            "The user",
+            "The user has two kids and the user goes running",
+        ),
+        (
+            "Max and I had a blast on our camping trip last summer.",
+            "John",
+            "Max and John had a blast on their camping trip last summer.",
+        ),
+        ("我喜欢我的狗。", "林伟", "林伟喜欢林伟的狗。"),
+        ("我们去了海边。", "林伟", "我们去了海边。"),
+    ],
+)
+def test_third_person_changes_only_person_and_agreement(
+    sentence: str, name: str, expected: str
+) -> None:
+    assert third_person(sentence, name) == expected
+
+
+def test_facts_from_the_issue_are_rewritten_grammatically() -> None:
+    assert _facts("I love camping trips with my family, 'cause nature brings peace.") == [
+        "Melanie loves camping trips with their family, 'cause nature brings peace."
+    ]
+    assert _facts("Melanie is so happy for you.") == []
+    assert _facts("我在一家医院工作，我的女儿今年五岁。", "林伟") == [
+        "林伟在一家医院工作，林伟的女儿今年五岁。"
+    ]
