@@ -58,6 +58,12 @@ def test_leading_markers_and_vocatives_are_stripped() -> None:
     )
     assert strip_markers("Oh Melanie, when I paint I feel calm.") == "when I paint I feel calm."
     assert strip_markers("哈哈，我上周去了海边。") == "我上周去了海边。"
+    assert strip_markers("And btw - I have been working hard on my online store.") == (
+        "I have been working hard on my online store."
+    )
+    assert strip_markers("On another note, I just upgraded my equipment.") == (
+        "I just upgraded my equipment."
+    )
     assert _facts("Yeah, I started a pottery class last week.") == [
         "Melanie started a pottery class last week."
     ]
@@ -100,6 +106,7 @@ def test_statements_about_the_listener_are_dropped(text: str) -> None:
         "I love it!",
         "That's a memory I'll never forget.",
         "I chose them 'cause they help LGBTQ+ folks with adoption.",
+        "I have watched a bunch of them.",
         "We went camping with the kids a few weeks ago.",
         "我们去了海边。",
         "这个我很喜欢。",
@@ -122,6 +129,31 @@ def test_unresolved_referents_are_dropped(text: str) -> None:
 )
 def test_a_pronoun_with_a_noun_before_it_is_resolved(text: str) -> None:
     assert not dangling(text)
+
+
+def test_a_closing_address_to_the_listener_is_not_part_of_the_fact() -> None:
+    assert self_contained("I'm getting there, Caroline.", ["Caroline"]) == ["I'm getting there."]
+    episodes = [
+        Episode(
+            new_id("ep"),
+            Scope("s"),
+            "chat",
+            "s1",
+            speaker,
+            Role.USER,
+            text,
+            datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for speaker, text in [
+            ("Nate", "I adopted a third turtle last week."),
+            ("Joanna", "I love the idea of a turtle tank, Nate!"),
+        ]
+    ]
+    facts = [c.text for c in RuleExtractor().extract(episodes).candidates]
+    assert facts == [
+        "Nate adopted a third turtle last week.",
+        "Joanna loves the idea of a turtle tank!",
+    ]
 
 
 def test_only_the_self_contained_clauses_of_a_sentence_are_kept() -> None:
@@ -153,6 +185,8 @@ def test_only_the_self_contained_clauses_of_a_sentence_are_kept() -> None:
         ("don't", "doesn't"),
         ("can", "can"),
         ("adopted", "adopted"),
+        ("need", "needs"),
+        ("succeed", "succeeds"),
         ("went", "went"),
     ],
 )
@@ -185,6 +219,12 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
             "John",
             "Max and John had a blast on their camping trip last summer.",
         ),
+        (
+            "I recently read a book that really made a big impact on me",
+            "Tim",
+            "Tim recently read a book that really made a big impact on them",
+        ),
+        ("I read every night before bed", "Tim", "Tim reads every night before bed"),
         ("我喜欢我的狗。", "林伟", "林伟喜欢林伟的狗。"),
         ("我们去了海边。", "林伟", "我们去了海边。"),
     ],

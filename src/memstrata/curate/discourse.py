@@ -14,18 +14,21 @@ context, so a sentence is not one when it:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 _MARKER_WORDS: Final = (
     r"yup|yep|yeah|yes|yay|yea|no|nope|nah|ok(?:ay)?|sure|wow|woah|whoa|oh|ooh|aw+|ah+|hmm+|"
     r"haha(?:ha)*|hah|lol|omg|hi|hey|hello|bye|thanks?(?: so much| a lot)?|thank you(?: so much)?|"
     r"cool|great|awesome|nice|amazing|wonderful|congrats|congratulations|totally|absolutely|"
-    r"definitely|exactly|indeed|right|well|so|anyway|also|and|but|by the way|btw|"
+    r"definitely|exactly|indeed|right|well|so|anyways?|also|and|but|plus|by the way|btw|"
+    r"on (?:another|a different|a side|a related|a positive|a lighter) note|guess what|"
     r"of course|me too|same here|good luck|take care|sounds good"
 )
-# One leading marker, optionally followed by a vocative name ("Woah Joanna,"), then a break.
+# Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
 _LEADING_EN: Final = re.compile(
-    rf"^(?:(?:{_MARKER_WORDS})\b(?-i:\s+[A-Z][a-z]+)?\s*(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z])))|"
+    rf"^(?:(?:{_MARKER_WORDS})\b(?:\s+(?:{_MARKER_WORDS})\b)*(?-i:\s+[A-Z][a-z]+)?\s*"
+    rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z])))|"
     rf"(?:{_MARKER_WORDS})\s*$)",
     re.IGNORECASE,
 )
@@ -63,10 +66,20 @@ _ANTECEDENT_EN: Final = re.compile(
 _SPEAKER_GROUP_EN: Final = re.compile(
     r"\b(?i:and)\s+(?:I|me|myself)\b|\b(?:I|[Mm]e)\s+(?i:and)\s+(?!I\b)\w"
 )
+# "a bunch of them", "some of those": the quantity is not what the pronoun points to.
+_PARTITIVE_EN: Final = re.compile(r"(?:\b[\w']+\s+){1,2}of\s+$")
 _WE_WORDS: Final = frozenset({"we", "us", "our", "ours", "ourselves"})
 _DANGLING_ZH: Final = re.compile(
     r"我们|咱们|它|他们|她们|这个|那个|这些|那些|这样|那样|这件事|那件事"
 )
+
+
+def strip_vocative(sentence: str, names: Iterable[str]) -> str:
+    """``sentence`` without a trailing address to one of ``names`` ("I love it, Nate!")."""
+    for name in names:
+        pattern = rf",?\s+{re.escape(name)}\s*([.!…~]*)$"
+        sentence = re.sub(pattern, r"\1", sentence.strip())
+    return sentence
 
 
 def strip_markers(sentence: str) -> str:
@@ -109,7 +122,8 @@ def dangling(sentence: str) -> bool:
     for match in _PRONOUN_EN.finditer(sentence):
         if match.group().lower() in _WE_WORDS:
             continue
-        if not _ANTECEDENT_EN.search(sentence[: match.start()]):
+        before = _PARTITIVE_EN.sub("", sentence[: match.start()])
+        if not _ANTECEDENT_EN.search(before):
             return True
     return False
 
@@ -125,15 +139,16 @@ _CLAUSE_BREAK: Final = re.compile(
 _LEADING_CONJUNCTION: Final = re.compile(r"^(?:but|and|so|because|cause|'cause)\s+", re.I)
 
 
-def self_contained(sentence: str) -> list[str]:
+def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     """The longest runs of whole clauses of ``sentence`` that can stand alone, in order.
 
     A statement is not a question; within it, a clause that speaks to the listener or leans on
     a referent no earlier clause of the run names breaks the run. The whole sentence is one run
     when it is fact-shaped; otherwise the parts around the broken clauses are kept as they were
-    said (only a leading "but", "and", "so" is dropped), never joined across a gap.
+    said (only a leading "but", "and", "so" is dropped), never joined across a gap. A closing
+    address to one of ``listeners`` ("..., Nate!") is not part of what is said.
     """
-    text = strip_markers(sentence)
+    text = strip_markers(strip_vocative(sentence, listeners))
     if not text or is_question(text):
         return []
     if is_fact_shaped(text):

@@ -223,13 +223,15 @@ class RuleExtractor:
 
     def extract(self, episodes: Sequence[Episode]) -> Extraction:
         candidates: list[Candidate] = []
+        speakers = {e.speaker for e in episodes if e.speaker not in (None, "user", "assistant")}
         for episode in episodes:
             name = episode.speaker if episode.speaker not in (None, "user", "assistant") else None
             if episode.speaker == "assistant":
                 continue  # what the assistant said is not a fact about the user
             subject = name or "The user"
+            listeners = speakers - {episode.speaker}
             for sentence in (
-                part for said in sentences(episode.text) for part in self_contained(said)
+                part for said in sentences(episode.text) for part in self_contained(said, listeners)
             ):
                 if not _worth_it(sentence):
                     continue

@@ -55,12 +55,34 @@ _IRREGULAR: Final = {
 _WORD: Final = re.compile(r"[A-Za-z']+")
 
 
+# Verbs whose past is their base form: read, put... agree only when nothing marks the past.
+_SAME_IN_PAST: Final = frozenset(
+    "read put set cut let hit hurt quit spread cost shut bet split upset".split()  # noqa: SIM905
+)
+_PAST_MARKER: Final = re.compile(
+    r"\b(?:yesterday|ago|last|recently|once|already|went|got|made|took|saw|was|were|had|did|"
+    r"came|told|said|thought|felt)\b",
+    re.IGNORECASE,
+)
+
+
+def _past_in(text: str) -> bool:
+    """Whether ``text`` speaks of the past: a time word or a verb in the past."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(_PAST_MARKER.search(text)) or any(len(w) > 4 and _regular_past(w) for w in words)
+
+
+def _regular_past(lower: str) -> bool:
+    """-ed is a past ending, except in need, feed, succeed... and shed, wed, embed."""
+    return lower.endswith("ed") and not lower.endswith("eed") and lower not in {"shed", "wed"}
+
+
 def agree(verb: str) -> str:
     """The third person singular present of ``verb`` (unchanged when it is not a base form)."""
     lower = verb.lower()
     if lower in _IRREGULAR:
         out = _IRREGULAR[lower]
-    elif lower in _UNCHANGED or lower.endswith(("ed", "n't")):
+    elif lower in _UNCHANGED or lower.endswith("n't") or _regular_past(lower):
         return verb
     elif re.search(r"[^aeiou]y$", lower):
         out = lower[:-1] + "ies"
@@ -81,6 +103,8 @@ def _agree_after(rest: str) -> str:
             while pos < len(rest) and rest[pos] in " ,":
                 pos += 1
             continue
+        if word.lower() in _SAME_IN_PAST and _past_in(rest):
+            return rest
         return rest[: match.start()] + agree(word) + rest[match.end() :]
     return rest
 
