@@ -4,7 +4,8 @@ Pure functions over one sentence, English and Chinese. A fact must stand on its 
 context, so a sentence is not one when it:
 
 - is only a discourse marker or a reaction ("Thanks!", "Yup", "哈哈太好了"): leading markers are
-  stripped first (``strip_markers``) and what is left must still say something;
+  stripped first (``strip_markers``) and what is left must still say something; a reply about
+  how one is ("I'm doing OK, thanks.") is small talk too;
 - asks (a question mark, an exclamation of the "What a ...!" kind, a final 吗/呢);
 - speaks to or about the listener (you, your, 你, 您): compliments and replies;
 - leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
@@ -23,6 +24,7 @@ _MARKER_WORDS: Final = (
     r"cool|great|awesome|nice|amazing|wonderful|congrats|congratulations|totally|absolutely|"
     r"definitely|exactly|indeed|right|well|so|anyways?|also|and|but|plus|by the way|btw|"
     r"on (?:another|a different|a side|a related|a positive|a lighter) note|guess what|"
+    r"don't worry|no worries|"
     r"of course|me too|same here|good luck|take care|sounds good"
 )
 # Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
@@ -37,6 +39,14 @@ _LEADING_ZH: Final = re.compile(
     r"[，,！!。~～\s]*"
 )
 
+_WELL_BEING_EN: Final = re.compile(
+    r"^I(?:'m| am|'ve been| have been)\s+(?:doing\s+)?(?:really\s+|pretty\s+|so\s+|super\s+)?"
+    r"(?:good|great|ok|okay|well|fine|alright|awesome)\b(?:\s*,?\s*thanks?(?: you)?)?[.!…~]*$",
+    re.IGNORECASE,
+)
+_WELL_BEING_ZH: Final = re.compile(
+    r"^我(?:最近|还|挺|很|都)*(?:好|不错|挺好|还行)(?:的|啊|呀)?[。！!~～]*$"
+)
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
 _LISTENER_EN: Final = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all|ya)\b", re.I)
@@ -80,6 +90,11 @@ def strip_vocative(sentence: str, names: Iterable[str]) -> str:
         pattern = rf",?\s+{re.escape(name)}\s*([.!…~]*)$"
         sentence = re.sub(pattern, r"\1", sentence.strip())
     return sentence
+
+
+def is_small_talk(sentence: str) -> bool:
+    """A reply about how one is ("I'm doing OK", "I've been doing great!", "我很好")."""
+    return bool(_WELL_BEING_EN.match(sentence) or _WELL_BEING_ZH.match(sentence))
 
 
 def strip_markers(sentence: str) -> str:
@@ -130,11 +145,19 @@ def dangling(sentence: str) -> bool:
 
 def is_fact_shaped(sentence: str) -> bool:
     """Whether a marker-stripped sentence can carry a fact on its own."""
-    return not (is_question(sentence) or addresses_listener(sentence) or dangling(sentence))
+    return not (
+        is_question(sentence)
+        or addresses_listener(sentence)
+        or dangling(sentence)
+        or is_small_talk(sentence)
+    )
 
 
+# A conjunction opens a clause only when a subject follows it ("and it was", not "and dogs").
 _CLAUSE_BREAK: Final = re.compile(
-    r"\s*[,;:，；：]\s+|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s)"
+    r"\s*[,;:，；：]\s+|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s+"
+    r"(?:I|I'm|I've|it|it's|they|they're|we|we're|he|she|that|this|there|my|our|the|his|her|"
+    r"their|you)\b)"
 )
 _LEADING_CONJUNCTION: Final = re.compile(r"^(?:but|and|so|because|cause|'cause)\s+", re.I)
 

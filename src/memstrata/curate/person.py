@@ -163,7 +163,7 @@ def third_person(sentence: str, name: str) -> str:
 
     subject = name
     group = speaker_group(out)
-    text = re.sub(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b", replace, out)
+    text = re.sub(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b(?!-)", replace, out)
     if group:  # "Max and I ... our trip": "we" are named, so they are "they"
         text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)\b", _plural_third, text)
     text = re.sub(r"我(?!们)", name, text)
