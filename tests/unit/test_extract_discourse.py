@@ -67,6 +67,7 @@ def test_leading_markers_and_vocatives_are_stripped() -> None:
     assert strip_markers("Don't worry, I won't let anything get me down.") == (
         "I won't let anything get me down."
     )
+    assert strip_markers("What can I say, I love turtles.") == "I love turtles."
     assert strip_markers("On another note, I just upgraded my equipment.") == (
         "I just upgraded my equipment."
     )
@@ -135,6 +136,26 @@ def test_unresolved_referents_are_dropped(text: str) -> None:
 )
 def test_a_pronoun_with_a_noun_before_it_is_resolved(text: str) -> None:
     assert not dangling(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Check out this moment I snapped!",
+        "Here's a snap of the ice cream I made.",
+        "Let me tell you about my trip.",
+    ],
+)
+def test_what_is_said_to_show_or_ask_the_listener_is_dropped(text: str) -> None:
+    assert _facts(text, "Nate") == []
+
+
+def test_a_left_out_subject_is_said_again_before_the_rewrite() -> None:
+    assert _facts("Lost my job as a banker yesterday.", "Jon") == [
+        "Jon lost their job as a banker yesterday."
+    ]
+    assert _facts("Dyed my hair last week.", "Nate") == ["Nate dyed their hair last week."]
+    assert _facts("Cooking is my favorite hobby.", "Nate") == ["Cooking is Nate's favorite hobby."]
 
 
 def test_a_closing_address_to_the_listener_is_not_part_of_the_fact() -> None:
@@ -238,6 +259,7 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
             "Maria",
             "Maria has been taking regular me-time walks",
         ),
+        ("What can I say, I love turtles.", "Nate", "What can Nate say, Nate loves turtles."),
         ("我喜欢我的狗。", "林伟", "林伟喜欢林伟的狗。"),
         ("我们去了海边。", "林伟", "我们去了海边。"),
     ],

@@ -7,7 +7,10 @@ context, so a sentence is not one when it:
   stripped first (``strip_markers``) and what is left must still say something; a reply about
   how one is ("I'm doing OK, thanks.") is small talk too;
 - asks (a question mark, an exclamation of the "What a ...!" kind, a final 吗/呢);
-- speaks to or about the listener (you, your, 你, 您): compliments and replies;
+- speaks to or about the listener (you, your, 你, 您): compliments and replies; or tells them
+  what to do or look at ("Check out ...", "Here's ...");
+- (a clause in the past that leaves its subject "I" out, "Dyed my hair last week", has it
+  said again: ``restore_subject``, so that "my" is not read as someone else's);
 - leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
   pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence.
 """
@@ -24,7 +27,7 @@ _MARKER_WORDS: Final = (
     r"cool|great|awesome|nice|amazing|wonderful|congrats|congratulations|totally|absolutely|"
     r"definitely|exactly|indeed|right|well|so|anyways?|also|and|but|plus|by the way|btw|"
     r"on (?:another|a different|a side|a related|a positive|a lighter) note|guess what|"
-    r"don't worry|no worries|"
+    r"don't worry|no worries|what can i say|"
     r"of course|me too|same here|good luck|take care|sounds good"
 )
 # Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
@@ -46,6 +49,16 @@ _WELL_BEING_EN: Final = re.compile(
 )
 _WELL_BEING_ZH: Final = re.compile(
     r"^我(?:最近|还|挺|很|都)*(?:好|不错|挺好|还行)(?:的|啊|呀)?[。！!~～]*$"
+)
+_IMPERATIVE_EN: Final = re.compile(
+    r"^(?:check (?:out|it)|come (?:see|and see|over)|look (?:at|here)|take a look|have a look|"
+    r"let me|let's|guess|imagine|tell me|keep me|don't|here(?:'s| is| are)|there you go)\b",
+    re.IGNORECASE,
+)
+# Past verbs that open a clause whose subject "I" was left out ("Lost my job yesterday").
+_PAST_FIRST: Final = frozenset(
+    "lost got went made took saw met ran began bought found gave won had did wrote built left "  # noqa: SIM905
+    "came felt brought sold spent drew grew heard kept paid sent told thought ate fell".split()
 )
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
@@ -90,6 +103,35 @@ def strip_vocative(sentence: str, names: Iterable[str]) -> str:
         pattern = rf",?\s+{re.escape(name)}\s*([.!…~]*)$"
         sentence = re.sub(pattern, r"\1", sentence.strip())
     return sentence
+
+
+def speaks_to_listener(sentence: str) -> bool:
+    """An imperative ("Check out this moment I snapped!") or a presentation of something shown
+    ("Here's a snap of ..."): said to the listener about what they see."""
+    return bool(_IMPERATIVE_EN.match(sentence))
+
+
+def restore_subject(sentence: str) -> str:
+    """``sentence`` with its left-out subject "I" said ("Dyed my hair last week" -> "I dyed my
+    hair last week"), so that the rewrite names the doer instead of the owner of "my"."""
+    if not drops_subject(sentence):
+        return sentence
+    return "I " + sentence[0].lower() + sentence[1:]
+
+
+def drops_subject(sentence: str) -> bool:
+    """Whether a clause in the past leaves its subject "I" out ("Lost my job yesterday")."""
+    first = re.match(r"[A-Za-z]+", sentence)
+    if first is None or re.match(r"I\b", sentence):
+        return False
+    word = first.group().lower()
+    verb_first = (word.endswith("ed") and not word.endswith("eed")) or word in _PAST_FIRST
+    return verb_first and not re.search(r"\bI\b", sentence[: _first_person_at(sentence)])
+
+
+def _first_person_at(sentence: str) -> int:
+    found = re.search(r"\b(?:I|[Mm]y|[Mm]e|[Mm]yself)\b", sentence)
+    return found.end() if found else len(sentence)
 
 
 def is_small_talk(sentence: str) -> bool:
@@ -150,6 +192,7 @@ def is_fact_shaped(sentence: str) -> bool:
         or addresses_listener(sentence)
         or dangling(sentence)
         or is_small_talk(sentence)
+        or speaks_to_listener(sentence)
     )
 
 
@@ -171,7 +214,7 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     said (only a leading "but", "and", "so" is dropped), never joined across a gap. A closing
     address to one of ``listeners`` ("..., Nate!") is not part of what is said.
     """
-    text = strip_markers(strip_vocative(sentence, listeners))
+    text = restore_subject(strip_markers(strip_vocative(sentence, listeners)))
     if not text or is_question(text):
         return []
     if is_fact_shaped(text):
@@ -198,4 +241,4 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
 
 def _join(clauses: list[str]) -> str:
     text = "".join(clauses).strip(" ,;:，；：–—-")
-    return _LEADING_CONJUNCTION.sub("", strip_markers(text))
+    return restore_subject(_LEADING_CONJUNCTION.sub("", strip_markers(text)))

@@ -52,6 +52,10 @@ _IRREGULAR: Final = {
     "go": "goes",
     "aren't": "isn't",
 }
+_INVERTED: Final = re.compile(
+    r"\b(?:can|could|will|would|shall|should|may|might|must|do|does|did|am|have|has|had)\s+$",
+    re.IGNORECASE,
+)
 _WORD: Final = re.compile(r"[A-Za-z']+")
 
 
@@ -113,10 +117,12 @@ def _agree_each_subject(text: str) -> str:
     """``text`` with the verb after every subject "I" agreeing with a third person."""
     pos = 0
     while match := re.compile(r"\bI\b").search(text, pos):
+        pos = match.end()
+        if _INVERTED.search(text[: match.start()]):
+            continue  # "can I say", "do I": I follows its verb, nothing to agree
         tail = text[match.end() :]
         space = len(tail) - len(tail.lstrip(" "))
         text = text[: match.end()] + tail[:space] + _agree_after(tail[space:])
-        pos = match.end()
     return text
 
 
