@@ -278,3 +278,34 @@ def test_facts_from_the_issue_are_rewritten_grammatically() -> None:
     assert _facts("我在一家医院工作，我的女儿今年五岁。", "林伟") == [
         "林伟在一家医院工作，林伟的女儿今年五岁。"
     ]
+
+
+def test_a_chinese_conversation_keeps_only_what_stands_alone() -> None:
+    turns = [
+        ("林伟", "哈哈，那个太好了，我上周去了海边。"),
+        ("王芳", "你去海边了吗？"),
+        ("林伟", "我们去了公园，我买了一只小狗。"),
+        ("王芳", "你画得真好，我也在学画画。"),
+        ("王芳", "我最喜欢的运动是游泳。"),
+        ("林伟", "它真可爱。"),
+    ]
+    episodes = [
+        Episode(
+            new_id("ep"),
+            Scope("s"),
+            "chat",
+            "s1",
+            speaker,
+            Role.USER,
+            text,
+            datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for speaker, text in turns
+    ]
+    facts = [(c.subject, c.text) for c in RuleExtractor().extract(episodes).candidates]
+    assert facts == [
+        ("林伟", "林伟上周去了海边。"),
+        ("林伟", "林伟买了一只小狗。"),
+        ("王芳", "王芳也在学画画。"),
+        ("王芳", "王芳最喜欢的运动是游泳。"),
+    ]

@@ -198,7 +198,7 @@ def is_fact_shaped(sentence: str) -> bool:
 
 # A conjunction opens a clause only when a subject follows it ("and it was", not "and dogs").
 _CLAUSE_BREAK: Final = re.compile(
-    r"\s*[,;:，；：]\s+|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s+"
+    r"\s*[,;:]\s+|\s*[，；：]\s*|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s+"
     r"(?:I|I'm|I've|it|it's|they|they're|we|we're|he|she|that|this|there|my|our|the|his|her|"
     r"their|you)\b)"
 )

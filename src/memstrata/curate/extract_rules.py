@@ -162,7 +162,7 @@ RULES: Final[tuple[Rule, ...]] = (
             r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |still |also |really |finally )?"
             r"(?!going to)\w+ing\b|\b(?:I|we) (?:usually |often |also |sometimes |still |"
             r"regularly )?(?:use|play|read|write|practice|volunteer|train|cook|paint|teach|study|"
-            r"collect|attend|visit)\b|(?:我|我们)(?:正在|在|经常|常常|每天|每周)\S{1,12}"
+            r"collect|attend|visit)\b|(?:我|我们)(?:也|还|一直)?(?:正在|在|经常|常常|每天|每周)\S{1,12}"
         ),
     ),
     Rule(
