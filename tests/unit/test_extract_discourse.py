@@ -114,6 +114,8 @@ def test_statements_about_the_listener_are_dropped(text: str) -> None:
         "That's a memory I'll never forget.",
         "I chose them 'cause they help LGBTQ+ folks with adoption.",
         "I have watched a bunch of them.",
+        "Yeah, I love to.",
+        "I'm hoping so.",
         "We went camping with the kids a few weeks ago.",
         "我们去了海边。",
         "这个我很喜欢。",
@@ -156,6 +158,10 @@ def test_a_left_out_subject_is_said_again_before_the_rewrite() -> None:
     ]
     assert _facts("Dyed my hair last week.", "Nate") == ["Nate dyed their hair last week."]
     assert _facts("Cooking is my favorite hobby.", "Nate") == ["Cooking is Nate's favorite hobby."]
+
+
+def test_a_short_statement_with_its_object_is_a_fact() -> None:
+    assert _facts("Yeah, I play clarinet!") == ["Melanie plays clarinet!"]
 
 
 def test_a_closing_address_to_the_listener_is_not_part_of_the_fact() -> None:

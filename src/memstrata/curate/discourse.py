@@ -12,7 +12,8 @@ context, so a sentence is not one when it:
 - (a clause in the past that leaves its subject "I" out, "Dyed my hair last week", has it
   said again: ``restore_subject``, so that "my" is not read as someone else's);
 - leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
-  pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence.
+  pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence, or
+  a verb whose object was left to the previous turn ("I love to.", "I'm hoping so.").
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ _SPEAKER_GROUP_EN: Final = re.compile(
 )
 # "a bunch of them", "some of those": the quantity is not what the pronoun points to.
 _PARTITIVE_EN: Final = re.compile(r"(?:\b[\w']+\s+){1,2}of\s+$")
+# "I love to.", "I'm hoping so.": what is loved or hoped was said before.
+_ELLIPSIS_EN: Final = re.compile(r"\b(?:to|so)\s*[.!…~]*$", re.IGNORECASE)
 _WE_WORDS: Final = frozenset({"we", "us", "our", "ours", "ourselves"})
 _DANGLING_ZH: Final = re.compile(
     r"我们|咱们|它|他们|她们|这个|那个|这些|那些|这样|那样|这件事|那件事"
@@ -172,7 +175,7 @@ def speaker_group(sentence: str) -> bool:
 
 def dangling(sentence: str) -> bool:
     """True when a pronoun in ``sentence`` has no noun it could refer to before it."""
-    if _DANGLING_ZH.search(sentence):
+    if _DANGLING_ZH.search(sentence) or _ELLIPSIS_EN.search(sentence):
         return True
     if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
         return True

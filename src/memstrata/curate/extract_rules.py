@@ -208,7 +208,7 @@ def sentences(text: str) -> list[str]:
 def _worth_it(sentence: str) -> bool:
     cjk = sum(1 for ch in sentence if "\u4e00" <= ch <= "\u9fff")
     words = len(re.findall(r"[A-Za-z0-9']+", sentence))
-    return words >= 4 or cjk >= 4
+    return words >= 3 or cjk >= 4
 
 
 class RuleExtractor:
