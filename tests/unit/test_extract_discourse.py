@@ -243,7 +243,12 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
         ("I try to do my best", "Gina", "Gina tries to do their best"),
         ("I've been painting for years", "Melanie", "Melanie has been painting for years"),
         ("I was nervous at my first play", "Joanna", "Joanna was nervous at their first play"),
-        ("my kids love me", "Melanie", "Melanie's kids love them"),
+        ("my kids love me", "Melanie", "Melanie's kids love Melanie"),
+        (
+            "Books guide me, motivate me and help me discover who I am.",
+            "Caroline",
+            "Books guide Caroline, motivate Caroline and help Caroline discover who Caroline is.",
+        ),
         (
             "I have two kids and I go running",
             "The user",
@@ -257,7 +262,7 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
         (
             "I recently read a book that really made a big impact on me",
             "Tim",
-            "Tim recently read a book that really made a big impact on them",
+            "Tim recently read a book that really made a big impact on Tim",
         ),
         ("I read every night before bed", "Tim", "Tim reads every night before bed"),
         (

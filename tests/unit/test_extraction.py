@@ -113,7 +113,7 @@ def test_sentences_and_pronouns() -> None:
         "我去了。",
         "好！",
     ]
-    assert third_person("I'm sure my dog likes me", "Ana") == "Ana is sure their dog likes them"
+    assert third_person("I'm sure my dog likes me", "Ana") == "Ana is sure their dog likes Ana"
 
 
 def _candidate(

@@ -5,9 +5,10 @@ Only person and agreement change; no word is added that the speaker did not say.
 - the subject "I" becomes the speaker's name, and the verb that follows agrees with it
   (love -> loves, have -> has, am -> is, do -> does, go -> goes, try -> tries; past tenses,
   modals and "was" stay);
-- "my", "me", "mine" and "myself" become the name's possessive and the name ("Melanie's",
-  "Melanie") until the name has been said once in the sentence, then the singular "their",
-  "them", "theirs", "themselves" ("Melanie loves camping trips with their family");
+- "me" becomes the name ("Books guide Caroline and help Caroline grow": "them" could be read
+  as the books); "my", "mine" and "myself" become the name's possessive and the name until the
+  name has been said once in the sentence, then the singular "their", "theirs", "themselves"
+  ("Melanie loves camping trips with their family");
 - "we", "us", "our" become "they", "them", "their" only when the sentence has named the group
   first ("Max and I had a blast on our trip" -> "Max and John had a blast on their trip");
 - in Chinese, 我 becomes the name (我的 -> 名字的); 我们 is not first person singular and is
@@ -160,7 +161,7 @@ def third_person(sentence: str, name: str) -> str:
         was_named, named = named, True
         name = _in_place(subject, match.start())
         if word in ("i", "me"):
-            return "them" if word == "me" and was_named else name
+            return name  # "them" after a plural noun would point at the noun
         if word == "myself":
             return "themselves" if was_named else name
         if word == "mine":
