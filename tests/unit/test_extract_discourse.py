@@ -197,6 +197,8 @@ def test_only_the_self_contained_clauses_of_a_sentence_are_kept() -> None:
     assert _facts(said, "Caroline") == [
         "Caroline just joined a new LGBTQ activist group last Tues."
     ]
+    # a clause whose subject stayed in the dropped clause before it is no fact
+    assert _facts("It sets goals, tracks my achievements and helps me find areas to improve.") == []
     # "so much" is no clause: the sentence is not cut into "I made" before its dangling "it"
     assert _facts("I still can't believe I made so much money from it.") == []
     assert _facts("It was tough, but I'm still painting every weekend.") == [
@@ -271,6 +273,12 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
             "Maria has been taking regular me-time walks",
         ),
         ("What can I say, I love turtles.", "Nate", "What can Nate say, Nate loves turtles."),
+        (
+            "I'd been wanting to try yoga for a while",
+            "John",
+            "John had been wanting to try yoga for a while",
+        ),
+        ("I'd love to visit Kyoto", "John", "John would love to visit Kyoto"),
         ("我喜欢我的狗。", "林伟", "林伟喜欢林伟的狗。"),
         ("我们去了海边。", "林伟", "我们去了海边。"),
     ],

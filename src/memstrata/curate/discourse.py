@@ -94,6 +94,13 @@ _SPEAKER_GROUP_EN: Final = re.compile(
 _PARTITIVE_EN: Final = re.compile(r"(?:\b[\w']+\s+){1,2}of\s+$")
 # "I love to.", "I'm hoping so.": what is loved or hoped was said before.
 _ELLIPSIS_EN: Final = re.compile(r"\b(?:to|so)\s*[.!…~]*$", re.IGNORECASE)
+# How a clause cut out of a sentence may open: with its subject, a name, a determiner, a time
+# or a subordinating word; not with a verb whose subject was in the clause before.
+_OPENS_CLAUSE: Final = re.compile(
+    r"(?:I|I'm|I've|I'll|I'd|[Mm]y|[Tt]he|[Aa]n?|[A-Z]\w*|\w+ing|last|yesterday|today|next|"
+    r"this|now|then|when|after|before|since|while|if|once|lately|recently|[0-9]+|[\u4e00-\u9fff])"
+    r"(?:\b|(?<=[\u4e00-\u9fff]))"
+)
 _WE_WORDS: Final = frozenset({"we", "us", "our", "ours", "ourselves"})
 _DANGLING_ZH: Final = re.compile(
     r"我们|咱们|它|他们|她们|这个|那个|这些|那些|这样|那样|这件事|那件事"
@@ -214,8 +221,9 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     A statement is not a question; within it, a clause that speaks to the listener or leans on
     a referent no earlier clause of the run names breaks the run. The whole sentence is one run
     when it is fact-shaped; otherwise the parts around the broken clauses are kept as they were
-    said (only a leading "but", "and", "so" is dropped), never joined across a gap. A closing
-    address to one of ``listeners`` ("..., Nate!") is not part of what is said.
+    said (only a leading "but", "and", "so" is dropped), never joined across a gap, and only
+    when they open with a subject ("tracks my goals" lost its subject to the clause before).
+    A closing address to one of ``listeners`` ("..., Nate!") is not part of what is said.
     """
     text = restore_subject(strip_markers(strip_vocative(sentence, listeners)))
     if not text or is_question(text):
@@ -235,7 +243,9 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
         while end < len(clauses) and is_fact_shaped(_join(clauses[start : end + 1])):
             end += 1
         if end > start:
-            runs.append(_join(clauses[start:end]))
+            run = _join(clauses[start:end])
+            if start == 0 or _OPENS_CLAUSE.match(run):
+                runs.append(run)
             start = end
         else:
             start += 1

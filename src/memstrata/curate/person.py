@@ -26,6 +26,7 @@ _CONTRACTIONS: Final = (
     (re.compile(r"\bI'm\b"), "I am"),
     (re.compile(r"\bI've\b"), "I have"),
     (re.compile(r"\bI'll\b"), "I will"),
+    (re.compile(r"\bI'd(?=\s+(?:\w+ly\s+)?(?:been|had|got|gone|done|seen|\w+ed)\b)"), "I had"),
     (re.compile(r"\bI'd\b"), "I would"),
 )
 _ADVERBS: Final = frozenset(
