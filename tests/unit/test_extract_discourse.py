@@ -280,6 +280,7 @@ def test_verbs_agree_with_a_third_person(verb: str, expected: str) -> None:
         ),
         ("I'd love to visit Kyoto", "John", "John would love to visit Kyoto"),
         ("我喜欢我的狗。", "林伟", "林伟喜欢林伟的狗。"),
+        ("我喜欢我的狗。", "The user", "用户喜欢用户的狗。"),
         ("我们去了海边。", "林伟", "我们去了海边。"),
     ],
 )

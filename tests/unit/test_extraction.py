@@ -187,7 +187,7 @@ def test_extract_into_memory_is_idempotent(memory: Memory) -> None:
     assert first.episodes == 3 and len(first.stored) == 2
     assert sorted(f.text for f in first.stored) == [
         "The user adopted a puppy named Max last week.",
-        "The user最喜欢的水果是芒果。",
+        "用户最喜欢的水果是芒果。",
     ]
     for fact in first.stored:
         assert len(fact.sources) == 1 and memory.get(fact.sources[0], ALICE)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memstrata.curate.discourse import self_contained
-from memstrata.curate.person import third_person
+from memstrata.curate.person import DEFAULT_SUBJECT, third_person
 from memstrata.model import Candidate, Category, Episode, Extraction
 
 __all__ = ["RULES", "Rule", "RuleExtractor", "sentences", "third_person"]
@@ -228,7 +228,7 @@ class RuleExtractor:
             name = episode.speaker if episode.speaker not in (None, "user", "assistant") else None
             if episode.speaker == "assistant":
                 continue  # what the assistant said is not a fact about the user
-            subject = name or "The user"
+            subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
             for sentence in (
                 part for said in sentences(episode.text) for part in self_contained(said, listeners)

@@ -11,8 +11,8 @@ Only person and agreement change; no word is added that the speaker did not say.
   ("Melanie loves camping trips with their family");
 - "we", "us", "our" become "they", "them", "their" only when the sentence has named the group
   first ("Max and I had a blast on our trip" -> "Max and John had a blast on their trip");
-- in Chinese, 我 becomes the name (我的 -> 名字的); 我们 is not first person singular and is
-  never rewritten (the extractor drops it as unresolved).
+- in Chinese, 我 becomes the name (我的 -> 名字的; with no name, 用户); 我们 is not first
+  person singular and is never rewritten (the extractor drops it as unresolved).
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ _IRREGULAR: Final = {
     "go": "goes",
     "aren't": "isn't",
 }
+DEFAULT_SUBJECT: Final = "The user"  # who "I" is when the speaker has no name; 用户 in Chinese
 _INVERTED: Final = re.compile(
     r"\b(?:can|could|will|would|shall|should|may|might|must|do|does|did|am|have|has|had)\s+$",
     re.IGNORECASE,
@@ -174,5 +175,5 @@ def third_person(sentence: str, name: str) -> str:
     text = re.sub(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b(?!-)", replace, out)
     if group:  # "Max and I ... our trip": "we" are named, so they are "they"
         text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)\b", _plural_third, text)
-    text = re.sub(r"我(?!们)", name, text)
+    text = re.sub(r"我(?!们)", "用户" if name == DEFAULT_SUBJECT else name, text)
     return text[0].upper() + text[1:] if text else text
