@@ -115,6 +115,8 @@ def test_statements_about_the_listener_are_dropped(text: str) -> None:
         "I chose them 'cause they help LGBTQ+ folks with adoption.",
         "I have watched a bunch of them.",
         "Yeah, I love to.",
+        "I'm getting there, Caroline.",
+        "I went there with my sister last year.",
         "I'm hoping so.",
         "We went camping with the kids a few weeks ago.",
         "我们去了海边。",
@@ -134,6 +136,8 @@ def test_unresolved_referents_are_dropped(text: str) -> None:
         "My sister and her kids came over last weekend.",
         "Painting keeps me calm, it relaxes me.",
         "Max and I had a blast on our camping trip last summer.",
+        "I moved to Boston and I love it there.",
+        "There is a lake near my house.",
     ],
 )
 def test_a_pronoun_with_a_noun_before_it_is_resolved(text: str) -> None:
@@ -165,7 +169,9 @@ def test_a_short_statement_with_its_object_is_a_fact() -> None:
 
 
 def test_a_closing_address_to_the_listener_is_not_part_of_the_fact() -> None:
-    assert self_contained("I'm getting there, Caroline.", ["Caroline"]) == ["I'm getting there."]
+    assert self_contained("I finished my first painting, Caroline!", ["Caroline"]) == [
+        "I finished my first painting!"
+    ]
     episodes = [
         Episode(
             new_id("ep"),

@@ -67,8 +67,11 @@ _LISTENER_EN: Final = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all
 _LISTENER_ZH: Final = re.compile(r"[你您]")
 
 # Pronouns that need an antecedent. "this/that/these/those" count only when used as a pronoun
-# (followed by a verb, a preposition or the end), not as a determiner ("that book").
+# (followed by a verb, a preposition or the end), not as a determiner ("that book"); "there"
+# only as a place ("I love it there"), not as the "there is" of existence.
 _PRONOUN_EN: Final = re.compile(
+    r"\bthere\b(?!\s*(?:'s|'re|'ll|is|are|was|were|will|would|has|have|had|must|might|may|can|"
+    r"could|seems?|used|isn't|aren't|wasn't|weren't)\b)|"
     r"\b(?:it|its|they|them|their|theirs|themselves|we|us|our|ours|ourselves|he|him|his|she|"
     r"her)\b|"
     r"\b(?:this|that|these|those)(?=\s*(?:$|[,.!;:–—-]|'s\b|\s(?:is|was|are|were|will|would|"
