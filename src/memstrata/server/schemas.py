@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from memstrata.model import utc
+from memstrata.textio import surrogate_at
 
 #: how deep objects and arrays may nest in a request body (what is stored must read back)
 MAX_DEPTH: Final = 32
@@ -49,12 +50,11 @@ def check_json_values(value: Any) -> Any:
     ``Infinity``; JSON has neither)."""
     for where, leaf in _leaves(value):
         if isinstance(leaf, str):
-            try:
-                leaf.encode("utf-8")
-            except UnicodeEncodeError as exc:
+            at = surrogate_at(leaf)
+            if at is not None:
                 raise ValueError(
-                    f"{where} is not valid Unicode (a lone surrogate at position {exc.start})"
-                ) from None
+                    f"{where} is not valid Unicode (a lone surrogate at position {at})"
+                )
         elif isinstance(leaf, float) and not math.isfinite(leaf):
             raise ValueError(f"{where} must be a finite number, not {leaf}")
     return value
