@@ -379,22 +379,20 @@ def export(
             for line in lines:
                 click.echo(line, nl=False)
             return
-        if out.exists() and not out.is_file():  # a pipe or a device: write through it
-            try:
-                with out.open("w", encoding="utf-8") as fh:
-                    fh.writelines(lines)
-            except OSError as exc:
-                raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
-        else:  # a file: written whole under a temporary name, then renamed over it
-            tmp = out.with_name(out.name + ".tmp")
-            try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    fh.writelines(lines)
-                tmp.replace(out)
-            except OSError as exc:
+        # a file is written whole under a temporary name, then renamed over it; a pipe or a
+        # device is written through
+        through = out.exists() and not out.is_file()
+        dest = out if through else out.with_name(out.name + ".tmp")
+        try:
+            with dest.open("w", encoding="utf-8") as fh:
+                fh.writelines(lines)
+            if not through:
+                dest.replace(out)
+        except OSError as exc:
+            if not through:
                 with suppress(OSError):
-                    tmp.unlink(missing_ok=True)
-                raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
+                    dest.unlink(missing_ok=True)
+            raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
     click.echo(f"exported to {out}", err=True)
 
 
