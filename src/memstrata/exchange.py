@@ -24,7 +24,6 @@ half-written file behind.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -44,14 +43,13 @@ from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.format import Section, parse, serialize
 from memstrata.document.service import document_from_json, document_to_json
 from memstrata.errors import InvalidInputError
-from memstrata.ids import PREFIXES, new_id
+from memstrata.ids import kind_of, new_id
 from memstrata.model import Document, DocumentKind, Episode, Fact, Scope
 from memstrata.ports import RecordStore
 from memstrata.textio import check_unicode, read_text
 
 FORMAT: Final = "memstrata-markdown"
 FORMAT_VERSION: Final = 1
-_ID: Final = re.compile(rf"^(?:{'|'.join(PREFIXES)})_[0-9A-HJKMNP-TV-Z]{{26}}$")
 
 
 def _write(path: Path, text: str) -> None:
@@ -271,7 +269,11 @@ def renumbered(batch: Restoration) -> Restoration:
 def _id_in(value: str) -> str | None:
     """The memstrata id ``value`` is, or cites (``surface:id``), if any."""
     candidate = value.rpartition(":")[2]
-    return candidate if _ID.match(candidate) else None
+    try:
+        kind_of(candidate)
+    except InvalidInputError:
+        return None
+    return candidate
 
 
 def _collect_ids(value: Any, into: set[str]) -> None:
