@@ -30,6 +30,7 @@ from memstrata.model import (
     EpisodeFilter,
     Erasure,
     ErasureRecord,
+    Fact,
     Scope,
 )
 
@@ -146,9 +147,11 @@ class ForgettingMixin(DocumentsMixin):
         episodes = [item_id] if kind == "episode" else []
         settled: list[str] = []
         if kind == "fact":
-            settled = self._sources_of(item_id, scope)
-            if whole:
-                episodes = self._statements_of(item_id, scope)
+            fact = self._fact_or_none(item_id, scope)  # None: the erasure says what is missing
+            if fact is not None:
+                settled = list(fact.sources)
+                if whole:
+                    episodes = self._statements_of(fact, scope)
         try:
             planned = self._plan_and_erase(
                 scope,
@@ -172,19 +175,15 @@ class ForgettingMixin(DocumentsMixin):
             raise
         return self._finish(planned)
 
-    def _sources_of(self, fact_id: str, scope: Scope) -> list[str]:
+    def _fact_or_none(self, fact_id: str, scope: Scope) -> Fact | None:
         try:
-            return list(self.store.get_fact(scope, fact_id).sources)
+            return self.store.get_fact(scope, fact_id)
         except NotFoundError:
-            return []  # the erasure says what is missing
+            return None
 
-    def _statements_of(self, fact_id: str, scope: Scope) -> list[str]:
+    def _statements_of(self, fact: Fact, scope: Scope) -> list[str]:
         """The turns (surface ``manual``) made of a fact's own statement when it was added
         without sources: copies of the fact, forgotten with it."""
-        try:
-            fact = self.store.get_fact(scope, fact_id)
-        except NotFoundError:
-            return []  # the erasure says what is missing
         return [
             e.id
             for e in self.store.get_episodes(Scope(scope.user), fact.sources)
