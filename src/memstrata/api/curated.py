@@ -49,7 +49,9 @@ def require_episodes(store: RecordStore, scope: Scope, ids: Iterable[str], *, wh
         )
 
 
-def _in_store(store: RecordStore) -> Require:
+def in_store(store: RecordStore) -> Require:
+    """The :data:`Require` of curated writes: citations must name episodes in ``store``."""
+
     def require(scope: Scope, ids: Iterable[str], what: str) -> None:
         require_episodes(store, scope, ids, what=what)
 
@@ -57,16 +59,10 @@ def _in_store(store: RecordStore) -> Require:
 
 
 def clean_profile(
-    store: RecordStore, scope: Scope, profile: Profile, previous: Profile | None
-) -> Profile:
-    """The profile with values scrubbed; each new or changed value must cite episodes of
-    the scope."""
-    return _clean_profile(_in_store(store), scope, profile, previous)
-
-
-def _clean_profile(
     require: Require, scope: Scope, profile: Profile, previous: Profile | None
 ) -> Profile:
+    """The profile with values scrubbed; each new or changed value must cite episodes of
+    the scope (checked by ``require``)."""
     before = {**(previous.fields if previous else {}), **(previous.preferences if previous else {})}
     sections: list[dict[str, Slot]] = []
     for slots in (profile.fields, profile.preferences):
@@ -89,28 +85,19 @@ def _clean_profile(
 
 
 def clean_content(
-    store: RecordStore,
-    scope: Scope,
-    kind: DocumentKind,
-    content: Mapping[str, Any],
-    previous: Mapping[str, Any],
-) -> dict[str, JsonValue]:
-    """A document's new ``content`` (from ``update``) checked and scrubbed for its kind."""
-    return _clean_content(_in_store(store), scope, kind, content, previous)
-
-
-def _clean_content(
     require: Require,
     scope: Scope,
     kind: DocumentKind,
     content: Mapping[str, Any],
     previous: Mapping[str, Any],
 ) -> dict[str, JsonValue]:
+    """A document's new ``content`` (from ``update``, or an import) checked and scrubbed for
+    its kind; ``require`` checks the citations it adds."""
     try:
         if kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS):
             return _clean_curated(require, scope, content, previous)
         if kind == DocumentKind.PROFILE:
-            profile = _clean_profile(
+            profile = clean_profile(
                 require, scope, _profile(content), _profile(previous) if previous else None
             )
             return profile.to_content()
@@ -203,7 +190,7 @@ def _clean_imported(require: Require, doc: Document) -> Document:
     if doc.kind == DocumentKind.STATE:  # bookkeeping of curation runs, no text
         return doc
     try:
-        content = _clean_content(require, doc.scope, doc.kind, doc.content, {})
+        content = clean_content(require, doc.scope, doc.kind, doc.content, {})
     except InvalidInputError as exc:
         raise InvalidInputError(f"{doc.kind.value} document {doc.key!r}: {exc}") from exc
     return replace(doc, content=content)

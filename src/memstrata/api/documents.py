@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from memstrata.api.capture import CaptureMixin
 from memstrata.api.common import ScopeLike, as_scope, document_passages
-from memstrata.api.curated import clean_identity, clean_import, clean_profile, clean_text
+from memstrata.api.curated import (
+    clean_identity,
+    clean_import,
+    clean_profile,
+    clean_text,
+    in_store,
+)
 from memstrata.errors import InvalidInputError
 from memstrata.model import DeleteReason, DocumentKind, Identity, Profile, Scope, Turn
 from memstrata.retry import retry_conflicts
@@ -157,7 +163,7 @@ class DocumentsMixin(CaptureMixin):
         scope = as_scope(scope)
         stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
         previous = None if stored is None else Profile.from_document(stored)
-        profile = clean_profile(self.store, scope, profile, previous)
+        profile = clean_profile(in_store(self.store), scope, profile, previous)
         doc = self.store.put_document(
             scope,
             DocumentKind.PROFILE,

@@ -16,7 +16,7 @@ from memstrata.api.common import (
     check_unit,
     time_of,
 )
-from memstrata.api.curated import clean_content, clean_text, require_episodes
+from memstrata.api.curated import clean_content, clean_text, in_store, require_episodes
 from memstrata.api.forgetting import ForgettingMixin
 from memstrata.codec import episode_to_json, format_time, record_to_json
 from memstrata.errors import InvalidInputError
@@ -218,7 +218,7 @@ class RecordsMixin(ForgettingMixin):
             )
         current = self.store.get_document_by_id(scope, doc_id)
         content = clean_content(
-            self.store, current.scope, current.kind, changes["content"], current.content
+            in_store(self.store), current.scope, current.kind, changes["content"], current.content
         )
         return self.store.put_document(
             current.scope,
