@@ -21,6 +21,7 @@ from memstrata.model import (
     HistoryOp,
     HistoryRewrite,
     ItemEvent,
+    ItemVersion,
     JsonValue,
     Scope,
 )
@@ -50,6 +51,9 @@ class ErasurePlanner:
         #: malformed documents (stored unchecked by older versions) that mention what is
         #: forgotten: they cannot be rewritten, so they go whole
         self.unreadable: list[str] = []
+        #: every document the plan read, by id (the erasure's copies are worked out from them)
+        self.documents: dict[str, Document] = {}
+        self._histories: dict[str, list[ItemVersion]] = {}
 
     def forget_facts(self, fact_ids: Sequence[str]) -> None:
         """A forgotten fact's text goes from the bullets that carry it."""
@@ -63,6 +67,7 @@ class ErasurePlanner:
 
         for document_id in document_ids:
             doc = self.store.get_document_by_id(self.scope, document_id)
+            self.documents[doc.id] = doc
             if doc.kind not in CURATED:
                 continue
             try:
@@ -83,6 +88,7 @@ class ErasurePlanner:
         if not self.episodes and not self.erased_texts:
             return
         for doc in self.store.list_documents(Scope(self.scope.user)):
+            self.documents.setdefault(doc.id, doc)
             if doc.id in excluded or (whole_scope and self.scope.contains(doc.scope)):
                 continue
             if doc.kind in CURATED:
@@ -126,7 +132,7 @@ class ErasurePlanner:
             return
         removed_now = {b.id for b in stripped.removed}
         dropped: set[str] = set()
-        for entry in self.store.history(doc.scope, doc.id):
+        for entry in self.history(doc):
             content = entry.data.get("content")
             if not isinstance(content, Mapping):
                 continue
@@ -152,7 +158,7 @@ class ErasurePlanner:
             self.texts.extend(removed)
         if not self.whole:
             return
-        for entry in self.store.history(doc.scope, doc.id):
+        for entry in self.history(doc):
             old = entry.data.get("content")
             if not isinstance(old, Mapping):
                 continue
@@ -192,11 +198,17 @@ class ErasurePlanner:
         return out, removed
 
     # history -------------------------------------------------------------------------
+    def history(self, doc: Document) -> list[ItemVersion]:
+        """A document's history, read once for the whole plan."""
+        if doc.id not in self._histories:
+            self._histories[doc.id] = self.store.history(doc.scope, doc.id)
+        return self._histories[doc.id]
+
     def _versions(self, doc: Document) -> list[CuratedDocument]:
         from memstrata.document.service import document_from_json
 
         out = []
-        for entry in self.store.history(doc.scope, doc.id):
+        for entry in self.history(doc):
             content = entry.data.get("content")
             if isinstance(content, Mapping):
                 try:

@@ -276,13 +276,13 @@ class ForgettingMixin(DocumentsMixin):
         gone = set(planner.texts)
         if not (bullets or whole):
             return sorted(texts)
-        for doc in self.store.list_documents(Scope(scope.user)):
+        for doc in planner.documents.values():  # every document it names, the plan read
             if doc.id not in whole and doc.id not in bullets:
                 continue
             ids = bullets.get(doc.id, set())
             versions = [doc.content]
             try:
-                history = self.store.history(doc.scope, doc.id)
+                history = planner.history(doc)
             except NotFoundError:
                 history = []
             versions += [
