@@ -9,7 +9,6 @@ memory of its own falls back to its user's memory (switchable).
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +22,10 @@ from memstrata.document.coverage import (
     consolidated_through,
     filed_in_topic,
     offered_to_essentials,
+    readable,
 )
 from memstrata.document.format import Document as CuratedDocument
-from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
+from memstrata.document.service import ESSENTIALS_KEY, topic_slug
 from memstrata.errors import InvalidInputError
 from memstrata.model import Document, DocumentKind, Fact, FactFilter, Identity, Profile, Scope
 from memstrata.ports import RecordStore
@@ -34,21 +34,9 @@ from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 DEFAULT_BUDGET: Final = 800
 DEFAULT_RECALL_BUDGET: Final = 1200
-log = logging.getLogger(__name__)
-
 _NOTE_RESERVE: Final = 40
 _MIN_FACT_TOKENS: Final = 6
 _MAX_MISSES: Final = 50
-
-
-def _readable(doc: Document) -> CuratedDocument | None:
-    """A curated document, or None when an older version stored it malformed (it is left
-    out of serving, never making the scope unreadable)."""
-    try:
-        return document_from_json(doc.content)
-    except InvalidInputError:
-        log.warning("document %s is malformed and is not served", doc.id)
-        return None
 
 
 @dataclass(slots=True)
@@ -140,7 +128,7 @@ def wake_up(
     identity_doc = store.get_document(scope, DocumentKind.IDENTITY, "identity")
     identity = Identity.from_document(identity_doc) if identity_doc else Identity("")
     essentials_doc = store.get_document(scope, DocumentKind.ESSENTIALS, ESSENTIALS_KEY)
-    essentials = _readable(essentials_doc) if essentials_doc else None
+    essentials = readable(essentials_doc) if essentials_doc else None
     profile_doc = store.get_document(scope, DocumentKind.PROFILE, "profile")
     profile = Profile.from_document(profile_doc) if profile_doc else Profile()
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
@@ -307,7 +295,7 @@ def recall(
     used = _NOTE_RESERVE + counter.count(BLOCK_FRAME) + 1
     shown_texts: set[str] = set()
     for doc in documents:
-        curated = _readable(doc)
+        curated = readable(doc)
         if curated is None:
             continue
         rendered = _document_lines(curated)

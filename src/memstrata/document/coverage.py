@@ -11,18 +11,32 @@ consolidation share these rules from here.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Final
 
 from memstrata.document.format import Bullet
+from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
 from memstrata.errors import InvalidInputError
-from memstrata.model import Category, DocumentKind, Fact, Scope
+from memstrata.model import Category, Document, DocumentKind, Fact, Scope
 from memstrata.ports import RecordStore
+
+log = logging.getLogger(__name__)
 
 ESSENTIAL_IMPORTANCE: Final = 0.8
 #: the key of the state document in which consolidation records the last fact id it read
 CONSOLIDATION_STATE_KEY: Final = "consolidation"
+
+
+def readable(stored: Document) -> CuratedDocument | None:
+    """A stored curated document, or None when an older version stored it malformed (it is
+    left out of serving, never making the scope unreadable)."""
+    try:
+        return document_from_json(stored.content)
+    except InvalidInputError:
+        log.warning("document %s is malformed and is not served", stored.id)
+        return None
 
 
 def belongs_in_essentials(fact: Fact) -> bool:
@@ -73,10 +87,7 @@ def spoken_for(
         if key not in documents:
             kind = DocumentKind.ESSENTIALS if key == ESSENTIALS_KEY else DocumentKind.TOPIC
             stored = store.get_document(scope, kind, key)
-            try:
-                doc = None if stored is None else document_from_json(stored.content)
-            except InvalidInputError:  # stored malformed by an older memstrata: not served
-                doc = None
+            doc = None if stored is None else readable(stored)
             documents[key] = None if doc is None else [b for s in doc.sections for b in s.bullets]
         return documents[key]
 
