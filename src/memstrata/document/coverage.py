@@ -94,10 +94,9 @@ def spoken_for(
     out: dict[str, list[tuple[str, Bullet]]] = {}
     for fact in facts:
         keys = [ESSENTIALS_KEY] if offered_to_essentials(fact, through) else []
-        if fact.topic is not None and filed_in_topic(
-            fact.id, fact.topic, topic_slug(fact.topic), through
-        ):
-            keys.append(topic_slug(fact.topic))
+        slug = topic_slug(fact.topic) if fact.topic is not None else ""
+        if filed_in_topic(fact.id, fact.topic, slug, through):
+            keys.append(slug)
         sources = set(fact.sources)
         for key in keys:
             kept = bullets(key)
