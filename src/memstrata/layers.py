@@ -9,7 +9,6 @@ memory of its own falls back to its user's memory (switchable).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -186,29 +185,27 @@ def wake_up(
     header = "## Key facts"
     header_cost = counter.count(header) + 1
     misses = 0
-    topics: set[str] = set()
+    # each topic's heading, then the lines of its chosen facts, each rendered once
+    groups: dict[str, list[str]] = {}
     for fact in facts:  # most important first; grouped by topic when rendered
         if budget - used - header_cost < _MIN_FACT_TOKENS or misses >= _MAX_MISSES:
             break  # nothing more can fit: stop instead of measuring every remaining fact
         topic = fact.topic or "general"
-        cost = counter.count(f"- {escape(fact.text)}") + 1
-        if topic not in topics:  # the topic's heading comes with its first fact
-            cost += counter.count(f"### {escape(topic)}") + 1
+        # the topic's heading comes with its first fact
+        lead = [] if topic in groups else [f"### {escape(topic)}"]
+        line = f"- {escape(fact.text)}"
+        cost = sum(counter.count(part) + 1 for part in (*lead, line))
         if used + header_cost + cost > budget:
             misses += 1
             continue
         chosen.append(fact)
-        topics.add(topic)
+        groups.setdefault(topic, lead).append(line)
         used += cost
     if chosen:
         lines.append(header)
         used += header_cost
-        groups: dict[str, list[Fact]] = defaultdict(list)
-        for fact in chosen:
-            groups[fact.topic or "general"].append(fact)
-        for topic, members in groups.items():
-            lines.append(f"### {escape(topic)}")
-            lines.extend(f"- {escape(f.text)}" for f in members)
+        for members in groups.values():
+            lines.extend(members)
     result.facts_included = [f.id for f in chosen]
     result.left_out["facts"] = len(facts) - len(chosen)
     text = memory_block(lines)
