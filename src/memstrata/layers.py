@@ -303,9 +303,7 @@ def recall(
         lines += rendered
         used += cost
         result.documents.append(doc.key)
-        shown_texts |= {
-            b["text"] for s in doc.content.get("sections", []) for b in s.get("bullets", [])
-        }
+        shown_texts |= {b.text for s in curated.sections for b in s.bullets}
     keys = {wanted, *(d.key for d in documents)}
     current = cache.facts(scope) if cache is not None else _facts(store, scope)
     # facts filed in these documents are what the documents, as edited, say about them
