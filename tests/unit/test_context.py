@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from memstrata.api import Memory
-from memstrata.context import route
+from memstrata.context import Context, route
 from memstrata.document.ops import Operation, OpKind
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
@@ -225,7 +225,9 @@ def test_a_bullet_deleted_from_the_routed_topic_does_not_come_back_as_a_fact(mem
     assert all("adopted a puppy" not in line for line in curated)
 
 
-def test_a_detail_question_gets_an_essentials_bullet_as_edited_not_its_fact(mem: Memory) -> None:
+def _german_bullet_then(mem: Memory, operation: Callable[[str], Operation]) -> Context:
+    """Context for a detail question after a German-answers preference was consolidated
+    into the essentials and its bullet changed by hand with ``operation(bullet id)``."""
     _seed(mem)
     said = mem.remember("I prefer answers in German", ALICE)[0]
     mem.add_fact(
@@ -234,13 +236,14 @@ def test_a_detail_question_gets_an_essentials_bullet_as_edited_not_its_fact(mem:
     mem.consolidate(ALICE)
     doc, version = mem.doc("essentials", ALICE)
     [german] = [b for s in doc.sections for b in s.bullets if "German" in b.text]
-    mem.apply_doc(
-        "essentials",
-        ALICE,
-        [Operation(OpKind.EDIT, german.id, text="Alice prefers answers in plain English")],
-        expected_version=version,
+    mem.apply_doc("essentials", ALICE, [operation(german.id)], expected_version=version)
+    return mem.context("Which language should answers be in, German?", ALICE)
+
+
+def test_a_detail_question_gets_an_essentials_bullet_as_edited_not_its_fact(mem: Memory) -> None:
+    ctx = _german_bullet_then(
+        mem, lambda id_: Operation(OpKind.EDIT, id_, text="Alice prefers answers in plain English")
     )
-    ctx = mem.context("Which language should answers be in, German?", ALICE)
     assert ctx.route == "detail"
     lines = [i.line for i in ctx.included]
     assert "essential: Alice prefers answers in plain English" in lines
@@ -248,21 +251,9 @@ def test_a_detail_question_gets_an_essentials_bullet_as_edited_not_its_fact(mem:
 
 
 def test_a_detail_question_does_not_bring_back_a_deleted_bullet_as_a_fact(mem: Memory) -> None:
-    _seed(mem)
-    said = mem.remember("I prefer answers in German", ALICE)[0]
-    mem.add_fact(
-        "Alice prefers answers in German", ALICE, category=Category.PREFERENCE, sources=[said.id]
+    ctx = _german_bullet_then(
+        mem, lambda id_: Operation(OpKind.DELETE, id_, reason=DeleteReason.USER_REQUEST)
     )
-    mem.consolidate(ALICE)
-    doc, version = mem.doc("essentials", ALICE)
-    [german] = [b for s in doc.sections for b in s.bullets if "German" in b.text]
-    mem.apply_doc(
-        "essentials",
-        ALICE,
-        [Operation(OpKind.DELETE, german.id, reason=DeleteReason.USER_REQUEST)],
-        expected_version=version,
-    )
-    ctx = mem.context("Which language should answers be in, German?", ALICE)
     assert ctx.route == "detail"
     assert all("German" not in i.line for i in ctx.included if i.kind != "episode")
 
