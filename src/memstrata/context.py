@@ -190,7 +190,8 @@ def assemble(
     router: Router | None = None,
 ) -> Context:
     counter = counter or HeuristicTokenCounter()
-    topics = [d.key for d in store.list_documents(scope, DocumentKind.TOPIC)]
+    listed = store.list_documents(scope, DocumentKind.TOPIC)
+    topics = [d.key for d in listed]
     chosen_route, topic = (router or route)(query, topics)
     candidates: list[Item] = []
     if chosen_route != "none":
@@ -198,7 +199,8 @@ def assemble(
         if chosen_route == "profile":  # about the user: L1 as curated, hand edits included
             candidates += _essentials_items(store, scope)
         if topic is not None:
-            doc = store.get_document(scope, DocumentKind.TOPIC, topic)
+            # the named document as listed (stored at exactly this scope): not read again
+            doc = next((d for d in listed if d.key == topic and d.scope == scope), None)
             if doc is not None:
                 for section in doc.content.get("sections", []):
                     for bullet in section.get("bullets", []):
