@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
+from memstrata.curate import quality
+
 _MARKER_WORDS: Final = (
     r"yup|yep|yeah|yes|yay|yea|no|nope|nah|ok(?:ay)?|sure|wow|woah|whoa|oh|ooh|aw+|ah+|hmm+|"
     r"haha(?:ha)*|hah|lol|omg|hi|hey|hello|bye|thanks?(?: so much| a lot)?|thank you(?: so much)?|"
@@ -163,13 +165,10 @@ def strip_markers(sentence: str) -> str:
 
 
 def is_question(sentence: str) -> bool:
+    """What the fact bench calls a question (:func:`quality.is_question`), and also an
+    exclamation of the "What a ...!" kind and a Chinese sentence ending in 么 or in more marks."""
     s = sentence.strip()
-    return (
-        s.endswith(("?", "？"))
-        or "?" in s
-        or "？" in s
-        or bool(_QUESTION_EN.match(s) or _QUESTION_ZH.search(s))
-    )
+    return quality.is_question(s) or bool(_QUESTION_EN.match(s) or _QUESTION_ZH.search(s))
 
 
 def addresses_listener(sentence: str) -> bool:
