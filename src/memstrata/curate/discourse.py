@@ -65,8 +65,8 @@ _PAST_FIRST: Final = frozenset(
 )
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
-_LISTENER_EN: Final = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all|ya)\b", re.I)
-_LISTENER_ZH: Final = re.compile(r"[你您]")
+_LISTENER_WORDS: Final = "|".join(sorted(quality.SECOND_PERSON | {"y'all"}))
+_LISTENER_EN: Final = re.compile(rf"\b(?:{_LISTENER_WORDS})\b", re.IGNORECASE)
 
 # Pronouns that need an antecedent. "this/that/these/those" count only when used as a pronoun
 # (followed by a verb, a preposition or the end), not as a determiner ("that book"); "there"
@@ -172,7 +172,7 @@ def is_question(sentence: str) -> bool:
 
 
 def addresses_listener(sentence: str) -> bool:
-    return bool(_LISTENER_EN.search(sentence) or _LISTENER_ZH.search(sentence))
+    return bool(_LISTENER_EN.search(sentence) or quality.CJK_SECOND_PERSON.search(sentence))
 
 
 def speaker_group(sentence: str) -> bool:

@@ -46,7 +46,7 @@ _PRONOUN_NEXT: Final = _set(
     "at of about so too really again yesterday today now together out up off before after "
     "one and but or"
 )
-_SECOND_PERSON: Final = _set("you your yours yourself yourselves ya")
+SECOND_PERSON: Final = _set("you your yours yourself yourselves ya")
 _THIRD_SINGULAR: Final = _set("he she")
 _ADVERBS: Final = _set(
     "really also just always often never still usually sometimes actually truly definitely "
@@ -74,7 +74,7 @@ _CJK_PRONOUN_NEXT: Final = re.compile(r"^(?:$|[，。！？,.!?；;、\s]|[是�
 _CJK_REFERENT: Final = re.compile(
     r"[一二两三四五六七八九十几每][个只条本位家部件辆台张座所间门首幅]\S|的[\u4e00-\u9fff]"
 )
-_CJK_SECOND_PERSON: Final = re.compile(r"[你您]")
+CJK_SECOND_PERSON: Final = re.compile(r"[你您]")
 _CJK_QUESTION: Final = re.compile(r"[吗呢][。！!]?\s*$")
 
 
@@ -179,9 +179,9 @@ def _cjk_dangling(text: str, subject: str) -> bool:
 def addresses_listener(text: str) -> bool:
     """Second person left in: the fact speaks to whoever listened (``Caroline love that you
     chose pottery for your art.``, ``你的画真好看``)."""
-    if any(w.lower().split("'", 1)[0] in _SECOND_PERSON for w in _words(text)):
+    if any(w.lower().split("'", 1)[0] in SECOND_PERSON for w in _words(text)):
         return True
-    return bool(_CJK_SECOND_PERSON.search(text))
+    return bool(CJK_SECOND_PERSON.search(text))
 
 
 def is_question(text: str) -> bool:
