@@ -83,7 +83,8 @@ _PRONOUN_EN: Final = re.compile(
     re.IGNORECASE,
 )
 # Pronouns that can only point outside the sentence, whatever precedes them.
-_ALWAYS_DANGLING_EN: Final = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.IGNORECASE)
+_WE_WORDS: Final = quality.ALWAYS_DANGLING | {"ourselves"}
+_ALWAYS_DANGLING_EN: Final = re.compile(rf"\b(?:{'|'.join(sorted(_WE_WORDS))})\b", re.IGNORECASE)
 # A noun an anaphor may point back to: a name, or a word after a determiner or a number.
 _ANTECEDENT_EN: Final = re.compile(
     r"(?<=\s)(?!I\b)[A-Z][a-z]+|"
@@ -106,10 +107,8 @@ _OPENS_CLAUSE: Final = re.compile(
     r"this|now|then|when|after|before|since|while|if|once|lately|recently|[0-9]+|[\u4e00-\u9fff])"
     r"(?:\b|(?<=[\u4e00-\u9fff]))"
 )
-_WE_WORDS: Final = frozenset({"we", "us", "our", "ours", "ourselves"})
-_DANGLING_ZH: Final = re.compile(
-    r"我们|咱们|它|他们|她们|这个|那个|这些|那些|这样|那样|这件事|那件事"
-)
+# The bench's Chinese pronouns, and what stands for a whole situation.
+_DANGLING_ZH: Final = re.compile(rf"{quality.CJK_PRONOUN.pattern}|这样|那样|这件事|那件事")
 
 
 def strip_vocative(sentence: str, names: Iterable[str]) -> str:

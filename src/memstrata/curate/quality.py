@@ -30,7 +30,7 @@ def _set(words: str) -> frozenset[str]:
 
 _WORD: Final = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^\sA-Za-z]")
 
-_ALWAYS_DANGLING: Final = _set("we us our ours")
+ALWAYS_DANGLING: Final = _set("we us our ours")
 _PRONOUNS: Final = _set("it they them")
 _DEMONSTRATIVES: Final = _set("this that")
 _PLURAL_DEMONSTRATIVES: Final = _set("these those")
@@ -67,7 +67,7 @@ _CLAUSE_OPENERS: Final = _set(
 )
 _NOT_NAMES: Final = _ADVERBS | _set("i we you they these those both people kids all many some most")
 
-_CJK_PRONOUN: Final = re.compile(r"它们|它|他们|她们|这个|那个|这些|那些|我们|咱们")
+CJK_PRONOUN: Final = re.compile(r"它们|它|他们|她们|这个|那个|这些|那些|我们|咱们")
 _CJK_DEMONSTRATIVE: Final = _set("这个 那个 这些 那些")
 # a demonstrative followed by one of these (or by nothing) stands alone as a pronoun
 _CJK_PRONOUN_NEXT: Final = re.compile(r"^(?:$|[，。！？,.!?；;、\s]|[是很真太就也都让令对挺还])")
@@ -137,7 +137,7 @@ def dangling_referent(text: str, subject: str | None = None) -> bool:
         words = _words(sentence)
         for i, word in enumerate(words):
             lower = word.lower().split("'", 1)[0]
-            if lower in _ALWAYS_DANGLING:
+            if lower in ALWAYS_DANGLING:
                 return True
             if lower in _DEMONSTRATIVES:
                 following = words[i + 1].lower() if i + 1 < len(words) else ""
@@ -162,7 +162,7 @@ def _plural_noun(word: str) -> bool:
 
 
 def _cjk_dangling(text: str, subject: str) -> bool:
-    for match in _CJK_PRONOUN.finditer(text):
+    for match in CJK_PRONOUN.finditer(text):
         pronoun = match.group(0)
         if pronoun in ("我们", "咱们"):
             return True
