@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import random
 from collections.abc import Sequence
+from dataclasses import asdict, fields
 from typing import Final
 
 from memstrata.api import Memory
@@ -14,17 +15,8 @@ from memstrata.importers import Conversation
 from memstrata.model import JsonValue, Scope
 from memstrata.ports import Extractor
 
-FLAWS: Final = ("dangling", "listener", "question", "broken_verb")
+FLAWS: Final = tuple(f.name for f in fields(Flaws))
 EXAMPLES: Final = 3
-
-
-def _flags(flaws: Flaws) -> dict[str, bool]:
-    return {
-        "dangling": flaws.dangling,
-        "listener": flaws.listener,
-        "question": flaws.question,
-        "broken_verb": flaws.broken_verb,
-    }
 
 
 def quality_shares(
@@ -35,7 +27,7 @@ def quality_shares(
     hits: dict[str, list[str]] = {name: [] for name in (*FLAWS, "any")}
     for text, subject in facts:
         flaws = assess(text, subject)
-        for name, flagged in _flags(flaws).items():
+        for name, flagged in asdict(flaws).items():
             if flagged:
                 hits[name].append(text)
         if flaws.any:
