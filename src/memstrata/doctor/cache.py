@@ -7,7 +7,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from memstrata.doctor.database import check_read_only
+from memstrata.doctor.database import check_read_only, delete_with_journal
 from memstrata.doctor.report import LISTED, DoctorReport, Problem
 
 
@@ -22,8 +22,7 @@ def check_and_repair(path: Path, report: DoctorReport, repair: bool) -> None:
     report.problems.extend(problems)
     if repair and problems:
         try:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            delete_with_journal(path)
         except OSError as exc:
             report.problems.append(Problem("cache", f"cannot be deleted: {exc}"))
             return

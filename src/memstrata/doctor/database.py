@@ -97,13 +97,11 @@ def rebuild_database(db_path: Path) -> str:
     """
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     new = db_path.with_name(db_path.name + ".rebuilt")
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{new}{suffix}").unlink(missing_ok=True)
+    delete_with_journal(new)
     try:
         copied, skipped = _copy_readable(db_path, new)
     except BaseException:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{new}{suffix}").unlink(missing_ok=True)
+        delete_with_journal(new)
         raise  # the damaged file was left in place
     aside = db_path.with_name(f"{db_path.name}.damaged-{stamp}")
     os.replace(db_path, aside)
@@ -120,6 +118,12 @@ def rebuild_database(db_path: Path) -> str:
         + (f"; unreadable stretches skipped: {lost}" if lost else "")
         + f"); the damaged file is kept as {aside}"
     )
+
+
+def delete_with_journal(path: Path) -> None:
+    """Delete the SQLite file at ``path`` with its ``-wal`` and ``-shm`` (those that exist)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _copy_readable(db_path: Path, new: Path) -> tuple[dict[str, int], dict[str, int]]:
