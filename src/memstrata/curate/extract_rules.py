@@ -225,9 +225,9 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         speakers = {e.speaker for e in episodes if e.speaker not in (None, "user", "assistant")}
         for episode in episodes:
-            name = episode.speaker if episode.speaker not in (None, "user", "assistant") else None
             if episode.speaker == "assistant":
                 continue  # what the assistant said is not a fact about the user
+            name = episode.speaker if episode.speaker in speakers else None
             subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
             for sentence in (
