@@ -60,6 +60,7 @@ _INVERTED: Final = re.compile(
     re.IGNORECASE,
 )
 _WORD: Final = re.compile(r"[A-Za-z']+")
+_SUBJECT_I: Final = re.compile(r"\bI\b")
 
 
 # Verbs whose past is their base form: read, put... agree only when nothing marks the past.
@@ -119,7 +120,7 @@ def _agree_after(rest: str) -> str:
 def _agree_each_subject(text: str) -> str:
     """``text`` with the verb after every subject "I" agreeing with a third person."""
     pos = 0
-    while match := re.compile(r"\bI\b").search(text, pos):
+    while match := _SUBJECT_I.search(text, pos):
         pos = match.end()
         if _INVERTED.search(text[: match.start()]):
             continue  # "can I say", "do I": I follows its verb, nothing to agree
