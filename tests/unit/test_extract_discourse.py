@@ -24,8 +24,8 @@ from memstrata.ids import new_id
 from memstrata.model import Episode, Role, Scope
 
 
-def _facts(text: str, speaker: str | None = "Melanie") -> list[str]:
-    episode = Episode(
+def _episode(text: str, speaker: str | None) -> Episode:
+    return Episode(
         new_id("ep"),
         Scope("s"),
         "chat",
@@ -35,7 +35,10 @@ def _facts(text: str, speaker: str | None = "Melanie") -> list[str]:
         text,
         datetime(2024, 5, 1, tzinfo=UTC),
     )
-    return [c.text for c in RuleExtractor().extract([episode]).candidates]
+
+
+def _facts(text: str, speaker: str | None = "Melanie") -> list[str]:
+    return [c.text for c in RuleExtractor().extract([_episode(text, speaker)]).candidates]
 
 
 @pytest.mark.parametrize(
@@ -169,20 +172,8 @@ def test_a_closing_address_to_the_listener_is_not_part_of_the_fact() -> None:
         "I finished my first painting!"
     ]
     episodes = [
-        Episode(
-            new_id("ep"),
-            Scope("s"),
-            "chat",
-            "s1",
-            speaker,
-            Role.USER,
-            text,
-            datetime(2024, 5, 1, tzinfo=UTC),
-        )
-        for speaker, text in [
-            ("Nate", "I adopted a third turtle last week."),
-            ("Joanna", "I love the idea of a turtle tank, Nate!"),
-        ]
+        _episode("I adopted a third turtle last week.", "Nate"),
+        _episode("I love the idea of a turtle tank, Nate!", "Joanna"),
     ]
     facts = [c.text for c in RuleExtractor().extract(episodes).candidates]
     assert facts == [
@@ -311,19 +302,7 @@ def test_a_chinese_conversation_keeps_only_what_stands_alone() -> None:
         ("王芳", "我最喜欢的运动是游泳。"),
         ("林伟", "它真可爱。"),
     ]
-    episodes = [
-        Episode(
-            new_id("ep"),
-            Scope("s"),
-            "chat",
-            "s1",
-            speaker,
-            Role.USER,
-            text,
-            datetime(2024, 5, 1, tzinfo=UTC),
-        )
-        for speaker, text in turns
-    ]
+    episodes = [_episode(text, speaker) for speaker, text in turns]
     facts = [(c.subject, c.text) for c in RuleExtractor().extract(episodes).candidates]
     assert facts == [
         ("林伟", "林伟上周去了海边。"),
