@@ -65,8 +65,12 @@ def token_f1(a: Counter[str], b: Counter[str]) -> float:
     common = sum((a & b).values())
     if not common:
         return 0.0
-    precision, recall = common / sum(a.values()), common / sum(b.values())
-    return 2 * precision * recall / (precision + recall)
+    return _f1(common / sum(a.values()), common / sum(b.values()))
+
+
+def _f1(precision: float, recall: float) -> float:
+    """F1 of a precision and a recall (0 when both are)."""
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def near_turns(dia_id: str) -> set[str]:
@@ -186,7 +190,7 @@ def run_extraction(
         )
     precision = _ratio(tally.correct, tally.facts)
     recall = _ratio(tally.strict_found, tally.gold)
-    f1 = round(2 * precision * recall / (precision + recall), 4) if precision + recall else 0.0
+    f1 = round(_f1(precision, recall), 4)
     out: dict[str, JsonValue] = {
         "benchmark": "extraction",
         "extractor": extractor.name,
