@@ -127,11 +127,7 @@ class DocumentTables(FactTables):
         for event in events:
             if event.op == HistoryOp.DELETE and event.reason == "user-request":
                 # deletion on request erases the item's earlier text, as for facts
-                tx.execute(
-                    "UPDATE item_history SET data = '{}' "
-                    "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
-                    (*scope_row(scope), event.item_id),
-                )
+                self._erase_history(tx, scope, event.item_id)
             self._add_history(
                 tx,
                 scope,

@@ -160,9 +160,7 @@ class ErasureTables(DocumentTables):
                 "SELECT user, thread, agent, text, version FROM facts WHERE id = ?", (fact_id,)
             ).fetchone()
             texts.append(row["text"])
-            tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
-            tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
-            self._forget_history(tx, row_scope(row), fact_id, row["version"] + 1, reason)
+            self._drop_fact(tx, row_scope(row), fact_id, row["version"], reason)
         return texts
 
     def _erase_episodes(
@@ -194,9 +192,7 @@ class ErasureTables(DocumentTables):
                 self._resource_fact(tx, fact, remaining)
                 continue
             why = erasure.reason if remaining else DeleteReason.SOURCE_DELETED.value
-            tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact.id,))
-            tx.execute("DELETE FROM facts WHERE id = ?", (fact.id,))
-            self._forget_history(tx, fact.scope, fact.id, fact.version + 1, why)
+            self._drop_fact(tx, fact.scope, fact.id, fact.version, why)
             deleted.append(fact.id)
             texts.append(fact.text)
         self._log(tx, scope.user, [f.id for f in citing if f.id not in deleted], ChangeOp.UPSERT)

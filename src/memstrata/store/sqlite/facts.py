@@ -283,21 +283,32 @@ class FactTables(EpisodeTables):
             row = tx.execute(
                 "SELECT user, thread, agent FROM facts WHERE id = ?", (fact_id,)
             ).fetchone()
-            tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
-            tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
-            self._forget_history(tx, row_scope(row), fact_id, stored + 1, reason)
+            self._drop_fact(tx, row_scope(row), fact_id, stored, reason)
             self._log(tx, scope.user, [fact_id], ChangeOp.DELETE)
+
+    def _drop_fact(
+        self, tx: sqlite3.Connection, scope: Scope, fact_id: str, stored: int, reason: str
+    ) -> None:
+        """Delete the fact (at version ``stored``) and its citations; its history is erased."""
+        tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
+        tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+        self._forget_history(tx, scope, fact_id, stored + 1, reason)
 
     def _forget_history(
         self, tx: sqlite3.Connection, scope: Scope, item_id: str, version: int, reason: str
     ) -> None:
         """Erase the item's earlier entries (in its own scope only) and add a delete entry."""
+        self._erase_history(tx, scope, item_id)
+        self._add_history(tx, scope, item_id, version, HistoryOp.DELETE, reason, {})
+
+    @staticmethod
+    def _erase_history(tx: sqlite3.Connection, scope: Scope, item_id: str) -> None:
+        """Empty the data of the item's history entries in its own scope."""
         tx.execute(
             "UPDATE item_history SET data = '{}' "
             "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
             (*scope_row(scope), item_id),
         )
-        self._add_history(tx, scope, item_id, version, HistoryOp.DELETE, reason, {})
 
     @staticmethod
     def _next_history_version(tx: sqlite3.Connection, scope: Scope, item_id: str) -> int:
