@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from memstrata.cli import exit_code_for
-from memstrata.errors import BusyError, StoreError
+from memstrata.errors import BusyError, DamagedStoreError, StoreError
 from memstrata.model import Episode, Role, Scope
-from memstrata.store.sqlite import SqliteStore
+from memstrata.store.sqlite import SqliteStore, failures
 from tests.conftest import FixedClock
 from tests.mounts import needs_mounts, read_only, run_in_mount_namespace, small_disk
 
@@ -46,6 +46,19 @@ def test_a_held_write_lock_is_busy_not_a_store_failure(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_damage_mark_left_after_open_refuses_the_next_write(tmp_path: Path) -> None:
+    path = tmp_path / "memstrata.db"
+    store = SqliteStore(path)
+    try:
+        store.add_episodes(Scope("alice"), [_episode(1)])
+        failures.mark_damaged(path, "seen by another process")  # as another process would
+        with pytest.raises(DamagedStoreError, match="seen by another process"):
+            store.add_episodes(Scope("alice"), [_episode(2)])
+        assert [e.id for e in store.list_episodes(Scope("alice"))] == [_episode(1).id]
+    finally:
+        store.close()
+
+
 @needs_mounts
 def test_a_full_disk_is_a_clear_store_error_and_nothing_is_written(tmp_path: Path) -> None:
     disk = tmp_path / "disk"
@@ -54,7 +67,7 @@ def test_a_full_disk_is_a_clear_store_error_and_nothing_is_written(tmp_path: Pat
         f"""
         from memstrata.errors import StoreError
         from memstrata.model import Scope
-        from memstrata.store.sqlite import SqliteStore
+        from memstrata.store.sqlite import SqliteStore, failures
         from tests.integration.test_store_failures import _episode
 
         store = SqliteStore({str(disk / "memstrata.db")!r})
@@ -104,7 +117,7 @@ def test_a_read_only_data_directory_serves_reads_and_refuses_writes(tmp_path: Pa
         f"""
         from memstrata.errors import StoreError
         from memstrata.model import Scope
-        from memstrata.store.sqlite import SqliteStore
+        from memstrata.store.sqlite import SqliteStore, failures
         from tests.integration.test_store_failures import _episode
 
         store = SqliteStore({str(data / "memstrata.db")!r})

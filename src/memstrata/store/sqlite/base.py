@@ -59,6 +59,7 @@ class SqliteBase:
         )
         #: why writes are refused: the database was seen damaged (here or by another process)
         self.damage = failures.read_damage(self.path)
+        self._damage_mark = str(failures.damage_mark(self.path))
         try:
             self._open(busy_timeout_ms, migrations)
         except sqlite3.DatabaseError as exc:
@@ -159,7 +160,8 @@ class SqliteBase:
         :class:`sqlite3.IntegrityError` for the caller to explain); a failed rollback never
         hides the error that caused it."""
         with self._lock:
-            if self.damage is None:  # seen by another process since this one opened?
+            # seen by another process since this one opened?
+            if self.damage is None and failures.may_be_marked(self._damage_mark):
                 self.damage = failures.read_damage(self.path)
             if self.damage is not None:
                 raise failures.damaged_error(self.path, self.damage)

@@ -5,12 +5,13 @@ directory and other driver errors are :class:`StoreError` with a message that sa
 happened; a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is :class:`DamagedStoreError`.
 Once damage is seen, a mark file beside the database (``memstrata.db.damaged``) makes every
 store of that file, in any process, refuse writes until ``memstrata doctor --repair`` clears it
-(a store checks for it before each write).
+(a store checks for it before each write: one stat while there is none).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,18 @@ def read_damage(db_path: Path) -> str | None:
         return None
     except OSError as exc:
         return f"damage mark unreadable: {exc}"
+
+
+def may_be_marked(mark: str) -> bool:
+    """False only when the damage mark ``mark`` (see :func:`damage_mark`) is surely absent: one
+    stat, cheap enough for every write; when True, :func:`read_damage` says what it holds."""
+    try:
+        os.stat(mark)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def mark_damaged(db_path: Path, detail: str) -> None:
