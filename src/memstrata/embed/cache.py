@@ -110,21 +110,8 @@ class CachedEmbedder:
                 f"{path.as_uri()}?immutable=1", uri=True, check_same_thread=False
             )
         else:
-            conn = sqlite3.connect(
-                str(path), check_same_thread=False, isolation_level=None, timeout=10
-            )
-            try:
-                _secure_delete(conn, path)
-            except StoreError:
-                conn.close()
-                raise
+            conn = _open_writable(path)
         try:
-            if not self._read_only:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL,"
-                    " vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
-                )
             conn.execute("SELECT model, hash, vec FROM vectors LIMIT 1").fetchall()
         except sqlite3.Error:
             conn.close()
@@ -353,11 +340,17 @@ def purge_cache(path: str | Path, texts: Sequence[str]) -> list[str]:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    """The cache file, created if new, with deleted rows overwritten (``secure_delete``)."""
+    """:func:`_open_writable`, its driver errors as :class:`StoreError`."""
     try:
-        conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
+        return _open_writable(path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+
+
+def _open_writable(path: Path) -> sqlite3.Connection:
+    """The cache file, created if new, in WAL mode with deleted rows overwritten
+    (``secure_delete``); driver errors are raised as they are."""
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
     try:
         _secure_delete(conn, path)
         conn.execute("PRAGMA journal_mode = WAL")
@@ -365,11 +358,9 @@ def _connect(path: Path) -> sqlite3.Connection:
             "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL,"
             " vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
         )
-    except (sqlite3.Error, StoreError) as exc:
+    except BaseException:
         conn.close()
-        if isinstance(exc, StoreError):
-            raise
-        raise StoreError(f"cannot open the embedding cache {path}: {exc}") from exc
+        raise
     return conn
 
 
