@@ -110,11 +110,11 @@ class JsonlTrace:
         done when a copy is left.
         """
         target = _Target.of(ids, texts)
-        if target is None or not self.root.exists():
+        if target is None:
             return 0
         count = 0
         with self._lock:
-            for file in sorted(self.root.glob("*/*.jsonl")):
+            for file in self.files():
                 count += _redact_file(file, target, reason)
         return count
 
@@ -122,11 +122,11 @@ class JsonlTrace:
         """Where a copy of the items ``ids`` (an event not tombstoned, or a damaged fragment
         holding an id or one of ``texts``) is left: ``"<file> line <n>"``, none when erased."""
         target = _Target.of(ids, texts)
-        if target is None or not self.root.exists():
+        if target is None:
             return []
         left = []
         with self._lock:
-            for file in sorted(self.root.glob("*/*.jsonl")):
+            for file in self.files():
                 for number, _, body in target.lines_in(_read_shared(file)):
                     if next(_erasures(body, target, "residue"), None) is not None:
                         left.append(f"{file} line {number}")
