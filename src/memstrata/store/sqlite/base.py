@@ -92,7 +92,6 @@ class SqliteBase:
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA secure_delete = ON")  # deleted text is overwritten
             if self._conn.execute("PRAGMA secure_delete").fetchone()[0] != 1:
-                self._conn.close()
                 raise StoreError(f"{self.path}: this SQLite cannot turn secure_delete on")
             self._migrate(migrations)
         except BaseException:
