@@ -23,7 +23,6 @@ from memstrata.model import (
 )
 from memstrata.store.sqlite.common import (
     DOC_COLUMNS,
-    FACT_COLUMNS,
     PAGE,
     placeholders,
     row_scope,
@@ -169,16 +168,7 @@ class ErasureTables(DocumentTables):
         """Delete the episodes; every fact of the user citing one loses the citation, and a
         fact left citing nothing (or, for ``derived``, any) is deleted. Returns the deleted
         facts' ids and texts."""
-        cols = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
-        rows: dict[str, sqlite3.Row] = {}
-        for chunk in _chunks(episode_ids):
-            for row in tx.execute(
-                f"SELECT DISTINCT {cols} FROM facts f JOIN fact_sources s ON s.fact_id = f.id "
-                f"WHERE f.user = ? AND s.episode_id IN ({placeholders(len(chunk))})",
-                [scope.user, *chunk],
-            ):
-                rows[row["id"]] = row
-        citing = self._facts([rows[k] for k in sorted(rows)])
+        citing = self.facts_citing(Scope(scope.user), episode_ids)
         gone = set(episode_ids)
         for chunk in _chunks(episode_ids):
             marks = placeholders(len(chunk))
