@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any, Final
 
 from memstrata.errors import InvalidInputError
@@ -50,3 +51,8 @@ def check_limit(limit: int) -> int:
 
 def placeholders(n: int) -> str:
     return ",".join("?" * n)
+
+
+def chunks(ids: Sequence[str]) -> list[list[str]]:
+    """``ids`` in runs of at most :data:`PAGE`, each few enough for one ``IN (...)``."""
+    return [list(ids[i : i + PAGE]) for i in range(0, len(ids), PAGE)]

@@ -15,6 +15,7 @@ from memstrata.store.sqlite.common import (
     EPISODE_COLUMNS,
     PAGE,
     check_limit,
+    chunks,
     placeholders,
     row_scope,
     scope_row,
@@ -89,8 +90,7 @@ class EpisodeTables(SqliteBase):
         where, params = scope_where(scope)
         out: list[Episode] = []
         ids = list(dict.fromkeys(episode_ids))
-        for start in range(0, len(ids), PAGE):
-            chunk = ids[start : start + PAGE]
+        for chunk in chunks(ids):
             rows = self._read(
                 f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {where} "
                 f"AND id IN ({placeholders(len(chunk))}) ORDER BY id",
@@ -157,8 +157,7 @@ class EpisodeTables(SqliteBase):
         if not found:
             return 0
         with self._write() as tx:
-            for start in range(0, len(found), PAGE):
-                chunk = found[start : start + PAGE]
+            for chunk in chunks(found):
                 marks = placeholders(len(chunk))
                 tx.execute(f"DELETE FROM fact_sources WHERE episode_id IN ({marks})", chunk)
                 tx.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
@@ -170,8 +169,7 @@ class EpisodeTables(SqliteBase):
         ids = list(dict.fromkeys(episode_ids))
         changed = 0
         with self._write() as tx:
-            for start in range(0, len(ids), PAGE):
-                chunk = ids[start : start + PAGE]
+            for chunk in chunks(ids):
                 cur = tx.execute(
                     f"{update} WHERE {where} AND id IN ({placeholders(len(chunk))})",
                     [*params, *chunk],

@@ -23,7 +23,7 @@ from memstrata.model import (
 )
 from memstrata.store.sqlite.common import (
     DOC_COLUMNS,
-    PAGE,
+    chunks,
     placeholders,
     row_scope,
     scope_row,
@@ -32,10 +32,6 @@ from memstrata.store.sqlite.common import (
 from memstrata.store.sqlite.documents import DocumentTables
 
 _ERASURE_COLUMNS = "id, user, thread, agent, target, reason, at, episode_ids, texts, report, done"
-
-
-def _chunks(ids: Sequence[str]) -> list[list[str]]:
-    return [list(ids[i : i + PAGE]) for i in range(0, len(ids), PAGE)]
 
 
 class ErasureTables(DocumentTables):
@@ -60,7 +56,7 @@ class ErasureTables(DocumentTables):
                     rows = tx.execute(f"SELECT id FROM {table} WHERE {where}", params)
                     ids.extend(r["id"] for r in rows if r["id"] not in named)
             texts = list(erasure.texts)
-            for chunk in _chunks(episode_ids):
+            for chunk in chunks(episode_ids):
                 marks = placeholders(len(chunk))
                 rows = tx.execute(f"SELECT text FROM episodes WHERE id IN ({marks})", chunk)
                 texts.extend(r["text"] for r in rows)
@@ -139,7 +135,7 @@ class ErasureTables(DocumentTables):
         wanted = list(dict.fromkeys(ids))
         where, params = scope_where(scope)
         found: set[str] = set()
-        for chunk in _chunks(wanted):
+        for chunk in chunks(wanted):
             rows = tx.execute(
                 f"SELECT id FROM {table} WHERE {where} AND id IN ({placeholders(len(chunk))})",
                 [*params, *chunk],
@@ -170,7 +166,7 @@ class ErasureTables(DocumentTables):
         facts' ids and texts."""
         citing = self.facts_citing(Scope(scope.user), episode_ids)
         gone = set(episode_ids)
-        for chunk in _chunks(episode_ids):
+        for chunk in chunks(episode_ids):
             marks = placeholders(len(chunk))
             tx.execute(f"DELETE FROM fact_sources WHERE episode_id IN ({marks})", chunk)
             tx.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
@@ -240,7 +236,7 @@ class ErasureTables(DocumentTables):
 
     def settled_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
-        for chunk in _chunks(list(dict.fromkeys(episode_ids))):
+        for chunk in chunks(list(dict.fromkeys(episode_ids))):
             rows = self._read(
                 "SELECT episode_id FROM settled_episodes WHERE user = ? "
                 f"AND episode_id IN ({placeholders(len(chunk))})",

@@ -14,6 +14,7 @@ from memstrata.store.sqlite.common import (
     FACT_COLUMNS,
     PAGE,
     check_limit,
+    chunks,
     placeholders,
     row_scope,
     scope_row,
@@ -49,8 +50,7 @@ class FactTables(EpisodeTables):
             return []
         ids = [r["id"] for r in rows]
         sources: dict[str, list[str]] = {i: [] for i in ids}
-        for start in range(0, len(ids), PAGE):
-            chunk = ids[start : start + PAGE]
+        for chunk in chunks(ids):
             for s in self._read(
                 f"SELECT fact_id, episode_id FROM fact_sources WHERE fact_id IN "
                 f"({placeholders(len(chunk))}) ORDER BY fact_id, ord",
@@ -155,8 +155,7 @@ class FactTables(EpisodeTables):
         where, params = scope_where(scope)
         ids = list(dict.fromkeys(fact_ids))
         rows: list[sqlite3.Row] = []
-        for start in range(0, len(ids), PAGE):
-            chunk = ids[start : start + PAGE]
+        for chunk in chunks(ids):
             rows.extend(
                 self._read(
                     f"SELECT {FACT_COLUMNS} FROM facts WHERE {where} "
@@ -265,8 +264,7 @@ class FactTables(EpisodeTables):
         ids = list(dict.fromkeys(episode_ids))
         cols = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
         found: dict[str, sqlite3.Row] = {}
-        for start in range(0, len(ids), PAGE):
-            chunk = ids[start : start + PAGE]
+        for chunk in chunks(ids):
             for row in self._read(
                 f"SELECT DISTINCT {cols} FROM facts f JOIN fact_sources s ON s.fact_id = f.id "
                 f"WHERE {where} AND s.episode_id IN ({placeholders(len(chunk))})",
