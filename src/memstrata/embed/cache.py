@@ -194,8 +194,7 @@ class CachedEmbedder:
         found: dict[bytes, NDArray[np.float32]] = {}
         if conn is None:
             return found
-        for start in range(0, len(hashes), _CHUNK):
-            chunk = hashes[start : start + _CHUNK]
+        for chunk in _chunks(hashes):
             rows = conn.execute(
                 f"SELECT hash, vec FROM vectors WHERE model = ? AND hash IN "
                 f"({','.join('?' * len(chunk))})",
