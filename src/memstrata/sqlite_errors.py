@@ -1,4 +1,5 @@
-"""What a :mod:`sqlite3` error means, for every module that opens an SQLite file.
+"""What a :mod:`sqlite3` error means, for every module that opens an SQLite file (and the
+``secure_delete`` each of them turns on).
 
 Leaf module: the record store and the embedding cache each decide what to do about it.
 """
@@ -41,3 +42,10 @@ def cannot_grow(exc: sqlite3.Error) -> bool:
     fails when the WAL index cannot be sized)."""
     name = error_name(exc)
     return is_full(exc) or name in ("SQLITE_IOERR_SHMSIZE", "SQLITE_IOERR_SHMMAP")
+
+
+def turn_on_secure_delete(conn: sqlite3.Connection) -> bool:
+    """Make ``conn`` overwrite deleted content; whether this SQLite honours it (a build may
+    refuse)."""
+    conn.execute("PRAGMA secure_delete = ON")
+    return bool(conn.execute("PRAGMA secure_delete").fetchone()[0] == 1)

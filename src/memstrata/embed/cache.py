@@ -36,7 +36,7 @@ from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
-from memstrata.sqlite_errors import is_damage
+from memstrata.sqlite_errors import is_damage, turn_on_secure_delete
 
 log = logging.getLogger(__name__)
 
@@ -365,8 +365,7 @@ def _open_writable(path: Path) -> sqlite3.Connection:
 
 def _secure_delete(conn: sqlite3.Connection, path: Path) -> None:
     """Deleted rows are overwritten on this connection (checked: a build may refuse)."""
-    conn.execute("PRAGMA secure_delete = ON")
-    if conn.execute("PRAGMA secure_delete").fetchone()[0] != 1:
+    if not turn_on_secure_delete(conn):
         raise StoreError(f"the embedding cache {path} cannot turn secure_delete on")
 
 

@@ -21,7 +21,7 @@ from memstrata.errors import (
 )
 from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
-from memstrata.sqlite_errors import cannot_grow, is_busy, is_damage
+from memstrata.sqlite_errors import cannot_grow, is_busy, is_damage, turn_on_secure_delete
 from memstrata.store.migrations import Migration, pending
 from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.common import check_limit
@@ -90,8 +90,7 @@ class SqliteBase:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
-            self._conn.execute("PRAGMA secure_delete = ON")  # deleted text is overwritten
-            if self._conn.execute("PRAGMA secure_delete").fetchone()[0] != 1:
+            if not turn_on_secure_delete(self._conn):  # deleted text is overwritten
                 raise StoreError(f"{self.path}: this SQLite cannot turn secure_delete on")
             self._migrate(migrations)
         except BaseException:
