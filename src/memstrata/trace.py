@@ -179,16 +179,18 @@ def scan_file(file: Path) -> Iterator[TraceLine]:
     offset = 0
     for number, line in enumerate(content.splitlines(keepends=True), start=1):
         body = line.rstrip(b"\n")
-        event: dict[str, JsonValue] | None = None
-        if body.strip():
-            try:
-                parsed = json.loads(body)
-            except ValueError:
-                parsed = None
-            if isinstance(parsed, dict):
-                event = parsed
+        event = _event(body) if body.strip() else None
         yield TraceLine(file, number, offset, body, event, line.endswith(b"\n"))
         offset += len(line)
+
+
+def _event(data: bytes) -> dict[str, JsonValue] | None:
+    """The JSON object ``data`` holds, or None (not JSON, or not an object)."""
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 def _read_shared(file: Path) -> bytes:
@@ -339,8 +341,8 @@ def mend_torn(file: Path) -> int:
         for line in scan_file(file):
             torn = line.event is None and bool(line.raw.strip())
             if torn:
-                keep = _last_event_start(line.raw)
-                os.pwrite(fd, b" " * (len(line.raw) if keep is None else keep), line.offset)
+                last = _last_event(line.raw)
+                os.pwrite(fd, b" " * (len(line.raw) if last is None else last[0]), line.offset)
             if not line.terminated:
                 os.pwrite(fd, b"\n", line.offset + len(line.raw))
             mended += torn or not line.terminated
@@ -353,21 +355,17 @@ def mend_torn(file: Path) -> int:
 def torn_event(raw: bytes) -> dict[str, JsonValue] | None:
     """The complete event at the end of a torn line (one a later append wrote on it), if any;
     :func:`mend_torn` keeps it."""
-    start = _last_event_start(raw)
-    if start is None:
-        return None
-    event = json.loads(raw[start:])
-    return event if isinstance(event, dict) else None
+    last = _last_event(raw)
+    return None if last is None else last[1]
 
 
-def _last_event_start(raw: bytes) -> int | None:
-    """Where, in a torn line, the complete event that ends it starts (None: there is none)."""
+def _last_event(raw: bytes) -> tuple[int, dict[str, JsonValue]] | None:
+    """Where, in a torn line, the complete event that ends it starts, and that event (None:
+    there is none)."""
     start = raw.find(b"{", 1)
     while start != -1:
-        try:
-            if isinstance(json.loads(raw[start:]), dict):
-                return start
-        except ValueError:
-            pass
+        event = _event(raw[start:])
+        if event is not None:
+            return start, event
         start = raw.find(b"{", start + 1)
     return None
