@@ -66,9 +66,6 @@ class Needles:
         self._two_first = _table([k for k, _ in self._two])
         self._two_both = _table([_mix(a, b) for a, b in self._two])
 
-    def __bool__(self) -> bool:
-        return bool(self.all)
-
     def find(self, data: bytes) -> Iterator[tuple[int, bytes]]:
         """Every occurrence in ``data``: its offset and the needle, in no set order."""
         if len(self.all) <= _FEW:

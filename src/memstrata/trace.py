@@ -168,10 +168,6 @@ class TraceLine:
     event: dict[str, JsonValue] | None
     terminated: bool
 
-    @property
-    def is_tombstone(self) -> bool:
-        return self.event is not None and self.event.get("event") == "redacted"
-
 
 def scan_file(file: Path) -> Iterator[TraceLine]:
     """The lines of one trace file, torn ones included (see :class:`TraceLine`)."""
