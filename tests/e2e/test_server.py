@@ -491,6 +491,17 @@ def test_unknown_query_parameters_are_refused(fast: TestClient) -> None:
     assert_error(fast.get("/v1/stats", params={"user": "a", "users": "b"}), 422)
 
 
+def test_a_repeated_query_parameter_is_refused_not_read(fast: TestClient) -> None:
+    fast.post("/v1/remember", json={"scope": {"user": "bob"}, "turns": [{"text": "bob's tea"}]})
+    for url in ("/v1/stats", "/v1/list", "/v1/identity"):
+        r = fast.get(f"{url}?user=alice&user=bob")
+        assert "'user'" in assert_error(r, 422, "InvalidInputError")["message"]
+    r = fast.get("/v1/search?q=tea&user=alice&user=bob")
+    assert "repeated" in assert_error(r, 422)["message"]
+    assert_error(fast.get("/v1/search?q=tea&q=tea&user=bob"), 422)
+    assert fast.get("/v1/search?q=tea&user=bob").json()[0]["text"].endswith("bob's tea")
+
+
 def test_doc_apply_reports_the_bullet_ids_it_stored(fast: TestClient) -> None:
     params = {"user": "a"}
     ops = [{"op": "add", "section": "Drinks", "text": "Likes tea"}]

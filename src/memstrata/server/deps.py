@@ -1,0 +1,73 @@
+"""What every route depends on: the memory, the scope it acts in, checked query parameters.
+
+A route reaches the :class:`~memstrata.api.Memory` only through :func:`get_memory` and its
+scope only through :func:`request_scope` (a scope in the query) or :func:`body_scope` (a scope
+in the body), so who may act in which scope is decided here, in one place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+
+from memstrata.api import Memory
+from memstrata.errors import InvalidInputError
+from memstrata.model import Scope
+from memstrata.server.schemas import ScopeIn
+
+
+def get_memory(request: Request) -> Memory:
+    """The memory the app serves (``app.state.memory``)."""
+    memory: Memory = request.app.state.memory
+    return memory
+
+
+def request_scope(
+    user: Annotated[str, Query(description="the user whose memory the request acts in")],
+    thread: Annotated[str | None, Query(description="a thread of the user")] = None,
+    agent: Annotated[str | None, Query(description="an agent of the user")] = None,
+) -> Scope:
+    """The scope a request acts in, from its query."""
+    return Scope(user, thread, agent)
+
+
+def body_scope(scope: ScopeIn, request: Request) -> Scope:
+    """The scope a request acts in, from a scope in its body."""
+    del request  # the request decides nothing yet; it will when keys bind tenants
+    return Scope(scope.user, scope.thread, scope.agent)
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not take (a misspelt filter is not ignored),
+    and any given twice (``?user=a&user=b`` must not read either)."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    allowed = _query_names(route.dependant)
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown query parameter(s) {', '.join(map(repr, unknown))}; "
+            f"this route takes {', '.join(sorted(allowed)) or 'none'}"
+        )
+    counts = Counter(name for name, _ in request.query_params.multi_items())
+    repeated = sorted(name for name, n in counts.items() if n > 1)
+    if repeated:
+        raise InvalidInputError(
+            f"repeated query parameter(s) {', '.join(map(repr, repeated))}; give each once"
+        )
+
+
+MemoryDep = Annotated[Memory, Depends(get_memory)]
+ScopeDep = Annotated[Scope, Depends(request_scope)]

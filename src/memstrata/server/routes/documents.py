@@ -1,0 +1,67 @@
+"""Curated documents: show, preview a change as a diff, apply it (compare-and-swap)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fastapi import APIRouter
+
+from memstrata.document.format import serialize
+from memstrata.document.ops import Operation, operation_from_json, operation_to_json
+from memstrata.document.service import DocPreview
+from memstrata.errors import InvalidInputError
+from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.schemas import DocChangeIn
+
+router = APIRouter(tags=["documents"])
+
+
+def doc_change(body: DocChangeIn) -> str | list[Operation]:
+    """The change a body proposes: the whole edited markdown, or operations."""
+    if (body.markdown is None) == (body.operations is None):
+        raise InvalidInputError("give either markdown or operations")
+    if body.markdown is not None:
+        return body.markdown
+    return [
+        operation_from_json(op.model_dump(exclude_none=True), i)
+        for i, op in enumerate(body.operations or [])
+    ]
+
+
+def preview_json(preview: DocPreview) -> dict[str, Any]:
+    return {
+        "key": preview.key,
+        "base_version": preview.base_version,
+        "operations": [operation_to_json(op) for op in preview.operations],
+        "diff": preview.diff,
+        "after": preview.after,
+    }
+
+
+@router.get("/v1/docs/{key}")
+def doc_show(key: str, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+    markdown, version = memory.doc_markdown(key, scope)
+    return {"key": key, "version": version, "markdown": markdown}
+
+
+@router.post("/v1/docs/{key}/diff")
+def doc_diff(key: str, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+    preview = memory.preview_doc(
+        key, scope, doc_change(body), expected_version=body.expected_version
+    )
+    return preview_json(preview)
+
+
+@router.post("/v1/docs/{key}/apply")
+def doc_apply(key: str, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+    if body.expected_version is None:
+        raise InvalidInputError("apply needs expected_version (compare-and-swap)")
+    preview = memory.preview_doc(
+        key, scope, doc_change(body), expected_version=body.expected_version
+    )
+    applied, version = memory.apply_doc(
+        key, scope, preview.operations, expected_version=body.expected_version
+    )
+    stored = replace(preview, after=serialize(applied))  # as stored: ids, citations
+    return {**preview_json(stored), "version": version}

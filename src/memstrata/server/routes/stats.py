@@ -1,0 +1,17 @@
+"""Counts: ``GET /v1/stats``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from memstrata.codec import stats_to_json
+from memstrata.server.deps import MemoryDep, ScopeDep
+
+router = APIRouter(tags=["stats"])
+
+
+@router.get("/v1/stats")
+def stats(memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+    return stats_to_json(memory.stats(scope))
