@@ -11,7 +11,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.errors import NotFoundError, StoreError
+from memstrata.errors import ConflictError, NotFoundError, StoreError
 from memstrata.ids import new_id
 from memstrata.model import Category, DeleteReason, HistoryOp, Scope
 from memstrata.settings import load_settings
@@ -406,3 +406,24 @@ def test_serving_reads_past_a_malformed_document_from_an_older_update(memory: Me
         )
     assert "green tea" in memory.wake_up(ALICE).text
     assert memory.recall("health", ALICE).documents == []
+
+
+def test_forget_plans_again_while_documents_keep_changing_under_it(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan made stale by another writer is made again, with backoff, until the erasure
+    lands: losing more races than a fixed count of attempts would allow still finishes."""
+    secret_id, _, _ = _seed(memory)
+    erase = memory.store.erase
+    lost: list[int] = []
+
+    def racing(scope: Scope, erasure: object) -> object:
+        if len(lost) < 8:  # another writer got in first, eight times over
+            lost.append(1)
+            raise ConflictError("doc_essentials", len(lost), len(lost) + 1)
+        return erase(scope, erasure)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory.store, "erase", racing)
+    memory.forget(secret_id, ALICE)
+    assert len(lost) == 8
+    assert SECRET not in _everything(memory, ALICE)

@@ -18,7 +18,6 @@ from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_pass
 from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
 from memstrata.errors import (
-    ConflictError,
     InvalidInputError,
     MemstrataError,
     NotFoundError,
@@ -33,10 +32,10 @@ from memstrata.model import (
     Fact,
     Scope,
 )
+from memstrata.retry import retry_conflicts
 
 log = logging.getLogger(__name__)
 
-_ATTEMPTS: Final = 5  # plans made again when a document changed under one
 _PENDING: Final = "the erasure stays pending: a retry, or the next open, finishes it"
 
 
@@ -222,7 +221,8 @@ class ForgettingMixin(DocumentsMixin):
         whole_scope: bool = False,
         settled: Sequence[str] = (),
     ) -> ErasureRecord:
-        for attempt in range(_ATTEMPTS):
+        def attempt() -> ErasureRecord:
+            # planned again from what is stored each time a document changed under the plan
             planner = ErasurePlanner(self.store, scope, set(episodes), whole=whole)
             planner.forget_facts(facts)
             planner.forget_documents(
@@ -244,12 +244,9 @@ class ForgettingMixin(DocumentsMixin):
                 texts=(*planner.texts, *self._copied_texts(scope, planner, episodes, documents)),
                 settled=tuple(settled),
             )
-            try:
-                return self.store.erase(scope, erasure)
-            except ConflictError:
-                if attempt + 1 == _ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+            return self.store.erase(scope, erasure)
+
+        return retry_conflicts(attempt)
 
     def _copied_texts(
         self,
