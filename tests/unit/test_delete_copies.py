@@ -397,6 +397,42 @@ def test_store_residue_names_a_file_that_keeps_deleted_text(tmp_path: Path) -> N
         assert left == [f"{tmp_path / 'm.db'}: 1 form(s) of the deleted text"]  # not `kept`
 
 
+def _a_real_corruption_error(tmp_path: Path) -> sqlite3.DatabaseError:
+    bad = tmp_path / "garbage.db"
+    bad.write_bytes(b"not a database at all" * 300)
+    try:
+        sqlite3.connect(bad).execute("SELECT * FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return exc
+    raise AssertionError("SQLite read a garbage file")
+
+
+def test_store_residue_reports_damage_as_damage_and_marks_the_store(tmp_path: Path) -> None:
+    """A failure while proving an erasure is an error of its true class, like any statement's:
+    damage seen there refuses later writes and says how to recover."""
+    from memstrata.errors import DamagedStoreError
+
+    damage = _a_real_corruption_error(tmp_path)
+
+    class Failing:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql.startswith("PRAGMA wal_checkpoint"):
+                raise damage
+            return self.conn.execute(sql, *args)
+
+        def close(self) -> None:
+            self.conn.close()
+
+    with SqliteStore(tmp_path / "m.db") as store:
+        store._conn = Failing(store._conn)  # type: ignore[assignment]
+        with pytest.raises(DamagedStoreError, match="doctor --repair"):
+            store.residue([SECRET])
+        assert store.damage is not None
+
+
 @pytest.mark.parametrize("views", [(0, 1), (0, 2), (1,)])
 def test_the_texts_worked_out_for_a_turn_are_those_the_index_embeds(
     views: tuple[int, ...],

@@ -31,7 +31,7 @@ class WalErasure(SqliteBase):
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             except sqlite3.Error as exc:
-                raise StoreError(f"cannot checkpoint {self.path}: {exc}") from exc
+                raise self._failure(exc, "checkpoint") from exc
             left = []
             for path in (self.path, Path(f"{self.path}-wal")):
                 try:
@@ -63,5 +63,5 @@ class WalErasure(SqliteBase):
                 ).fetchone():
                     return True
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot check {self.path} for deleted text: {exc}") from exc
+            raise self._failure(exc, "check for deleted text") from exc
         return False
