@@ -16,6 +16,7 @@ from memstrata.ids import new_id
 from memstrata.model import (
     Category,
     Document,
+    DocumentKind,
     Episode,
     Fact,
     FactFilter,
@@ -124,6 +125,23 @@ class TestFacts:
         with pytest.raises(InvalidInputError, match="verbatim"):
             memory.update(ep.id, ALICE, text="rewritten")
 
+    def test_an_update_that_changes_nothing_writes_no_version(self, memory: Memory) -> None:
+        fact = memory.add_fact("Alice likes tea", ALICE, importance=0.4)
+        same = memory.update(fact.id, ALICE, text="  Alice likes tea ", importance=0.4)
+        assert same == fact and same.version == 1
+        assert len(memory.history(fact.id, ALICE)) == 1
+        with pytest.raises(ConflictError):  # a stale version is a conflict all the same
+            memory.update(fact.id, ALICE, expected_version=0, text="Alice likes tea")
+        doc = memory.store.put_document(
+            ALICE,
+            DocumentKind.TOPIC,
+            "tea",
+            {"title": "Tea", "sections": []},
+            expected_version=0,
+        )
+        kept = memory.update(doc.id, ALICE, expected_version=1, content=doc.content)
+        assert kept.version == 1 and len(memory.history(doc.id, ALICE)) == 1
+
     def test_update_without_version_retries_once_on_a_race(self, memory: Memory) -> None:
         fact = memory.add_fact("Alice likes tea", ALICE)
         real_update = memory.store.update_fact
@@ -134,7 +152,8 @@ class TestFacts:
         ) -> Fact:
             if not raced.is_set():  # another writer gets in between read and write, once
                 raced.set()
-                real_update(scope, f.evolve(importance=0.1), expected_version=expected_version)
+                stored = memory.store.get_fact(scope, f.id)
+                real_update(scope, stored.evolve(importance=0.1), expected_version=expected_version)
             return real_update(scope, f, expected_version=expected_version, op=op)
 
         memory.store.update_fact = racing_update  # type: ignore[method-assign]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from memstrata.api.common import (
     FACT_FIELDS,
@@ -19,7 +19,7 @@ from memstrata.api.common import (
 from memstrata.api.curated import clean_content, clean_text, in_store, require_episodes
 from memstrata.api.forgetting import ForgettingMixin
 from memstrata.codec import episode_to_json, format_time, record_to_json
-from memstrata.errors import InvalidInputError
+from memstrata.errors import ConflictError, InvalidInputError
 from memstrata.ids import kind_of, new_id
 from memstrata.model import (
     Category,
@@ -192,6 +192,8 @@ class RecordsMixin(ForgettingMixin):
             raise InvalidInputError(
                 f"valid_to {format_time(valid_to)} is before valid_from {format_time(valid_from)}"
             )
+        if current.evolve(**values) == current:
+            return _unchanged(current, expected)
         updated = current.evolve(**values, updated_at=self.clock.now())
         op = "supersede" if values.get("superseded_by") else "update"
         return self.store.update_fact(
@@ -220,6 +222,8 @@ class RecordsMixin(ForgettingMixin):
         content = clean_content(
             in_store(self.store), current.scope, current.kind, changes["content"], current.content
         )
+        if content == current.content:
+            return _unchanged(current, expected)
         return self.store.put_document(
             current.scope,
             current.kind,
@@ -286,3 +290,14 @@ def _validity_time(name: str, value: object) -> datetime | None:
     if value is None and name == "valid_to":
         return None
     return time_of(name, value)
+
+
+R = TypeVar("R", Fact, Document)
+
+
+def _unchanged(current: R, expected: int | None) -> R:
+    """``current`` as it is, for an update that changes nothing: no new version, no history
+    row; a stale ``expected`` version is still a conflict, as the write would have been."""
+    if expected is not None and expected != current.version:
+        raise ConflictError(current.id, expected, current.version)
+    return current
