@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from memstrata.document.coverage import spoken_for
+from memstrata.document.coverage import readable, spoken_for
 from memstrata.document.format import Bullet
 from memstrata.document.service import ESSENTIALS_KEY
 from memstrata.errors import MemstrataError
@@ -151,13 +151,14 @@ def _profile_items(store: RecordStore, scope: Scope) -> list[Item]:
 
 
 def _essentials_items(store: RecordStore, scope: Scope) -> list[Item]:
-    doc = store.get_document(scope, DocumentKind.ESSENTIALS, "essentials")
+    stored = store.get_document(scope, DocumentKind.ESSENTIALS, "essentials")
+    doc = readable(stored) if stored is not None else None
     if doc is None:
         return []
     return [
-        Item("essentials", bullet["id"], f"essential: {escape(bullet['text'])}", "L1 essentials")
-        for section in doc.content.get("sections", [])
-        for bullet in section.get("bullets", [])
+        Item("essentials", bullet.id, f"essential: {escape(bullet.text)}", "L1 essentials")
+        for section in doc.sections
+        for bullet in section.bullets
     ]
 
 
@@ -200,15 +201,16 @@ def assemble(
             candidates += _essentials_items(store, scope)
         if topic is not None:
             # the named document as listed (stored at exactly this scope): not read again
-            doc = next((d for d in listed if d.key == topic and d.scope == scope), None)
+            stored = next((d for d in listed if d.key == topic and d.scope == scope), None)
+            doc = readable(stored) if stored is not None else None
             if doc is not None:
-                for section in doc.content.get("sections", []):
-                    for bullet in section.get("bullets", []):
+                for section in doc.sections:
+                    for bullet in section.bullets:
                         candidates.append(
                             Item(
                                 "topic",
-                                bullet["id"],
-                                f"topic {escape(topic)}: {escape(bullet['text'])}",
+                                bullet.id,
+                                f"topic {escape(topic)}: {escape(bullet.text)}",
                                 f"topic document {topic!r}, named in the query",
                             )
                         )

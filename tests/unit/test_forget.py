@@ -408,6 +408,30 @@ def test_serving_reads_past_a_malformed_document_from_an_older_update(memory: Me
     assert memory.recall("health", ALICE).documents == []
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"sections": "free text"},
+        {"sections": [{"heading": "Facts", "bullets": [{"text": "no id, no citations"}]}]},
+        {"sections": [{"heading": "Facts", "bullets": ["a bare string"]}]},
+    ],
+)
+def test_context_reads_past_a_malformed_document_from_an_older_update(
+    memory: Memory, content: dict[str, object]
+) -> None:
+    from memstrata.model import DocumentKind
+
+    _seed(memory)
+    for kind, key in ((DocumentKind.ESSENTIALS, "essentials"), (DocumentKind.TOPIC, "health")):
+        stored = memory.store.get_document(ALICE, kind, key)
+        assert stored is not None
+        memory.store.put_document(ALICE, kind, key, content, expected_version=stored.version)
+    about_me = memory.context("what do you know about me?", ALICE)
+    assert about_me.route == "profile" and "no id" not in about_me.text
+    named = memory.context("anything about my health?", ALICE)
+    assert named.topic == "health" and "a bare string" not in named.text
+
+
 def test_forget_plans_again_while_documents_keep_changing_under_it(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
