@@ -161,6 +161,12 @@ def test_a_scope_is_restored_from_the_trace_into_an_empty_store(
     assert "--from-trace" in err
 
 
+def test_restoring_a_user_the_trace_never_saw_is_not_found(cli: Cli) -> None:
+    cli("remember", "I prefer green tea", "--user", "alice")
+    _, err = cli("restore", "--from-trace", "--user", "nobody", code=3)
+    assert "holds no episodes" in err and "nobody" in err
+
+
 def test_a_trace_file_that_cannot_be_read_is_a_problem_not_a_traceback(
     cli: Cli, data_dir: Path
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from memstrata.codec import episode_from_json
-from memstrata.errors import InvalidInputError, StoreError
+from memstrata.errors import NotFoundError, StoreError
 from memstrata.model import Episode, Scope
 from memstrata.ports import RecordStore
 from memstrata.trace import JsonlTrace, scan_file
@@ -45,7 +45,7 @@ def restore_from_trace(
     the episodes the store lacks are added (after a repair that could not read them all)."""
     episodes = trace_episodes(trace, scope)
     if not episodes:
-        raise InvalidInputError(f"the trace holds no episodes of scope {scope}")
+        raise NotFoundError(f"the trace holds no episodes of scope {scope}")
     if not missing:
         store.restore(scope, episodes, [], [])
         return episodes
