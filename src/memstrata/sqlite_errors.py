@@ -1,12 +1,15 @@
-"""What a :mod:`sqlite3` error means, for every module that opens an SQLite file (and the
-``secure_delete`` each of them turns on).
+"""What a :mod:`sqlite3` error means, for every module that opens an SQLite file, and how each
+of them opens one it cannot write and turns ``secure_delete`` on.
 
 Leaf module: the record store and the embedding cache each decide what to do about it.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
+from typing import Any
 
 
 def error_name(exc: sqlite3.Error) -> str:
@@ -49,3 +52,26 @@ def turn_on_secure_delete(conn: sqlite3.Connection) -> bool:
     refuse)."""
     conn.execute("PRAGMA secure_delete = ON")
     return bool(conn.execute("PRAGMA secure_delete").fetchone()[0] == 1)
+
+
+def read_only_file(path: Path) -> bool:
+    """Whether an existing database file must be opened read-only: this process cannot write
+    it or its directory (permissions, a read-only mount, an immutable file)."""
+    if not path.exists():
+        return False
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+
+
+def connect_read_only(path: Path, **kwargs: Any) -> sqlite3.Connection:
+    """A connection that reads ``path`` and never writes it: ``mode=ro``, which sees what
+    other processes commit, or, when the WAL index cannot be created beside a WAL database (a
+    read-only directory), ``immutable``: then nothing can write the file from here either."""
+    uri = path.resolve().as_uri()
+    conn: sqlite3.Connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, **kwargs)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, **kwargs)
+        return conn

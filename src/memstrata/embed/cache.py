@@ -36,7 +36,12 @@ from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
-from memstrata.sqlite_errors import is_damage, turn_on_secure_delete
+from memstrata.sqlite_errors import (
+    connect_read_only,
+    is_damage,
+    read_only_file,
+    turn_on_secure_delete,
+)
 
 log = logging.getLogger(__name__)
 
@@ -100,15 +105,11 @@ class CachedEmbedder:
 
     def _connect(self, path: Path) -> sqlite3.Connection | None:
         self._file = _identity(path)
-        self._read_only = not os.access(path.parent, os.W_OK) or (
-            path.exists() and not os.access(path, os.W_OK)
-        )
+        self._read_only = read_only_file(path) or not os.access(path.parent, os.W_OK)
         if self._read_only:
             if not path.exists():
                 return None  # nothing to read; new vectors stay in memory
-            conn = sqlite3.connect(
-                f"{path.as_uri()}?immutable=1", uri=True, check_same_thread=False
-            )
+            conn = connect_read_only(path, check_same_thread=False)
         else:
             conn = _open_writable(path)
         try:

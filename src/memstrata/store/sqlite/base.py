@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -21,21 +20,20 @@ from memstrata.errors import (
 )
 from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
-from memstrata.sqlite_errors import cannot_grow, is_busy, is_damage, turn_on_secure_delete
+from memstrata.sqlite_errors import (
+    cannot_grow,
+    connect_read_only,
+    is_busy,
+    is_damage,
+    read_only_file,
+    turn_on_secure_delete,
+)
 from memstrata.store.migrations import Migration, pending
 from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.common import check_limit
 from memstrata.store.sqlite_schema import MIGRATIONS
 
 log = logging.getLogger(__name__)
-
-
-def _read_only(path: Path) -> bool:
-    """Whether an existing database must be opened read-only (its file or directory cannot be
-    written by this process: permissions, a read-only mount, an immutable file)."""
-    if not path.exists():
-        return False
-    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
 
 
 class SqliteBase:
@@ -53,7 +51,7 @@ class SqliteBase:
         self._clock = clock or SystemClock()
         self._lock = threading.RLock()
         #: a read-only data directory (or file) is opened read-only: reads work, writes refuse
-        self.read_only = _read_only(self.path)
+        self.read_only = read_only_file(self.path)
         self._refusal = (
             f"the data directory {self.path.parent} is read-only: reads work, writes are refused"
         )
@@ -112,20 +110,9 @@ class SqliteBase:
             return sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=timeout
             )
-        uri = self.path.resolve().as_uri()
-        conn = sqlite3.connect(
-            f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        return connect_read_only(
+            self.path, isolation_level=None, check_same_thread=False, timeout=timeout
         )
-        try:
-            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return conn
-        except sqlite3.OperationalError:
-            # a WAL database whose -shm cannot be created in a read-only directory: nothing
-            # can write it from here, so it is opened as immutable
-            conn.close()
-            return sqlite3.connect(
-                f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
-            )
 
     def _mark_damaged(self, exc: sqlite3.Error) -> None:
         if self.damage is None:
