@@ -73,5 +73,5 @@ def connect_read_only(path: Path, **kwargs: Any) -> sqlite3.Connection:
         return conn
     except sqlite3.OperationalError:
         conn.close()
-        conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, **kwargs)
-        return conn
+    immutable: sqlite3.Connection = sqlite3.connect(f"{uri}?immutable=1", uri=True, **kwargs)
+    return immutable
