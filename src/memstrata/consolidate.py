@@ -2,11 +2,16 @@
 
 Facts created since the last run (their ids sort after the one recorded in the scope's
 ``state/consolidation`` document) become bullets of their topic's document, citing the same
-episodes; important profile and preference facts also go to ``essentials``. Bullets of facts
-that a new fact superseded are deleted with reason ``superseded``. Every change goes through the
+episodes. Bullets of facts that a new fact superseded are deleted with reason ``superseded``.
+L1 is then brought to what :mod:`memstrata.curate.essentials` selects from every current fact
+within the L1 budget (the user's profile slots, preferences and key facts, then the people's):
+the user's slots fill the profile document, the rest the ``essentials`` document. Bullets it
+wrote that are no longer selected are deleted (reason ``low-signal``: they stay in their topic
+documents), bullets a person edited or deleted are left as the person made them, and their
+facts are not offered again. Style preferences (tone, verbosity, code style) are promoted only
+when two or more sessions support them (:mod:`curate.profile`). Every change goes through the
 document operations (compare-and-swap, per-bullet history) inside a run that holds its
-(layer, key), so two consolidations of the same document never interleave. Profile slots are
-promoted from facts only when two or more sessions support them (:mod:`curate.profile`).
+(layer, key), so two consolidations of the same document never interleave.
 """
 
 from __future__ import annotations
@@ -16,17 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from memstrata.curate.essentials import DEFAULT_ESSENTIALS_BUDGET, Selection, choose_user, select
 from memstrata.curate.profile import apply_promotions, promotions
 from memstrata.curate.runs import RunRegistry
-from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, belongs_in_essentials
+from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, topic_key
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.document.service import (
-    ESSENTIALS_KEY,
-    IDENTITY_KEY,
-    DocumentService,
-    topic_slug,
-)
+from memstrata.document.service import ESSENTIALS_KEY, DocumentService
 from memstrata.index.tokenize import tokenize
 from memstrata.model import (
     Category,
@@ -34,11 +35,16 @@ from memstrata.model import (
     DocumentKind,
     Fact,
     FactFilter,
+    JsonValue,
     Profile,
     Scope,
+    Slot,
 )
 from memstrata.ports import RecordStore
 from memstrata.retry import retry_conflicts
+from memstrata.tokens import HeuristicTokenCounter, TokenCounter
+
+__all__ = ["STATE_KEY", "ConsolidationReport", "Consolidator", "topic_key"]
 
 STATE_KEY: Final = CONSOLIDATION_STATE_KEY
 _SECTIONS: Final = {
@@ -52,18 +58,6 @@ _SECTIONS: Final = {
     Category.RELATIONSHIP: "People",
     Category.OTHER: "Notes",
 }
-_DEFAULT_TOPICS: Final = {
-    Category.PROFILE: "profile",
-    Category.PREFERENCE: "preferences",
-    Category.PERSONAL: "personal",
-    Category.EXPERTISE: "work",
-    Category.DECISION: "decisions",
-    Category.PLAN: "plans",
-    Category.EVENT: "events",
-    Category.RELATIONSHIP: "people",
-    Category.OTHER: "notes",
-}
-
 SUPPORT_THRESHOLD: Final = 0.3
 DUPLICATE_THRESHOLD: Final = 0.8
 
@@ -97,15 +91,6 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def topic_key(fact: Fact) -> str:
-    """The document a fact belongs to: its topic as a slug, or one per category."""
-    if fact.topic:
-        slug = topic_slug(fact.topic)
-        if slug and slug not in (ESSENTIALS_KEY, IDENTITY_KEY):
-            return slug
-    return _DEFAULT_TOPICS[fact.category]
-
-
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
@@ -113,10 +98,22 @@ def _all_facts(
 
 
 class Consolidator:
-    def __init__(self, store: RecordStore, docs: DocumentService, runs: RunRegistry) -> None:
+    def __init__(
+        self,
+        store: RecordStore,
+        docs: DocumentService,
+        runs: RunRegistry,
+        *,
+        essentials_budget: int = DEFAULT_ESSENTIALS_BUDGET,
+        user_speaker: str | None = None,
+        counter: TokenCounter | None = None,
+    ) -> None:
         self.store = store
         self.docs = docs
         self.runs = runs
+        self.essentials_budget = essentials_budget
+        self.user_speaker = user_speaker
+        self.counter = counter or HeuristicTokenCounter()
 
     def update(self, scope: Scope) -> ConsolidationReport:
         report = ConsolidationReport()
@@ -141,23 +138,122 @@ class Consolidator:
         plans: dict[str, list[Fact]] = defaultdict(list)
         for fact in new:
             plans[topic_key(fact)].append(fact)
-            if belongs_in_essentials(fact):
-                plans[ESSENTIALS_KEY].append(fact)
         gone_texts = {f.text for f in replaced}
         for key, facts in sorted(plans.items()):
             self._apply(scope, key, facts, gone_texts, surfaces, report)
         for key in sorted({topic_key(f) for f in replaced} - set(plans)):
             self._apply(scope, key, [], gone_texts, surfaces, report)
-        report.promoted = self._promote(scope)
+        selection = self.selection(scope)
+        record = self._essentials(
+            scope, selection, state.content.get("essentials") if state is not None else None, report
+        )
+        report.promoted = self._promote(scope, selection)
         marker = max(new_ids)
         self.store.put_document(
             scope,
             DocumentKind.STATE,
             STATE_KEY,
-            {"last_fact_id": marker},
+            {"last_fact_id": marker, "essentials": record},
             expected_version=0 if state is None else state.version,
         )
         return report
+
+    def selection(self, scope: Scope) -> Selection:
+        """What L1 should state for ``scope`` now (:func:`memstrata.curate.essentials.select`)."""
+        facts = _all_facts(self.store, scope, FactFilter(current_only=True))
+        turns = [e for e in self.store.iter_episodes(scope) if e.scope == scope]
+        user = choose_user(turns, self.user_speaker)
+        cited = {s for f in facts for s in f.sources}
+        return select(
+            facts,
+            [e for e in turns if e.id in cited or e.speaker == user],
+            counter=self.counter,
+            budget=self.essentials_budget,
+            user=user,
+        )
+
+    def _essentials(
+        self,
+        scope: Scope,
+        selection: Selection,
+        previous: JsonValue | None,
+        report: ConsolidationReport,
+    ) -> dict[str, JsonValue]:
+        """Bring the essentials document to ``selection``; return the record of the bullets
+        this wrote (id -> text and facts) and of the facts a person's edits withhold."""
+        record: dict[str, JsonValue] = {}
+
+        def attempt() -> None:
+            doc, version = self.docs.get(scope, ESSENTIALS_KEY)
+            bullets = {b.id: (s.heading, b) for s in doc.sections for b in s.bullets}
+            known = previous if isinstance(previous, dict) else None
+            managed: dict[str, tuple[str, list[str]]] = {}
+            withheld: set[str] = set()
+            if known is not None:
+                withheld = {str(f) for f in known.get("withheld", [])}
+                for bullet_id, entry in dict(known.get("bullets", {})).items():
+                    facts = [str(f) for f in entry.get("facts", [])]
+                    present = bullets.get(bullet_id)
+                    if present is None or present[1].text != entry.get("text"):
+                        withheld |= set(facts)  # deleted or edited by hand: as the person left it
+                    else:
+                        managed[bullet_id] = (present[1].text, facts)
+            else:  # written before this record: bullets made from facts are consolidation's
+                texts = {f.text for f in _all_facts(self.store, scope)}
+                managed = {b.id: (b.text, []) for _, b in bullets.values() if b.text in texts}
+            by_text = {text: bullet_id for bullet_id, (text, _) in managed.items()}
+            wanted = [  # the user's slots are the profile document's
+                e
+                for e in selection.entries
+                if e.section != "Profile" and not (set(e.facts) & withheld)
+            ]
+            surfaces = {
+                e.id: e.surface
+                for e in self.store.get_episodes(
+                    scope, sorted({s for e in wanted for s in e.sources})
+                )
+            }
+            ops: list[Operation] = []
+            keep: dict[str, tuple[str, list[str]]] = {}
+            for entry in wanted:
+                citations = tuple(Citation(surfaces.get(s, "chat"), s) for s in entry.sources)
+                bullet_id = by_text.get(entry.text)
+                if bullet_id is not None and bullet_id not in keep:
+                    keep[bullet_id] = (entry.text, list(entry.facts))
+                    if bullets[bullet_id][1].citations != citations:
+                        ops.append(Operation(OpKind.EDIT, bullet_id, citations=citations))
+                    continue
+                ops.append(
+                    Operation(
+                        OpKind.ADD, section=entry.section, text=entry.text, citations=citations
+                    )
+                )
+            ops += [
+                Operation(OpKind.DELETE, bullet_id, reason=DeleteReason.LOW_SIGNAL)
+                for bullet_id in managed
+                if bullet_id not in keep
+            ]
+            if ops:
+                with self.runs.start("document", f"{scope}/{ESSENTIALS_KEY}"):
+                    after, report.documents[ESSENTIALS_KEY] = self.docs.apply(
+                        scope, ESSENTIALS_KEY, ops, expected_version=version
+                    )
+                report.added += sum(op.kind == OpKind.ADD for op in ops)
+                report.removed += sum(op.kind == OpKind.DELETE for op in ops)
+                placed = {(s.heading, b.text): b.id for s in after.sections for b in s.bullets}
+                for entry in wanted:
+                    found = placed.get((entry.section, entry.text))
+                    if found is not None and found not in keep:
+                        keep[found] = (entry.text, list(entry.facts))
+            record.clear()
+            record["bullets"] = {
+                bullet_id: {"text": text, "facts": list(facts)}
+                for bullet_id, (text, facts) in sorted(keep.items())
+            }
+            record["withheld"] = sorted(withheld)
+
+        retry_conflicts(attempt)
+        return record
 
     def _documents(self, scope: Scope) -> list[str]:
         return sorted(
@@ -237,24 +333,25 @@ class Consolidator:
                 report.removed += len(gone)
         return report
 
-    def _promote(self, scope: Scope) -> list[str]:
-        """Profile slots that two or more sessions now support (see :mod:`curate.profile`);
-        a person's profile edit made meanwhile is re-read and kept (compare-and-swap retried)."""
-        return retry_conflicts(lambda: self._promote_once(scope))
+    def _promote(self, scope: Scope, selection: Selection) -> list[str]:
+        """The user's slots into the profile, and style preferences that two or more sessions
+        now support (see :mod:`curate.profile`); a person's profile edit made meanwhile is
+        re-read and kept (compare-and-swap retried)."""
+        return retry_conflicts(lambda: self._promote_once(scope, selection.profile))
 
-    def _promote_once(self, scope: Scope) -> list[str]:
+    def _promote_once(self, scope: Scope, slots: dict[str, Slot]) -> list[str]:
         facts = [
             f
             for f in _all_facts(self.store, scope, FactFilter(current_only=True))
-            if f.category in (Category.PROFILE, Category.PREFERENCE, Category.PERSONAL)
+            if f.category == Category.PREFERENCE
         ]
-        if not facts:
-            return []
         episodes = self.store.get_episodes(scope, sorted({s for f in facts for s in f.sources}))
         found = promotions(facts, episodes)
         stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
         current = Profile() if stored is None else Profile.from_document(stored)
         updated = apply_promotions(current, found)
+        if slots:
+            updated = Profile({**updated.fields, **slots}, updated.preferences, updated.version)
         if self.docs.scrub is not None:  # the one scrub of curated text
             scrub = self.docs.scrub
             updated = Profile(
@@ -310,12 +407,7 @@ class Consolidator:
                         continue  # already there (dedup of exact repeats)
                     present.add(fact.text)
                     citations = tuple(Citation(surfaces.get(e, "chat"), e) for e in fact.sources)
-                    section = (
-                        "Key facts"
-                        if key == ESSENTIALS_KEY
-                        and fact.category not in (Category.PROFILE, Category.PREFERENCE)
-                        else _SECTIONS[fact.category]
-                    )
+                    section = _SECTIONS[fact.category]
                     ops.append(
                         Operation(OpKind.ADD, section=section, text=fact.text, citations=citations)
                     )

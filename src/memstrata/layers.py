@@ -1,10 +1,11 @@
 """Serving memory to an agent in the fewest tokens that carry what matters.
 
-``wake_up`` assembles L0 and L1: the identity, the profile, the preferences and the most
-important current facts (by confidence x importance x recency), grouped by topic, within a
-token budget. It trims by priority (profile, then preferences, then facts, least important
-first) and says so, and how to get more, when it had to leave something out. A thread with no
-memory of its own falls back to its user's memory (switchable).
+``wake_up`` assembles L0 and L1: the identity, the profile and its preferences, the essentials
+document as curated (minus what the profile already says) and the most important current facts
+(by confidence x importance x recency), grouped by topic, within a token budget. It trims by
+priority (profile, then preferences, then essentials, then facts, least important first) and
+says so, and how to get more, when it had to leave something out. A thread with no memory of
+its own falls back to its user's memory (switchable).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import numpy as np
 from memstrata.curate.decay import DecayPolicy
 from memstrata.document.coverage import (
     consolidated_through,
+    coverage,
     filed_in_topic,
-    offered_to_essentials,
     readable,
+    topic_key,
 )
 from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY, topic_slug
@@ -149,19 +151,7 @@ def wake_up(
     if identity.text.strip():  # on one line, like every stored text in the block
         result.left_out["identity"] = int(not add("## Identity", escape(identity.text.strip())))
     stated: set[str] = set()
-    if essentials is not None:  # L1 as curated (and perhaps edited by hand), in its order
-        bullets = [(s.heading, b) for s in essentials.sections for b in s.bullets]
-        shown, heading = 0, None
-        for section, bullet in bullets:
-            lead = [] if shown else ["## Essentials"]
-            if section != heading:
-                lead.append(f"### {escape(section)}" if section else "###")
-            if not add(*lead, f"- {escape(bullet.text)}"):
-                break
-            shown, heading = shown + 1, section
-        result.left_out["essentials"] = len(bullets) - shown
-        stated = {_normal(b.text) for _, b in bullets}
-    for title, part, slots in (
+    for title, part, slots in (  # the profile first: who the user is
         ("Profile", "profile", profile.fields),
         ("Preferences", "preferences", profile.preferences),
     ):
@@ -171,14 +161,30 @@ def wake_up(
             if not add(*lead, f"- {escape(key)}: {escape(slot.value)}"):
                 break
             shown += 1
+            stated.add(_normal(f"{key}: {slot.value}"))
         result.left_out[part] = len(slots) - shown
+    if essentials is not None:  # L1 as curated (and perhaps edited by hand), in its order
+        bullets = [
+            (s.heading, b)
+            for s in essentials.sections
+            for b in s.bullets
+            if _normal(b.text) not in stated  # said by the profile already
+        ]
+        shown, heading = 0, None
+        for section, bullet in bullets:
+            lead = [] if shown else ["## Essentials"]
+            if section != heading:
+                lead.append(f"### {escape(section)}" if section else "###")
+            if not add(*lead, f"- {escape(bullet.text)}"):
+                break
+            shown, heading = shown + 1, section
+        result.left_out["essentials"] = len(bullets) - shown
+        stated |= {_normal(b.text) for _, b in bullets}
     # facts the essentials speak for (as they stand, edits and deletions included) stay out
     if essentials is not None:
-        through = consolidated_through(store, scope)
+        covered = coverage(store, scope)
         current = [
-            f
-            for f in current
-            if not offered_to_essentials(f, through) and _normal(f.text) not in stated
+            f for f in current if not covered.in_essentials(f) and _normal(f.text) not in stated
         ]
     facts = rank_facts(current, now, DecayPolicy())
     chosen: list[Fact] = []
@@ -190,7 +196,7 @@ def wake_up(
     for fact in facts:  # most important first; grouped by topic when rendered
         if budget - used - header_cost < _MIN_FACT_TOKENS or misses >= _MAX_MISSES:
             break  # nothing more can fit: stop instead of measuring every remaining fact
-        topic = fact.topic or "general"
+        topic = topic_key(fact)
         # the topic's heading comes with its first fact
         lead = [] if topic in groups else [f"### {escape(topic)}"]
         line = f"- {escape(fact.text)}"
@@ -314,7 +320,7 @@ def recall(
         if f.topic is not None
         and (topic_slug(f.topic) in keys or (wanted and wanted in topic_slug(f.topic)))
         and f.text not in shown_texts
-        and not any(filed_in_topic(f.id, f.topic, d.key, through) for d in documents)
+        and not any(filed_in_topic(f, d.key, through) for d in documents)
     ]
     heading = f"## Facts about {escape(topic.strip())}"
     for fact in rank_facts(related, now, DecayPolicy()):

@@ -231,6 +231,17 @@ class Settings(BaseSettings):
         description="per-category minimum confidence for extracted facts, over the defaults "
         "(e.g. MEMSTRATA_CONFIDENCE_THRESHOLDS='{\"preference\": 0.6}')",
     )
+    essentials_budget: int = Field(
+        400,
+        ge=40,
+        description="tokens the essentials document (L1: profile slots, preferences, key facts, "
+        "people) may hold; the rest stays in the topic documents",
+    )
+    user_speaker: str | None = Field(
+        default=None,
+        description="the speaker who is the scope's user in conversations with several people "
+        "(default: the speaker with the most turns of role user)",
+    )
     max_turn_chars: int = Field(
         DEFAULT_MAX_TURN_CHARS,
         ge=1,

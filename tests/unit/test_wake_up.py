@@ -106,7 +106,7 @@ def _curated(memory: Memory) -> None:
     tea, job, hike = memory.remember(
         [
             "I prefer green tea in the morning",
-            "I work as a backend engineer at Acme",
+            "I lead the data team at Acme",
             "I went hiking on Sunday",
         ],
         ALICE,
@@ -115,7 +115,7 @@ def _curated(memory: Memory) -> None:
         "Alice prefers green tea", ALICE, category=Category.PREFERENCE, sources=[tea.id]
     )
     memory.add_fact(
-        "Alice is a backend engineer at Acme",
+        "Alice leads the data team at Acme",
         ALICE,
         category=Category.PROFILE,
         sources=[job.id],
@@ -146,7 +146,7 @@ def test_a_persons_edit_of_the_essentials_reaches_the_agent(memory: Memory) -> N
             Operation(OpKind.EDIT, bullets["Alice prefers green tea"], text="Alice prefers oolong"),
             Operation(
                 OpKind.DELETE,
-                bullets["Alice is a backend engineer at Acme"],
+                bullets["Alice leads the data team at Acme"],
                 reason=DeleteReason.USER_REQUEST,
             ),
             Operation(OpKind.ADD, section="Notes", text="Call Alice by her nickname Ali"),
@@ -155,7 +155,7 @@ def test_a_persons_edit_of_the_essentials_reaches_the_agent(memory: Memory) -> N
     )
     text = memory.wake_up(ALICE, budget=2000).text
     assert "Alice prefers oolong" in text and "green tea" not in text  # edited
-    assert "backend engineer" not in text  # deleted: gone, not back as a fact
+    assert "data team" not in text  # deleted: gone, not back as a fact
     assert "nickname Ali" in text  # added by hand
     assert "Alice went hiking on Sunday" in text  # facts fill the rest of the budget
 

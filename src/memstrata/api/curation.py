@@ -95,7 +95,14 @@ class CurationMixin(RecordsMixin):
         are merged, their citations united."""
         from memstrata.consolidate import Consolidator
 
-        consolidator = Consolidator(self.store, self.documents, self.runs)
+        settings = self.settings or load_settings()
+        consolidator = Consolidator(
+            self.store,
+            self.documents,
+            self.runs,
+            essentials_budget=settings.essentials_budget,
+            user_speaker=settings.user_speaker,
+        )
         scope = as_scope(scope)
         if mode == "update":
             return consolidator.update(scope)

@@ -235,3 +235,21 @@ def bench_wakeup(facts: int, calls: int, as_json: bool) -> None:
     from memstrata.bench.wakeup import run_wakeup
 
     _print_bench(run_wakeup(facts, calls=calls), as_json)
+
+
+@bench.command(name="profile", help="Profile slots L1 fills per main speaker (LoCoMo file).")
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@json_option
+def bench_profile(path: Path, as_json: bool) -> None:
+    from memstrata.bench.profile_slots import profile_table, run_profile_slots
+    from memstrata.bench.runner import bench_memory
+    from memstrata.embed.fake import HashingEmbedder
+
+    with bench_memory(embedder=HashingEmbedder()) as memory:  # nothing here embeds
+        result = run_profile_slots(memory, path)
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(profile_table(result))

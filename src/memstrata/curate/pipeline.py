@@ -1,5 +1,8 @@
 """Extraction into memory: episodes -> extractor -> guards -> facts that cite them.
 
+A fact that repeats a current one is not stored again: the current fact gains its citations
+and, for each new session, importance (:mod:`memstrata.curate.merge`).
+
 Idempotent by default: episodes some fact already cites are not extracted again, so running it
 after every conversation only reads what is new.
 """
@@ -11,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memstrata.curate.guards import GuardConfig, guard
+from memstrata.curate.merge import RepeatIndex, raised
 from memstrata.curate.scrubbing import scrub_for_storage
 from memstrata.curate.supersede import supersede_older
 from memstrata.ids import new_id
-from memstrata.model import Episode, EpisodeFilter, Fact, Scope
+from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, HistoryOp, Scope
 from memstrata.ports import Extractor, RecordStore
 
 
@@ -27,6 +31,7 @@ class ExtractReport:
     candidates: int = 0
     stored: list[Fact] = field(default_factory=list)
     superseded: list[Fact] = field(default_factory=list)
+    merged: list[Fact] = field(default_factory=list)  # current facts a repeat added support to
     low_confidence: int = 0
     bad_citations: int = 0
     overclaiming: int = 0
@@ -66,13 +71,23 @@ def extract_into(
     report.bad_citations += checked.bad_citations
     report.overclaiming += checked.overclaiming
     by_id = {e.id: e for e in episodes}
+    index = RepeatIndex(
+        store.iter_facts(scope, FactFilter(current_only=True)) if checked.kept else ()
+    )
     for candidate in checked.kept:
         first = by_id.get(candidate.sources[0])
         fact_scope = first.scope if first is not None else scope
+        text = scrub_for_storage(candidate.text, fact_scope, secrets_only=False)
+        same = index.repeated(text, category=candidate.category)
+        if same is not None and same.scope == fact_scope:
+            merged = _merge(store, scope, same, candidate.sources, candidate.importance, now)
+            index.put(merged)
+            report.merged.append(merged)
+            continue
         fact = Fact(
             id=new_id("fa"),
             scope=fact_scope,
-            text=scrub_for_storage(candidate.text, fact_scope, secrets_only=False),
+            text=text,
             category=candidate.category,
             confidence=candidate.confidence,
             importance=candidate.importance,
@@ -85,6 +100,36 @@ def extract_into(
             updated_at=now,
         )
         stored = store.add_fact(scope, fact)
+        index.put(stored)
         report.stored.append(stored)
         report.superseded.extend(supersede_older(store, scope, stored, now=now))
     return report
+
+
+def _merge(
+    store: RecordStore,
+    scope: Scope,
+    fact: Fact,
+    sources: tuple[str, ...],
+    importance: float,
+    now: datetime,
+) -> Fact:
+    """``fact`` supported by ``sources`` too: citations united, importance raised by each
+    session that newly supports it (:func:`memstrata.curate.merge.raised`)."""
+    added = tuple(s for s in sources if s not in fact.sources)
+    if not added:
+        return fact
+    known = store.get_episodes(scope, [*fact.sources, *added])
+    session = {e.id: (e.scope.thread, e.session_id) for e in known}
+    before = {session[s] for s in fact.sources if s in session}
+    new_sessions = {session[s] for s in added if s in session} - before
+    return store.update_fact(
+        scope,
+        fact.evolve(
+            sources=(*fact.sources, *added),
+            importance=raised(max(fact.importance, importance), len(new_sessions)),
+            updated_at=now,
+        ),
+        expected_version=fact.version,
+        op=HistoryOp.UPDATE.value,
+    )

@@ -1,9 +1,10 @@
-"""Promotion of facts into the L1 profile: only what at least two sessions support.
+"""Promotion of style preferences into the L1 profile: only what at least two sessions support.
 
-A profile slot (name, role, context; verbosity, tone, code style) is filled from current facts
-that state it. A value is promoted only when facts citing episodes from at least
-``min_sessions`` distinct sessions support it, so one passing remark does not become part of
-who the user is. The slot keeps the citations of every supporting fact.
+A style preference (verbosity, tone, code style) is filled from current preference facts that
+speak of it, only when facts citing episodes from at least ``min_sessions`` distinct sessions
+support it, so one passing remark does not become how the user wants to be answered. The slot
+keeps the citations of every supporting fact. (The profile's fields, the slots the facts
+state, come from :mod:`memstrata.curate.essentials`.)
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from memstrata.curate.supersede import slot_of
 from memstrata.model import Category, Episode, Fact, Profile, Slot
 
-_FIELD_OF_SLOT: Final = {"name": "name", "job": "role", "residence": "context"}
 _PREFERENCE_KEYS: Final = (
     (
         "verbosity",
@@ -54,9 +53,6 @@ class Promotion:
 
 
 def _key_value(fact: Fact) -> tuple[str, str, str] | None:
-    slot = slot_of(fact.text)
-    if slot is not None and slot.key in _FIELD_OF_SLOT:
-        return "fields", _FIELD_OF_SLOT[slot.key], slot.value
     if fact.category == Category.PREFERENCE:
         for key, pattern in _PREFERENCE_KEYS:
             if pattern.search(fact.text):

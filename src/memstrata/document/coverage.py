@@ -1,23 +1,32 @@
 """Which facts a curated document speaks for.
 
-Consolidation files every new current fact in its topic's document and offers the essentials
-document every profile and preference fact and every fact of importance
-:data:`ESSENTIAL_IMPORTANCE` or more; it records in the scope's ``state/consolidation``
-document the last fact id it has read. From then on the document, as a person may have edited
-it, is what memory says about those facts: a bullet edited or deleted by hand must not come
-back from the fact it was made from. Serving (``wake_up``, ``recall``, ``context``) and
-consolidation share these rules from here.
+Consolidation files every new current fact in its topic's document (:func:`topic_key`) and
+chooses, within a token budget, the facts the essentials document states; it records in the
+scope's ``state/consolidation`` document the last fact id it has read and which facts the
+essentials bullets it wrote stand for (``essentials``: bullet id -> its text and fact ids, and
+``withheld``: the facts of bullets a person edited or deleted). From then on the document, as
+a person may have edited it, is what memory says about those facts: a bullet edited or deleted
+by hand must not come back from the facts it was made from. A state written before that
+record existed means the older rule: every profile and preference fact and every fact of
+importance :data:`ESSENTIAL_IMPORTANCE` or more was offered to the essentials. Serving
+(``wake_up``, ``recall``, ``context``) and consolidation share these rules from here.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from memstrata.document.format import Bullet
 from memstrata.document.format import Document as CuratedDocument
-from memstrata.document.service import ESSENTIALS_KEY, document_from_json, topic_slug
+from memstrata.document.service import (
+    ESSENTIALS_KEY,
+    IDENTITY_KEY,
+    document_from_json,
+    topic_slug,
+)
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, Document, DocumentKind, Fact, Scope
 from memstrata.ports import RecordStore
@@ -27,6 +36,60 @@ log = logging.getLogger(__name__)
 ESSENTIAL_IMPORTANCE: Final = 0.8
 #: the key of the state document in which consolidation records the last fact id it read
 CONSOLIDATION_STATE_KEY: Final = "consolidation"
+#: the document of a fact with no topic (or a reserved one): one per category
+DEFAULT_TOPICS: Final = {
+    Category.PROFILE: "profile",
+    Category.PREFERENCE: "preferences",
+    Category.PERSONAL: "personal",
+    Category.EXPERTISE: "work",
+    Category.DECISION: "decisions",
+    Category.PLAN: "plans",
+    Category.EVENT: "events",
+    Category.RELATIONSHIP: "people",
+    Category.OTHER: "notes",
+}
+
+
+def topic_key(fact: Fact) -> str:
+    """The topic document consolidation files a fact in: its topic as a slug, or one per
+    category when it has none (or its topic names the essentials or the identity)."""
+    if fact.topic:
+        slug = topic_slug(fact.topic)
+        if slug and slug not in (ESSENTIALS_KEY, IDENTITY_KEY):
+            return slug
+    return DEFAULT_TOPICS[fact.category]
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """What consolidation has read (``through``, a fact id) and, when it recorded them, the
+    facts the essentials document speaks for (``essentials``; None: the older rule)."""
+
+    through: str | None = None
+    essentials: frozenset[str] | None = None
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+    def in_essentials(self, fact: Fact) -> bool:
+        """Whether the essentials document, as it stands now, speaks for ``fact``."""
+        if self.through is None or fact.id > self.through:
+            return False
+        if self.essentials is None:
+            return belongs_in_essentials(fact)
+        return fact.id in self.essentials
+
+
+def coverage(store: RecordStore, scope: Scope) -> Coverage:
+    """The scope's :class:`Coverage`, from its consolidation state."""
+    state = store.get_document(scope, DocumentKind.STATE, CONSOLIDATION_STATE_KEY)
+    if state is None:
+        return Coverage()
+    last = state.content.get("last_fact_id")
+    record = state.content.get("essentials")
+    if not isinstance(record, Mapping):
+        return Coverage(str(last) if last else None)
+    facts = {str(f) for entry in record.get("bullets", {}).values() for f in entry.get("facts", ())}
+    facts |= {str(f) for f in record.get("withheld", ())}
+    return Coverage(str(last) if last else None, frozenset(facts), record)
 
 
 def readable(stored: Document) -> CuratedDocument | None:
@@ -54,21 +117,10 @@ def consolidated_through(store: RecordStore, scope: Scope) -> str | None:
     return str(last) if last else None
 
 
-def offered_to_essentials(fact: Fact, through: str | None) -> bool:
-    """Whether consolidation, having read up to fact id ``through``, has offered ``fact`` to
-    the essentials document (so the document as it stands now speaks for it)."""
-    return through is not None and fact.id <= through and belongs_in_essentials(fact)
-
-
-def filed_in_topic(fact_id: str, topic: str | None, key: str, through: str | None) -> bool:
-    """Whether consolidation, having read up to fact id ``through``, has filed the fact
-    ``fact_id`` (about ``topic``) in the topic document ``key`` (its topic's slug)."""
-    return (
-        through is not None
-        and fact_id <= through
-        and topic is not None
-        and topic_slug(topic) == key
-    )
+def filed_in_topic(fact: Fact, key: str, through: str | None) -> bool:
+    """Whether consolidation, having read up to fact id ``through``, has filed ``fact`` in
+    the topic document ``key`` (the one :func:`topic_key` names)."""
+    return through is not None and fact.id <= through and topic_key(fact) == key
 
 
 def spoken_for(
@@ -78,7 +130,8 @@ def spoken_for(
     was offered to, the topic document it was filed in): ``(document key, bullet)`` for the
     bullets of those documents, as they stand now, that cite one of the fact's sources; an
     empty list when a person deleted them. Facts no document speaks for are absent."""
-    through = consolidated_through(store, scope)
+    covered = coverage(store, scope)
+    through = covered.through
     if through is None:
         return {}
     documents: dict[str, list[Bullet] | None] = {}
@@ -93,10 +146,9 @@ def spoken_for(
 
     out: dict[str, list[tuple[str, Bullet]]] = {}
     for fact in facts:
-        keys = [ESSENTIALS_KEY] if offered_to_essentials(fact, through) else []
-        slug = topic_slug(fact.topic) if fact.topic is not None else ""
-        if filed_in_topic(fact.id, fact.topic, slug, through):
-            keys.append(slug)
+        keys = [ESSENTIALS_KEY] if covered.in_essentials(fact) else []
+        if filed_in_topic(fact, topic_key(fact), through):
+            keys.append(topic_key(fact))
         sources = set(fact.sources)
         for key in keys:
             kept = bullets(key)

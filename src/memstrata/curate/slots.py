@@ -1,0 +1,288 @@
+"""Profile slots and preferences read from a fact about a known person, in English and Chinese.
+
+A fact, as extraction writes it, speaks about its speaker in the third person ("Melanie is
+lucky to have their husband and kids", "卡罗琳住在杭州"). Given that person's name, a fact
+fills a slot when it states one of the profile's things: where they live (``residence``),
+where they come from (``home_country``), their job (``job``) and employer (``employer``),
+their ``partner``, ``children``, ``pets``, ``allergies``, ``languages``, the ``instruments``
+they play, their ``age`` and their favourites (``favorite <thing>``). The person is named at
+the start of the sentence; "their" stands for them once they have been named (the way
+:mod:`memstrata.curate.person` rewrites "my"). Single-valued slots keep one value (the newest
+supersedes); the others gather every value stated.
+
+A preference is kept for L1 only when it has an object: "Melanie loves camping" yes,
+"Melanie is so happy" or "Melanie loves it" no (:func:`preference_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+#: slots with one value at a time (a newer value supersedes the older)
+SINGLE: Final = frozenset({"age", "residence", "home_country", "job", "employer", "partner"})
+#: the order slots are shown in, most defining first
+ORDER: Final = (
+    "name",
+    "age",
+    "residence",
+    "home_country",
+    "job",
+    "employer",
+    "partner",
+    "children",
+    "pets",
+    "allergies",
+    "languages",
+    "instruments",
+)
+_LABELS: Final = {"home_country": "home country"}
+
+_BREAK: Final = re.compile(
+    r"\s+[-–—]\s+|[;:!?()（）。；！？，]|\.(?:\s|$)|,\s+(?:it|this|that|they|which|but|so|and|"
+    r"'cause|because|as|since|who|when|he|she)\b|\s+(?:because|'cause|cause|but|which|while|since)\s+",
+    re.IGNORECASE,
+)
+_LEAD_ADVERBS: Final = r"(?:(?:now|currently|also|still|really|just|actually|finally)\s+)*"
+_JOBS: Final = (
+    r"engineer|developer|programmer|teacher|nurse|doctor|student|designer|manager|artist|"
+    r"writer|screenwriter|counselor|counsellor|scientist|lawyer|chef|musician|researcher|"
+    r"painter|photographer|banker|accountant|entrepreneur|athlete|player|coach|dancer|"
+    r"instructor|consultant|analyst|architect|pilot|firefighter|officer|volunteer|therapist|"
+    r"social worker|streamer|gamer|veterinarian|vet|pharmacist|librarian|journalist|editor|"
+    r"baker|mechanic|farmer|owner|founder|professor|tutor|trainer"
+)
+_ZH_JOBS: Final = (
+    r"工程师|老师|教师|医生|护士|学生|设计师|经理|程序员|律师|厨师|研究员|会计|记者|编辑|"
+    r"作家|画家|摄影师|司机|销售|店主|老板|教练|运动员|舞蹈老师|咨询师|心理咨询师|公务员"
+)
+_PARTNERS: Final = r"husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse"
+_CHILDREN: Final = r"kids?|children|child|sons?|daughters?"
+_PETS: Final = (
+    r"dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|turtles?|hamsters?|rabbits?|bunn(?:y|ies)|"
+    r"parrots?|birds?|fish|horses?|snakes?|lizards?"
+)
+_INSTRUMENTS: Final = (
+    r"piano|guitar|acoustic guitar|electric guitar|violin|cello|clarinet|flute|drums|"
+    r"saxophone|trumpet|ukulele|bass|harp"
+)
+_NUMBERS: Final = r"(?:a|an|one|two|three|four|five|\d+)"
+_NAME_AFTER: Final = r"(?:,?\s+(?:named\s+|called\s+)?(?P<n>(?-i:[A-Z][a-z]+)))?"
+
+
+@dataclass(frozen=True, slots=True)
+class SlotFill:
+    """One slot value a fact states about a person."""
+
+    key: str
+    value: str
+
+    @property
+    def single(self) -> bool:
+        return self.key in SINGLE or self.key.startswith("favorite")
+
+
+def label(key: str) -> str:
+    """A slot key as a person reads it ("home_country" -> "home country")."""
+    return _LABELS.get(key, key)
+
+
+def _clip(value: str, words: int = 6) -> str:
+    """The value up to the first clause break, at most ``words`` words."""
+    value = _BREAK.split(value.strip(), maxsplit=1)[0].strip(" \"'“”")
+    parts = value.split()
+    if len(parts) > words:
+        value = " ".join(parts[:words])
+    return value
+
+
+def _cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _possessive(name: str) -> str:
+    return rf"(?:{re.escape(name)}['’]s|their)"
+
+
+def _english(text: str, name: str) -> list[SlotFill]:
+    s = re.escape(name)
+    own = _possessive(name)
+    out: list[SlotFill] = []
+    flags = re.IGNORECASE
+
+    def first(pattern: str, key: str, group: str = "o", ignore_case: bool = True) -> None:
+        match = re.search(pattern, text, flags if ignore_case else 0)
+        if match and match[group]:
+            value = _clip(match[group])
+            if value:
+                out.append(SlotFill(key, value))
+
+    subject = rf"^(?:\w+,?\s+)?{s}\s+{_LEAD_ADVERBS}"
+    first(rf"{subject}is (?P<o>\d{{1,3}}) years old", "age")
+    first(
+        rf"{subject}(?:lives|is living|resides|has settled|settled) in (?P<o>[A-Z][\w .'-]+)",
+        "residence",
+        ignore_case=False,
+    )
+    first(rf"{subject}(?:moved|relocated) to (?P<o>[A-Z][\w .'-]+)", "residence", ignore_case=False)
+    first(
+        rf"{subject}(?:is|comes|came) from (?P<o>[A-Z][\w .'-]+)", "home_country", ignore_case=False
+    )
+    first(
+        rf"{subject}moved (?:here )?from (?P<o>[A-Z][\w .'-]+)", "home_country", ignore_case=False
+    )
+    first(rf"{own} home (?:country|town)(?:,| is| was)\s+(?P<o>[A-Z][\w .'-]+)", "home_country")
+    first(rf"{subject}(?:works|is working|worked) as (?P<o>an? [\w -]+)", "job")
+    first(rf"{subject}is (?:an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_JOBS}))\b", "job")
+    first(rf"{own} (?:job|work|career) is (?:as )?(?P<o>[\w -]+)", "job")
+    first(rf"{subject}(?:works|is working) (?:at|for) (?P<o>[\w&.' -]+)", "employer")
+    match = re.search(rf"{own} (?P<o>{_PARTNERS}){_NAME_AFTER}", text, flags)
+    if match:
+        out.append(SlotFill("partner", _with_name(match)))
+    elif re.search(rf"{subject}(?:is|got) married\b", text, flags):
+        out.append(SlotFill("partner", "married"))
+    for match in re.finditer(
+        rf"{own} (?P<o>{_CHILDREN})\b(?!['’]s? (?:friend|school)){_NAME_AFTER}", text
+    ):
+        out.append(SlotFill("children", _with_name(match)))
+    first(rf"{subject}has (?P<o>{_NUMBERS} (?:{_CHILDREN}))\b", "children")
+    for match in re.finditer(rf"{own} (?P<o>{_PETS})\b{_NAME_AFTER}", text):
+        out.append(SlotFill("pets", _with_name(match)))
+    first(rf"{subject}(?:has|got|adopted) (?P<o>{_NUMBERS} (?:\w+ )?(?:{_PETS}))\b", "pets")
+    first(rf"{subject}is allergic to (?P<o>.+)", "allergies")
+    first(rf"{subject}(?:speaks|is fluent in) (?P<o>[A-Z][\w ]+)", "languages", ignore_case=False)
+    for match in re.finditer(
+        rf"{subject}(?:plays|is learning|learned|started playing|is playing) (?:the )?"
+        rf"(?P<o>{_INSTRUMENTS})\b",
+        text,
+        flags,
+    ):
+        out.append(SlotFill("instruments", match["o"].lower()))
+    match = re.search(rf"{own} fav(?:o|ou)rite (?P<k>[\w -]{{1,30}}?) is (?P<o>.+)", text, flags)
+    if match:
+        out.append(SlotFill(f"favorite {match['k'].lower()}", _clip(match["o"])))
+    else:
+        match = re.search(
+            rf"^(?P<o>[\w\"'“” -]{{2,60}}?)(?:'s| is| are)\s+(?:one of )?{own} "
+            rf"(?:fav(?:o|ou)rite|fave)s?(?: (?P<k>[a-z]+))?\b",
+            text,
+            flags,
+        )
+        if match and not re.match(r"(?:it|this|that|they|these|those)\b", match["o"], flags):
+            kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
+            out.append(SlotFill(kind, _clip(match["o"])))
+    return out
+
+
+def _with_name(match: re.Match[str]) -> str:
+    word = match["o"].lower()
+    name = match.groupdict().get("n")
+    return f"{word} {name}" if name else word
+
+
+def _chinese(text: str, name: str) -> list[SlotFill]:
+    s = re.escape(name)
+    own = rf"{s}(?:的)?"
+    out: list[SlotFill] = []
+
+    def first(pattern: str, key: str, value: str | None = None) -> None:
+        match = re.search(pattern, text)
+        if match:
+            found = value or _clip(match["o"])
+            if found:
+                out.append(SlotFill(key, found))
+
+    first(rf"{s}(?:今年)?(?P<o>\d{{1,3}})岁", "age")
+    first(rf"{s}(?:现在|目前)?(?:住在|搬到了?|定居在?)(?P<o>[^，。,；;！!\s]{{1,12}})", "residence")
+    first(
+        rf"{s}(?:来自|是(?P<p>[^，。的]{{1,6}})人)(?P<o>[^，。,；;！!\s]{{0,12}})", "home_country"
+    )
+    if out and out[-1].key == "home_country" and not out[-1].value:
+        out.pop()
+    match = re.search(rf"{s}是(?P<p>[^，。的]{{1,6}})人", text)
+    if match and not any(f.key == "home_country" for f in out):
+        out.append(SlotFill("home_country", match["p"]))
+    first(rf"{own}老家在(?P<o>[^，。,；;！!\s]{{1,12}})", "home_country")
+    first(rf"{s}是(?:一名|一个|一位)?(?P<o>\S{{0,8}}?(?:{_ZH_JOBS}))", "job")
+    first(rf"{own}工作是(?P<o>[^，。,；;！!\s]{{1,12}})", "job")
+    first(rf"{s}(?:现在|目前)?在(?P<o>[^，。,；;！!\s]{{1,16}}?)(?:工作|上班)", "employer")
+    first(rf"{own}(?P<o>丈夫|妻子|老公|老婆|男朋友|女朋友|爱人|未婚夫|未婚妻)", "partner")
+    if not any(f.key == "partner" for f in out):
+        first(rf"{s}(?:已经)?(?:结婚了|已婚)", "partner", "已婚")
+    first(rf"{s}有(?P<o>[一二两三四五\d]个(?:孩子|儿子|女儿))", "children")
+    for match in re.finditer(rf"{own}(?P<o>孩子|儿子|女儿)", text):
+        out.append(SlotFill("children", match["o"]))
+    first(rf"{s}(?:养了|养着|有)(?P<o>[一二两三四五\d]?(?:只|条)?\S{{0,4}}?(?:猫|狗|宠物))", "pets")
+    for match in re.finditer(rf"{own}(?P<o>猫|狗|宠物)(?:叫(?P<n>[^，。,；;！!\s]{{1,6}}))?", text):
+        out.append(SlotFill("pets", f"{match['o']}{match['n']}" if match["n"] else match["o"]))
+    first(rf"{s}对(?P<o>[^，。,；;！!\s]{{1,12}})过敏", "allergies")
+    first(rf"{s}(?:会说|能说|说|讲)(?P<o>[^，。,；;！!\s]{{1,8}}?(?:语|话|文))", "languages")
+    first(
+        rf"{s}(?:会|在学|学)?(?:弹|拉|吹|打)(?P<o>钢琴|吉他|小提琴|大提琴|长笛|单簧管|鼓|古筝|二胡)",
+        "instruments",
+    )
+    match = re.search(rf"{s}最喜欢的(?P<k>\S{{1,6}}?)是(?P<o>[^，。,；;！!]{{1,20}})", text)
+    if match:
+        out.append(SlotFill(f"favorite {match['k']}", match["o"].strip()))
+    return out
+
+
+_SUBJECT_EN: Final = re.compile(r"^(?:The user|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)(?=['’]s\b|\s)")
+_SUBJECT_ZH: Final = re.compile(
+    r"^(?:用户|[\u4e00-\u9fff]{1,4}?)(?=住|搬|来自|是|在|的|有|养|对|会|能|说|讲|最|喜欢|爱|热爱|"
+    r"不|很|非常|特别|今年|\d|叫|现在|目前|已经|也|一直|结婚|弹|拉|吹|讨厌|偏好)"
+)
+
+
+def subject_of(text: str) -> str | None:
+    """The person a fact names first ("Alice", "The user", "爱丽丝"), for facts whose speaker
+    has no name; None when it starts with no name."""
+    match = (_SUBJECT_ZH if _cjk(text) else _SUBJECT_EN).match(text.strip())
+    return match[0] if match else None
+
+
+def slots_in(text: str, name: str) -> list[SlotFill]:
+    """The slots ``text`` fills for the person called ``name`` (each value once)."""
+    found = _chinese(text, name) if _cjk(text) else _english(text, name)
+    return list(dict.fromkeys(found))
+
+
+_PREFER_EN: Final = re.compile(
+    r"(?P<v>loves|likes|enjoys|prefers|adores|hates|dislikes|can't stand|doesn't like|"
+    r"does not like|is (?:really |so |very )?(?:into|a (?:big |huge )?fan of|passionate about|"
+    r"obsessed with|keen on))\s+(?P<o>.+)",
+    re.IGNORECASE,
+)
+_NO_OBJECT: Final = re.compile(
+    r"^(?:it|this|that|them|these|those|you|him|her|everything|anything|something|"
+    r"the (?:idea|way|feeling|thought)|to (?:hear|see|know))\b",
+    re.IGNORECASE,
+)
+_PREFER_ZH: Final = re.compile(
+    r"(?:很|非常|特别|最|更|也|一直)?(?P<v>不喜欢|喜欢|热爱|爱|偏好|讨厌|受不了)(?P<o>[^，。,；;！!？?]{1,24})"
+)
+_NO_OBJECT_ZH: Final = re.compile(r"^(?:这|那|它|他们|她们|你|上|过|着)")
+
+
+def preference_of(text: str, name: str) -> str | None:
+    """``text`` as a preference with an object, in its shortest form ("Melanie loves camping
+    trips with their fam"), or None when it states a feeling, a reaction or no object."""
+    if _cjk(text):
+        match = re.match(rf"^{re.escape(name)}", text)
+        found = _PREFER_ZH.search(text, match.end()) if match else None
+        if found is None or found.start() - match.end() > 3 or _NO_OBJECT_ZH.match(found["o"]):  # type: ignore[union-attr]
+            return None
+        return f"{name}{text[match.end() : found.start()]}{found['v']}{found['o'].strip()}"  # type: ignore[union-attr]
+    match = re.match(
+        rf"^(?:(?:now|also|and|so),?\s+)?{re.escape(name)}\s+{_LEAD_ADVERBS}", text, re.IGNORECASE
+    )
+    if match is None:
+        return None
+    found = _PREFER_EN.match(text, match.end())
+    if found is None:
+        return None
+    obj = _clip(found["o"], words=12)
+    if not obj or _NO_OBJECT.match(obj) or len(obj) < 3:
+        return None
+    return f"{name} {found['v']} {obj}"

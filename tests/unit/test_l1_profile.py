@@ -1,0 +1,233 @@
+"""L1 from the facts: slots (English and Chinese), repeats merged, a budget, the user first,
+the other people under People, and the topic a fact is filed in."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.curate.essentials import choose_user
+from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.curate.slots import SlotFill, preference_of, slots_in
+from memstrata.document.coverage import spoken_for, topic_key
+from memstrata.document.ops import Operation, OpKind
+from memstrata.model import Category, DeleteReason, Role, Scope, Turn
+from memstrata.tokens import HeuristicTokenCounter
+
+ROOM = Scope("u", thread="conv")
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [  # English: facts as extraction writes them from LoCoMo dev turns
+        ("Melanie is lucky to have their husband and kids;", "Melanie", ("partner", "husband")),
+        ("Melanie's kids are so excited about summer break!", "Melanie", ("children", "kids")),
+        (
+            "This necklace is super special to Caroline - a gift from their grandma in their "
+            "home country, Sweden.",
+            "Caroline",
+            ("home_country", "Sweden"),
+        ),
+        ("Melanie plays clarinet!", "Melanie", ("instruments", "clarinet")),
+        (
+            "Joanna is allergic to most reptiles and animals with fur.",
+            "Joanna",
+            ("allergies", "most reptiles and animals with fur"),
+        ),
+        (
+            "John's wife and John were road tripping out on the Euro coast.",
+            "John",
+            ("partner", "wife"),
+        ),
+        (
+            "Painting landscapes and still life is Melanie's favorite!",
+            "Melanie",
+            ("favorite", "Painting landscapes and still life"),
+        ),
+        ("Nate's dog is so happy.", "Nate", ("pets", "dog")),
+        ("Jon lives in Boston now.", "Jon", ("residence", "Boston now")),
+        (
+            "Gina works as a manager at a clothing store.",
+            "Gina",
+            ("job", "a manager at a clothing store"),
+        ),
+        ("Tim is from England.", "Tim", ("home_country", "England")),
+        ("Maria speaks Spanish and English.", "Maria", ("languages", "Spanish and English")),
+        # Chinese, hand-written
+        ("小红住在杭州。", "小红", ("residence", "杭州")),
+        ("小红来自四川", "小红", ("home_country", "四川")),
+        ("小红是一名护士", "小红", ("job", "护士")),
+        ("小红在阿里巴巴工作", "小红", ("employer", "阿里巴巴")),
+        ("小红的丈夫很会做饭", "小红", ("partner", "丈夫")),
+        ("小红有两个孩子", "小红", ("children", "两个孩子")),
+        ("小红养了一只猫", "小红", ("pets", "一只猫")),
+        ("小红对花生过敏", "小红", ("allergies", "花生")),
+        ("小红会说粤语", "小红", ("languages", "粤语")),
+        ("小红最喜欢的水果是芒果", "小红", ("favorite 水果", "芒果")),
+    ],
+)
+def test_each_slot_rule(text: str, name: str, expected: tuple[str, str]) -> None:
+    assert SlotFill(*expected) in slots_in(text, name)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        (
+            "Melanie loves camping trips with their fam, 'cause nature brings such peace.",
+            "Melanie",
+            "Melanie loves camping trips with their fam",
+        ),
+        (
+            "Melanie is a big fan of pottery - the creativity is awesome.",
+            "Melanie",
+            "Melanie is a big fan of pottery",
+        ),
+        ("Melanie is so happy for you.", "Melanie", None),  # a feeling
+        ("Caroline loves it!", "Caroline", None),  # no object
+        ("The colors make Melanie feel calm.", "Melanie", None),
+        ("小红很喜欢爬山，每周都去", "小红", "小红喜欢爬山"),
+        ("小红很喜欢这个", "小红", None),
+        ("小红很开心", "小红", None),
+    ],
+)
+def test_preferences_need_an_object(text: str, name: str, expected: str | None) -> None:
+    assert preference_of(text, name) == expected
+
+
+def _turn(text: str, speaker: str, session: str) -> Turn:
+    return Turn(
+        text,
+        speaker=speaker,
+        role=Role.USER,
+        session_id=session,
+        time=datetime(2023, 5, int(session[-1]), tzinfo=UTC),
+    )
+
+
+def test_a_repeat_in_another_session_merges_and_raises_importance(memory: Memory) -> None:
+    memory.remember(_turn("I love camping with my family.", "Mel", "s1"), ROOM)
+    memory.remember(_turn("Hi Caro", "Caro", "s1"), ROOM)
+    first = memory.extract(ROOM, extractor=RuleExtractor()).stored
+    [fact] = [f for f in first if "camping" in f.text]
+    memory.remember(_turn("I love camping with my family!", "Mel", "s2"), ROOM)
+    report = memory.extract(ROOM, extractor=RuleExtractor())
+    assert report.stored == [] and [f.id for f in report.merged] == [fact.id]
+    merged = report.merged[0]
+    assert len(merged.sources) == 2 and merged.importance > fact.importance
+    memory.remember(_turn("I love camping with my family.", "Mel", "s2"), ROOM)
+    same_session = memory.extract(ROOM, extractor=RuleExtractor()).merged[0]
+    assert same_session.importance == merged.importance  # a session counts once
+
+
+def _two_speakers(memory: Memory) -> None:
+    said = [
+        ("I'm from Sweden.", "Caroline", "s1"),
+        ("I love painting landscapes.", "Caroline", "s1"),
+        ("My husband and I love hiking.", "Melanie", "s1"),
+        ("I love camping with my family.", "Melanie", "s2"),
+        ("I'm from Sweden, it was hard to leave.", "Caroline", "s2"),
+        ("Thanks!", "Caroline", "s2"),
+    ]
+    for text, who, session in said:
+        memory.remember(_turn(text, who, session), ROOM)
+    memory.extract(ROOM)
+    memory.consolidate(ROOM)
+
+
+def test_the_user_comes_first_and_the_others_under_people(memory: Memory) -> None:
+    _two_speakers(memory)
+    assert memory.profile(ROOM).fields["home country"].value == "Sweden"
+    assert memory.profile(ROOM).fields["name"].value == "Caroline"  # most turns of role user
+    doc, _ = memory.doc("essentials", ROOM)
+    sections = {s.heading: [b.text for b in s.bullets] for s in doc.sections}
+    assert sections["Preferences"] == ["Caroline loves painting landscapes"]
+    assert sections["People: Melanie"][0] == "partner: husband"
+    assert "Melanie loves camping with their family" in sections["People: Melanie"]
+    text = memory.wake_up(ROOM).text
+    assert (
+        text.index("## Profile")
+        < text.index("- home country: Sweden")
+        < text.index("### People: Melanie")
+    )
+
+
+def test_a_setting_names_the_user() -> None:
+    from memstrata.model import Episode
+
+    def ep(i: int, who: str) -> Episode:
+        return Episode(
+            f"ep{i}", ROOM, "chat", "s1", who, Role.USER, "hi", datetime(2023, 5, 1, tzinfo=UTC)
+        )
+
+    turns = [ep(0, "Ann"), ep(1, "Bob"), ep(2, "Bob")]
+    assert choose_user(turns) == "Bob"
+    assert choose_user(turns, "Ann") == "Ann"
+    assert choose_user(turns, "Zed") == "Bob"  # not a speaker here: the rule decides
+
+
+def test_l1_stays_within_its_budget(tmp_path: object, memory: Memory) -> None:
+    from memstrata.consolidate import Consolidator
+
+    for i in range(30):
+        memory.remember(_turn(f"I love topic number {i} a lot.", "Ann", f"s{i % 9 + 1}"), ROOM)
+    memory.extract(ROOM)
+    budget = 60
+    Consolidator(memory.store, memory.documents, memory.runs, essentials_budget=budget).update(ROOM)
+    doc, _ = memory.doc("essentials", ROOM)
+    counter = HeuristicTokenCounter()
+    profile = memory.profile(ROOM)
+    used = sum(counter.count(f"{k}: {v.value}") + 2 for k, v in profile.fields.items())
+    used += sum(counter.count(s.heading) + 2 for s in doc.sections)
+    used += sum(counter.count(b.text) + 2 for s in doc.sections for b in s.bullets)
+    assert 0 < len([b for s in doc.sections for b in s.bullets]) < 30 and used <= budget
+
+
+def test_a_fact_without_topic_is_spoken_for_by_its_category_document(memory: Memory) -> None:
+    alice = Scope("alice")
+    ep = memory.remember("We flew to Kyoto", alice)[0]
+    fact = memory.add_fact(
+        "Alice flew to Kyoto", alice, category=Category.EVENT, sources=[ep.id], importance=0.3
+    )
+    memory.consolidate(alice)
+    assert topic_key(fact) == "events"
+    doc, version = memory.doc("events", alice)
+    [bullet] = [b for s in doc.sections for b in s.bullets]
+    memory.apply_doc(
+        "events",
+        alice,
+        [Operation(OpKind.DELETE, bullet.id, reason=DeleteReason.USER_REQUEST)],
+        expected_version=version,
+    )
+    # the events document speaks for the fact: deleted by hand, nothing stands for it now
+    assert spoken_for(memory.store, alice, [fact]) == {fact.id: []}
+
+
+def test_bench_profile_lists_slots_per_main_speaker(memory: Memory, tmp_path: Path) -> None:
+    from memstrata.bench.profile_slots import run_profile_slots
+
+    turns = [
+        {"speaker": "Mel", "dia_id": "D1:1", "text": "My husband and I love hiking."},
+        {"speaker": "Caro", "dia_id": "D1:2", "text": "I'm from Sweden."},
+        {"speaker": "Caro", "dia_id": "D1:3", "text": "Nice!"},
+    ]
+    sample = {
+        "sample_id": "c1",
+        "conversation": {
+            "speaker_a": "Caro",
+            "speaker_b": "Mel",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns,
+        },
+        "qa": [],
+    }
+    data = tmp_path / "one.json"
+    data.write_text(json.dumps([sample]), encoding="utf-8")
+    result = run_profile_slots(memory, data)
+    [conv] = result["conversations"]  # type: ignore[misc]
+    assert conv["user"] == "Caro"
+    assert conv["slots"] == {"Caro": {"home_country": "Sweden"}, "Mel": {"partner": "husband"}}
