@@ -16,6 +16,7 @@ document operations (compare-and-swap, per-bullet history) inside a run that hol
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -91,6 +92,12 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
+def _digest(text: str) -> str:
+    """What the state records of a bullet's text: enough to see a hand edit, not the text (a
+    forgotten text must not survive in the state)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
@@ -161,7 +168,7 @@ class Consolidator:
     def selection(self, scope: Scope) -> Selection:
         """What L1 should state for ``scope`` now (:func:`memstrata.curate.essentials.select`)."""
         facts = _all_facts(self.store, scope, FactFilter(current_only=True))
-        turns = [e for e in self.store.iter_episodes(scope) if e.scope == scope]
+        turns = list(self.store.iter_episodes(scope))
         user = choose_user(turns, self.user_speaker)
         cited = {s for f in facts for s in f.sources}
         return select(
@@ -180,7 +187,8 @@ class Consolidator:
         report: ConsolidationReport,
     ) -> dict[str, JsonValue]:
         """Bring the essentials document to ``selection``; return the record of the bullets
-        this wrote (id -> text and facts) and of the facts a person's edits withhold."""
+        this wrote (id -> a digest of its text, its facts) and of the facts a person's edits
+        withhold."""
         record: dict[str, JsonValue] = {}
 
         def attempt() -> None:
@@ -194,7 +202,7 @@ class Consolidator:
                 for bullet_id, entry in dict(known.get("bullets", {})).items():
                     facts = [str(f) for f in entry.get("facts", [])]
                     present = bullets.get(bullet_id)
-                    if present is None or present[1].text != entry.get("text"):
+                    if present is None or _digest(present[1].text) != entry.get("digest"):
                         withheld |= set(facts)  # deleted or edited by hand: as the person left it
                     else:
                         managed[bullet_id] = (present[1].text, facts)
@@ -247,7 +255,7 @@ class Consolidator:
                         keep[found] = (entry.text, list(entry.facts))
             record.clear()
             record["bullets"] = {
-                bullet_id: {"text": text, "facts": list(facts)}
+                bullet_id: {"digest": _digest(text), "facts": list(facts)}
                 for bullet_id, (text, facts) in sorted(keep.items())
             }
             record["withheld"] = sorted(withheld)

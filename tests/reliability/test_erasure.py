@@ -32,6 +32,8 @@ from tests.reliability.sqlite_build import CLI, secure_delete_off_by_default
 ROOT = Path(__file__).resolve().parents[2]
 EN = "I love hiking in the Zanskarvale mountains with my dog Quillon, every August."
 ZH = "我最喜欢的城市是景德镇，我每年都去那里看瓷器。"
+#: words only the conversation says, in every shortened copy of it (an L1 slot or preference)
+MARKS = ("Zanskarvale", "Quillon", "景德镇")
 CONVERSATION = [
     {"text": "How was the trip?", "speaker": "Bob"},
     {"text": EN, "speaker": "Ann"},
@@ -72,13 +74,22 @@ def _reach_everything(mem: Memory) -> tuple[dict[str, str], list[str]]:
     derived = {f.id: f.text for f in facts if set(f.sources) & set(ids.values())}
     assert len(derived) == 2, facts
     docs = [d for d in mem.store.list_documents(Scope("u")) if d.kind != DocumentKind.STATE]
-    assert {d.kind for d in docs} == {DocumentKind.ESSENTIALS, DocumentKind.TOPIC}
+    assert {d.kind for d in docs} == {
+        DocumentKind.ESSENTIALS,
+        DocumentKind.TOPIC,
+        DocumentKind.PROFILE,  # the user's slots
+    }
     reader = mem.indexes.passages
     assert reader is not None
+    said = (*derived.values(), *MARKS)
     passages = [
-        p.text for d in docs for p in reader(d) if any(t in p.text for t in derived.values())
+        p.text
+        for d in docs
+        if d.kind != DocumentKind.PROFILE
+        for p in reader(d)
+        if any(t in p.text for t in said)
     ]
-    assert len(passages) >= 4  # each fact in its topic document and in the essentials
+    assert len(passages) >= 4  # each fact in its topic document, and in the essentials
     for query in ("Zanskarvale hiking", "景德镇 瓷器"):
         for level in ("turn", "session", "fact", "topic"):
             assert mem.search(query, "u", k=3, granularity=level)
@@ -190,7 +201,11 @@ def _reach_two_threads(mem: Memory) -> tuple[list[str], list[str], list[str], li
     reader = mem.indexes.passages
     assert reader is not None
     passages = [p.text for d in docs for p in reader(d)]
-    bullets = {t: [p for p in passages if any(f in p for f in by_thread[t])] for t in ("t1", "t2")}
+    marks = {"t1": MARKS, "t2": ()}
+    bullets = {
+        t: [p for p in passages if any(f in p for f in (*by_thread[t], *marks[t]))]
+        for t in ("t1", "t2")
+    }
     assert len(bullets["t1"]) >= 4 and bullets["t2"], passages  # topic and essentials
     for user, query in (("u", "Zanskarvale hiking"), ("u", "Brackenholt"), ("v", "sourdough")):
         assert mem.search(query, user, k=3)

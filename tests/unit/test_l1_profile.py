@@ -49,7 +49,7 @@ ROOM = Scope("u", thread="conv")
             ("favorite", "Painting landscapes and still life"),
         ),
         ("Nate's dog is so happy.", "Nate", ("pets", "dog")),
-        ("Jon lives in Boston now.", "Jon", ("residence", "Boston now")),
+        ("Jon lives in Boston now.", "Jon", ("residence", "Boston")),
         (
             "Gina works as a manager at a clothing store.",
             "Gina",

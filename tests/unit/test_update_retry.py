@@ -179,9 +179,9 @@ def test_consolidation_outlasts_a_person_editing_the_same_documents(
                     person.documents.apply(ALICE, doc.key, [add], expected_version=doc.version)
 
         memory.consolidate(ALICE)  # the documents exist: a person can now edit them
-        (milk,) = memory.remember(["I drink oat milk every morning"], ALICE)
+        (milk,) = memory.remember(["I love oat milk every morning"], ALICE)
         memory.add_fact(
-            "Alice drinks oat milk", ALICE, category=Category.PREFERENCE, sources=[milk.id]
+            "Alice loves oat milk", ALICE, category=Category.PREFERENCE, sources=[milk.id]
         )
         writer = Competitor(memory, "put_document", compete, times=3)
         monkeypatch.setattr(memory.store, "put_document", writer)
@@ -189,5 +189,5 @@ def test_consolidation_outlasts_a_person_editing_the_same_documents(
     assert writer.calls > 3 and report.added >= 1
     essentials, _ = memory.doc("essentials", ALICE)
     texts = [b.text for s in essentials.sections for b in s.bullets]
-    assert "Alice drinks oat milk" in texts  # consolidation re-read and wrote its bullet
+    assert "Alice loves oat milk" in texts  # consolidation re-read and wrote its bullet
     assert any(t.startswith("edit ") for t in texts)  # the person's edits were kept

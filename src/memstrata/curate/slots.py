@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import Final
 
 #: slots with one value at a time (a newer value supersedes the older)
-SINGLE: Final = frozenset({"age", "residence", "home_country", "job", "employer", "partner"})
+SINGLE: Final = frozenset(
+    {"age", "residence", "home_country", "job", "employer", "career", "business", "partner"}
+)
 #: the order slots are shown in, most defining first
 ORDER: Final = (
     "name",
@@ -30,6 +32,10 @@ ORDER: Final = (
     "home_country",
     "job",
     "employer",
+    "career",
+    "business",
+    "former job",
+    "former employer",
     "partner",
     "children",
     "pets",
@@ -40,11 +46,16 @@ ORDER: Final = (
 _LABELS: Final = {"home_country": "home country"}
 
 _BREAK: Final = re.compile(
-    r"\s+[-–—]\s+|[;:!?()（）。；！？，]|\.(?:\s|$)|,\s+(?:it|this|that|they|which|but|so|and|"
+    r"\s+[-–—]\s+|[;!?()（）。；！？，]|\.(?:\s|$)|,\s+(?:it|this|that|they|which|but|so|and|"
     r"'cause|because|as|since|who|when|he|she)\b|\s+(?:because|'cause|cause|but|which|while|since)\s+",
     re.IGNORECASE,
 )
 _LEAD_ADVERBS: Final = r"(?:(?:now|currently|also|still|really|just|actually|finally)\s+)*"
+_TRAILING: Final = re.compile(
+    r"\s+(?:yesterday|today|tonight|now|too|as well|again|recently|lately|anymore|"
+    r"(?:last|this|next) (?:week|weekend|month|year|night|summer|winter|spring|fall|\w+day))$",
+    re.IGNORECASE,
+)
 _JOBS: Final = (
     r"engineer|developer|programmer|teacher|nurse|doctor|student|designer|manager|artist|"
     r"writer|screenwriter|counselor|counsellor|scientist|lawyer|chef|musician|researcher|"
@@ -60,7 +71,7 @@ _ZH_JOBS: Final = (
 _PARTNERS: Final = r"husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse"
 _CHILDREN: Final = r"kids?|children|child|sons?|daughters?"
 _PETS: Final = (
-    r"dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|turtles?|hamsters?|rabbits?|bunn(?:y|ies)|"
+    r"dogs?|cats?|pupp(?:y|ies)|pups?|kittens?|pets?|turtles?|hamsters?|rabbits?|bunn(?:y|ies)|"
     r"parrots?|birds?|fish|horses?|snakes?|lizards?"
 )
 _INSTRUMENTS: Final = (
@@ -68,6 +79,10 @@ _INSTRUMENTS: Final = (
     r"saxophone|trumpet|ukulele|bass|harp"
 )
 _NUMBERS: Final = r"(?:a|an|one|two|three|four|five|\d+)"
+_BUSINESSES: Final = (
+    r"store|studio|shop|business|company|restaurant|bakery|cafe|café|startup|brand|"
+    r"foundation|salon|gym|clinic|agency"
+)
 _NAME_AFTER: Final = r"(?:,?\s+(?:named\s+|called\s+)?(?P<n>(?-i:[A-Z][a-z]+)))?"
 
 
@@ -94,6 +109,8 @@ def _clip(value: str, words: int = 6) -> str:
     parts = value.split()
     if len(parts) > words:
         value = " ".join(parts[:words])
+    while (trimmed := _TRAILING.sub("", value)) != value:
+        value = trimmed
     return value
 
 
@@ -137,9 +154,24 @@ def _english(text: str, name: str) -> list[SlotFill]:
     first(rf"{subject}is (?:an? )?(?P<o>(?:[\w-]+ ){{0,2}}(?:{_JOBS}))\b", "job")
     first(rf"{own} (?:job|work|career) is (?:as )?(?P<o>[\w -]+)", "job")
     first(rf"{subject}(?:works|is working) (?:at|for) (?P<o>[\w&.' -]+)", "employer")
+    first(rf"{own} (?P<o>(?:[\w-]+ )?[\w-]+) career\b", "career")
+    first(
+        rf"{subject}(?:opened|runs|owns|launched|has opened|is starting|started|is opening|"
+        rf"is running) (?:an? |their own |their |a new )?"
+        rf"(?P<o>(?:[\w-]+ ){{0,3}}?(?:{_BUSINESSES}))\b",
+        "business",
+    )
+    first(rf"{own} own (?P<o>(?:[\w-]+ ){{0,2}}?(?:{_BUSINESSES}))\b", "business")
+    first(rf"{s}\s+{_LEAD_ADVERBS}(?:lost|quit|left) {own} job as (?P<o>[\w -]+)", "former job")
+    first(
+        rf"{s}\s+{_LEAD_ADVERBS}(?:lost|quit|left) {own} job at (?P<o>[\w&.' -]+)",
+        "former employer",
+    )
     match = re.search(rf"{own} (?P<o>{_PARTNERS}){_NAME_AFTER}", text, flags)
     if match:
         out.append(SlotFill("partner", _with_name(match)))
+    elif match := re.search(rf"{subject}.*\bwith the (?P<o>wife|husband)\b", text, flags):
+        out.append(SlotFill("partner", match["o"].lower()))
     elif re.search(rf"{subject}(?:is|got) married\b", text, flags):
         out.append(SlotFill("partner", "married"))
     for match in re.finditer(
@@ -149,8 +181,12 @@ def _english(text: str, name: str) -> list[SlotFill]:
     first(rf"{subject}has (?P<o>{_NUMBERS} (?:{_CHILDREN}))\b", "children")
     for match in re.finditer(rf"{own} (?P<o>{_PETS})\b{_NAME_AFTER}", text):
         out.append(SlotFill("pets", _with_name(match)))
-    first(rf"{subject}(?:has|got|adopted) (?P<o>{_NUMBERS} (?:\w+ )?(?:{_PETS}))\b", "pets")
-    first(rf"{subject}is allergic to (?P<o>.+)", "allergies")
+    first(
+        rf"{subject}(?:has|got|adopted) (?:this |these )?"
+        rf"(?P<o>(?:{_NUMBERS} )?(?:\w+ )?(?:{_PETS}))\b",
+        "pets",
+    )
+    first(rf"\b{s} is allergic to (?P<o>.+)", "allergies")
     first(rf"{subject}(?:speaks|is fluent in) (?P<o>[A-Z][\w ]+)", "languages", ignore_case=False)
     for match in re.finditer(
         rf"{subject}(?:plays|is learning|learned|started playing|is playing) (?:the )?"
@@ -159,9 +195,12 @@ def _english(text: str, name: str) -> list[SlotFill]:
         flags,
     ):
         out.append(SlotFill("instruments", match["o"].lower()))
-    match = re.search(rf"{own} fav(?:o|ou)rite (?P<k>[\w -]{{1,30}}?) is (?P<o>.+)", text, flags)
+    match = re.search(
+        rf"{own} fav(?:o|ou)rite(?: (?P<k>[\w -]{{1,30}}?))? is (?P<o>.+)", text, flags
+    )
     if match:
-        out.append(SlotFill(f"favorite {match['k'].lower()}", _clip(match["o"])))
+        kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
+        out.append(SlotFill(kind, _clip(match["o"])))
     else:
         match = re.search(
             rf"^(?P<o>[\w\"'“” -]{{2,60}}?)(?:'s| is| are)\s+(?:one of )?{own} "
@@ -206,6 +245,11 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
     first(rf"{own}老家在(?P<o>[^，。,；;！!\s]{{1,12}})", "home_country")
     first(rf"{s}是(?:一名|一个|一位)?(?P<o>\S{{0,8}}?(?:{_ZH_JOBS}))", "job")
     first(rf"{own}工作是(?P<o>[^，。,；;！!\s]{{1,12}})", "job")
+    first(
+        rf"{s}(?:开了|经营着?|开着|创办了)(?:一家|一个|自己的)?"
+        rf"(?P<o>[^，。,；;！!\s]{{0,8}}?(?:店|公司|工作室|餐厅|咖啡馆))",
+        "business",
+    )
     first(rf"{s}(?:现在|目前)?在(?P<o>[^，。,；;！!\s]{{1,16}}?)(?:工作|上班)", "employer")
     first(rf"{own}(?P<o>丈夫|妻子|老公|老婆|男朋友|女朋友|爱人|未婚夫|未婚妻)", "partner")
     if not any(f.key == "partner" for f in out):
@@ -242,9 +286,28 @@ def subject_of(text: str) -> str | None:
     return match[0] if match else None
 
 
+_SUBJECTLESS: Final = re.compile(
+    r"^(?:(?P<is>allergic|married|fluent|from)|(?P<verb>[a-z]+s))\b", re.IGNORECASE
+)
+
+
+def with_subject(text: str, name: str) -> str:
+    """A fact written without its subject ("Prefers short answers", "Allergic to peanuts", as
+    a profile or a model often writes them) with ``name`` as its subject."""
+    text = text.strip()
+    match = _SUBJECTLESS.match(text)
+    if match is None or not text[0].isupper() or text.startswith(name):
+        return text
+    lead = f"{name} is" if match["is"] else name
+    return f"{lead} {text[0].lower()}{text[1:]}"
+
+
 def slots_in(text: str, name: str) -> list[SlotFill]:
     """The slots ``text`` fills for the person called ``name`` (each value once)."""
-    found = _chinese(text, name) if _cjk(text) else _english(text, name)
+    text = with_subject(text, name)
+    found = _chinese(text, name) if _cjk(text) else []
+    if re.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
+        found += _english(text, name)
     return list(dict.fromkeys(found))
 
 
@@ -268,7 +331,8 @@ _NO_OBJECT_ZH: Final = re.compile(r"^(?:这|那|它|他们|她们|你|上|过|�
 def preference_of(text: str, name: str) -> str | None:
     """``text`` as a preference with an object, in its shortest form ("Melanie loves camping
     trips with their fam"), or None when it states a feeling, a reaction or no object."""
-    if _cjk(text):
+    text = with_subject(text, name)
+    if _cjk(text) and not re.match(rf"{re.escape(name)}\s+[A-Za-z]", text):
         match = re.match(rf"^{re.escape(name)}", text)
         found = _PREFER_ZH.search(text, match.end()) if match else None
         if found is None or found.start() - match.end() > 3 or _NO_OBJECT_ZH.match(found["o"]):  # type: ignore[union-attr]

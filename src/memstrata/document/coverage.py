@@ -3,7 +3,8 @@
 Consolidation files every new current fact in its topic's document (:func:`topic_key`) and
 chooses, within a token budget, the facts the essentials document states; it records in the
 scope's ``state/consolidation`` document the last fact id it has read and which facts the
-essentials bullets it wrote stand for (``essentials``: bullet id -> its text and fact ids, and
+essentials bullets it wrote stand for (``essentials``: bullet id -> a digest of its text and
+its fact ids, and
 ``withheld``: the facts of bullets a person edited or deleted). From then on the document, as
 a person may have edited it, is what memory says about those facts: a bullet edited or deleted
 by hand must not come back from the facts it was made from. A state written before that
