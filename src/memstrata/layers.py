@@ -2,7 +2,8 @@
 
 ``wake_up`` assembles L0 and L1: the identity, the profile and its preferences, the essentials
 document as curated (minus what the profile already says) and the most important current facts
-(by confidence x importance x recency), grouped by topic, within a token budget. It trims by
+(by confidence x importance x recency; a "preference" that only states a feeling is left to the
+topics), grouped by topic, within a token budget. It trims by
 priority (profile, then preferences, then essentials, then facts, least important first) and
 says so, and how to get more, when it had to leave something out. A thread with no memory of
 its own falls back to its user's memory (switchable).
@@ -18,6 +19,7 @@ from typing import Final
 import numpy as np
 
 from memstrata.curate.decay import DecayPolicy
+from memstrata.curate.slots import is_feeling
 from memstrata.document.coverage import (
     consolidated_through,
     coverage,
@@ -28,7 +30,16 @@ from memstrata.document.coverage import (
 from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY, topic_slug
 from memstrata.errors import InvalidInputError
-from memstrata.model import Document, DocumentKind, Fact, FactFilter, Identity, Profile, Scope
+from memstrata.model import (
+    Category,
+    Document,
+    DocumentKind,
+    Fact,
+    FactFilter,
+    Identity,
+    Profile,
+    Scope,
+)
 from memstrata.ports import RecordStore
 from memstrata.render import BLOCK_FRAME, escape, memory_block
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
@@ -186,6 +197,8 @@ def wake_up(
         current = [
             f for f in current if not covered.in_essentials(f) and _normal(f.text) not in stated
         ]
+    # a "preference" that is a feeling or a reaction stays in L2: L1 serves those with an object
+    current = [f for f in current if f.category != Category.PREFERENCE or not is_feeling(f.text)]
     facts = rank_facts(current, now, DecayPolicy())
     chosen: list[Fact] = []
     header = "## Key facts"

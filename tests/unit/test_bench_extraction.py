@@ -90,7 +90,7 @@ class _NaiveRewrite(RuleExtractor):
         naive = tuple(
             Candidate(
                 re.sub(r"\bI\b", e.speaker or "", e.text),
-                Category.PREFERENCE,
+                Category.EVENT,  # served by wake_up, which leaves out a preference with no object
                 0.9,
                 0.7,
                 (e.id,),

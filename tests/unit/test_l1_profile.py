@@ -12,7 +12,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.curate.essentials import choose_user
 from memstrata.curate.extract_rules import RuleExtractor
-from memstrata.curate.slots import SlotFill, preference_of, slots_in
+from memstrata.curate.slots import SlotFill, is_feeling, preference_of, slots_in
 from memstrata.document.coverage import spoken_for, topic_key
 from memstrata.document.ops import Operation, OpKind
 from memstrata.model import Category, DeleteReason, Role, Scope, Turn
@@ -57,7 +57,39 @@ ROOM = Scope("u", thread="conv")
         ),
         ("Tim is from England.", "Tim", ("home_country", "England")),
         ("Maria speaks Spanish and English.", "Maria", ("languages", "Spanish and English")),
+        (
+            "Jon lost their job as a banker yesterday, so Jon is gonna take a shot.",
+            "Jon",
+            ("former job", "a banker"),
+        ),
+        (
+            "Unfortunately, Gina also lost their job at Door Dash this month.",
+            "Gina",
+            ("former employer", "Door Dash"),
+        ),
+        (
+            "Gina opened an online clothing store and it's been great!",
+            "Gina",
+            ("business", "online clothing store"),
+        ),
+        (
+            "Moments like these make John so grateful for their basketball career.",
+            "John",
+            ("career", "basketball"),
+        ),
+        (
+            "John is doing well, John just had a picnic with the wife and kids.",
+            "John",
+            ("partner", "wife"),
+        ),
+        (
+            "Maria just adopted this cute pup from a shelter last week.",
+            "Maria",
+            ("pets", "cute pup"),
+        ),
+        ("Allergic to peanuts: check restaurant recommendations", "Lin", ("allergies", "peanuts")),
         # Chinese, hand-written
+        ("小红开了一家咖啡馆", "小红", ("business", "咖啡馆")),
         ("小红住在杭州。", "小红", ("residence", "杭州")),
         ("小红来自四川", "小红", ("home_country", "四川")),
         ("小红是一名护士", "小红", ("job", "护士")),
@@ -97,6 +129,40 @@ def test_each_slot_rule(text: str, name: str, expected: tuple[str, str]) -> None
 )
 def test_preferences_need_an_object(text: str, name: str, expected: str | None) -> None:
     assert preference_of(text, name) == expected
+
+
+def test_a_pronoun_or_the_slots_own_word_is_no_value() -> None:
+    assert slots_in("Nate spends time with their pets.", "Nate") == []
+    assert slots_in("Nate has a dog named Max.", "Nate") == [SlotFill("pets", "a dog")]
+
+
+@pytest.mark.parametrize(
+    ("text", "feeling"),
+    [
+        ("The colors make Melanie feel calm.", True),
+        ("Makes Melanie feel like maybe Melanie should do it too!", True),
+        ("Caroline is really thankful for their friends, family and mentors' support.", True),
+        ("Melanie loves camping trips with their fam.", False),
+        ("Prefers short answers with code first", False),  # written without its subject
+        ("小红很开心", True),
+        ("用户喜欢喝茶", False),
+    ],
+)
+def test_a_feeling_is_told_from_a_preference(text: str, feeling: bool) -> None:
+    assert is_feeling(text) is feeling
+
+
+def test_wake_up_leaves_feelings_to_the_topics(memory: Memory) -> None:
+    alice = Scope("alice")
+    calm, tea = memory.remember(["The colors make me feel calm.", "I love green tea."], alice)
+    memory.add_fact(
+        "The colors make Alice feel calm.", alice, category=Category.PREFERENCE, sources=[calm.id]
+    )
+    memory.add_fact("Alice loves green tea.", alice, category=Category.PREFERENCE, sources=[tea.id])
+    memory.consolidate(alice)
+    text = memory.wake_up(alice).text
+    assert "Alice loves green tea" in text and "feel calm" not in text
+    assert "feel calm" in memory.recall("preferences", alice).text  # L2 keeps it
 
 
 def _turn(text: str, speaker: str, session: str) -> Turn:

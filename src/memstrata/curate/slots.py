@@ -103,9 +103,13 @@ def label(key: str) -> str:
     return _LABELS.get(key, key)
 
 
-def _clip(value: str, words: int = 6) -> str:
-    """The value up to the first clause break, at most ``words`` words."""
-    value = _BREAK.split(value.strip(), maxsplit=1)[0].strip(" \"'“”")
+def _clip(value: str, words: int = 6, *, colon: bool = True) -> str:
+    """The value up to the first clause break (and colon, unless ``colon`` is False), at most
+    ``words`` words."""
+    value = _BREAK.split(value.strip(), maxsplit=1)[0]
+    if colon:
+        value = value.split(":", 1)[0]
+    value = value.strip(" \"'“”")
     parts = value.split()
     if len(parts) > words:
         value = " ".join(parts[:words])
@@ -302,13 +306,30 @@ def with_subject(text: str, name: str) -> str:
     return f"{lead} {text[0].lower()}{text[1:]}"
 
 
+UNNAMED: Final = "The user"
+_NOT_A_VALUE: Final = frozenset(
+    "it this that they them these those he she him her one something pets pet".split()  # noqa: SIM905
+)
+
+
 def slots_in(text: str, name: str) -> list[SlotFill]:
-    """The slots ``text`` fills for the person called ``name`` (each value once)."""
+    """The slots ``text`` fills for the person called ``name`` (each value once; a pronoun or
+    the slot's own word, "pets", is no value)."""
     text = with_subject(text, name)
     found = _chinese(text, name) if _cjk(text) else []
     if re.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
         found += _english(text, name)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(f for f in found if f.value.casefold() not in _NOT_A_VALUE))
+
+
+def is_feeling(text: str) -> bool:
+    """Whether a preference fact states a feeling or a reaction rather than a preference
+    with an object ("The colors make Melanie feel calm", "Melanie is so happy"): it names no
+    one first, or what it says of them has no object (:func:`preference_of`)."""
+    who = subject_of(text)
+    if who is not None and preference_of(text, who) is not None:
+        return False
+    return preference_of(text, UNNAMED) is None  # written without its subject: "Prefers tea"
 
 
 _PREFER_EN: Final = re.compile(
@@ -346,7 +367,7 @@ def preference_of(text: str, name: str) -> str | None:
     found = _PREFER_EN.match(text, match.end())
     if found is None:
         return None
-    obj = _clip(found["o"], words=12)
+    obj = _clip(found["o"], words=12, colon=False)
     if not obj or _NO_OBJECT.match(obj) or len(obj) < 3:
         return None
     return f"{name} {found['v']} {obj}"
