@@ -296,4 +296,25 @@ def test_bench_profile_lists_slots_per_main_speaker(memory: Memory, tmp_path: Pa
     result = run_profile_slots(memory, data)
     [conv] = result["conversations"]  # type: ignore[misc]
     assert conv["user"] == "Caro"
-    assert conv["slots"] == {"Caro": {"home_country": "Sweden"}, "Mel": {"partner": "husband"}}
+    assert conv["slots"] == {"Caro": {"home country": "Sweden"}, "Mel": {"partner": "husband"}}
+
+
+def test_a_chinese_conversation_of_two_gets_a_profile_and_people(memory: Memory) -> None:
+    said = [
+        ("我住在杭州，我是一名护士。", "小红", "s1"),
+        ("我对花生过敏。", "小红", "s1"),
+        ("我养了一只猫。", "小明", "s1"),
+        ("我很喜欢爬山。", "小明", "s2"),
+        ("我最喜欢的水果是芒果。", "小红", "s2"),
+    ]
+    for text, who, session in said:
+        memory.remember(_turn(text, who, session), ROOM)
+    memory.extract(ROOM)
+    memory.consolidate(ROOM)
+    fields = {k: v.value for k, v in memory.profile(ROOM).fields.items()}
+    assert fields["name"] == "小红" and fields["residence"] == "杭州" and fields["job"] == "护士"
+    assert fields["allergies"] == "花生" and fields["favorite 水果"] == "芒果"
+    doc, _ = memory.doc("essentials", ROOM)
+    sections = {s.heading: [b.text for b in s.bullets] for s in doc.sections}
+    assert "pets: 一只猫" in sections["People: 小明"]
+    assert "小明喜欢爬山" in sections["People: 小明"]

@@ -62,7 +62,9 @@ class Person:
 
     def slot_values(self) -> dict[str, str]:
         """Each filled slot's value(s) as one text."""
-        return {key: "; ".join(_value(e) for e in entries) for key, entries in self.slots.items()}
+        return {
+            label(key): "; ".join(_value(e) for e in entries) for key, entries in self.slots.items()
+        }
 
 
 @dataclass(slots=True)
