@@ -3,15 +3,17 @@
 Facts created since the last run (their ids sort after the one recorded in the scope's
 ``state/consolidation`` document) become bullets of their topic's document, citing the same
 episodes. Bullets of facts that a new fact superseded are deleted with reason ``superseded``.
-L1 is then brought to what :mod:`memstrata.curate.essentials` selects from every current fact
-within the L1 budget (the user's profile slots, preferences and key facts, then the people's):
-the user's slots fill the profile document, the rest the ``essentials`` document. Bullets it
-wrote that are no longer selected are deleted (reason ``low-signal``: they stay in their topic
-documents), bullets a person edited or deleted are left as the person made them, and their
-facts are not offered again. Style preferences (tone, verbosity, code style) are promoted only
-when two or more sessions support them (:mod:`curate.profile`). Every change goes through the
-document operations (compare-and-swap, per-bullet history) inside a run that holds its
-(layer, key), so two consolidations of the same document never interleave.
+L1 is then brought (also when no fact is new but one changed, e.g. a repeat merged into it: the
+state keeps a digest of the current facts' versions) to what :mod:`memstrata.curate.essentials`
+selects from every current fact within the L1 budget (the user's profile slots, preferences
+and key facts, then the people's): the user's slots fill the profile document, the rest the
+``essentials`` document. Bullets it wrote that are no longer selected are deleted (reason
+``low-signal``: they stay in their topic documents), bullets a person edited, moved or deleted
+are left as the person made them, and the facts of edited or deleted ones are not offered
+again. Style preferences (tone, verbosity, code style) are promoted only when two or more
+sessions support them (:mod:`curate.profile`). Every change goes through the document
+operations (compare-and-swap, per-bullet history) inside a run that holds its (layer, key), so
+two consolidations of the same document never interleave.
 """
 
 from __future__ import annotations
@@ -98,6 +100,12 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def _facts_digest(facts: Sequence[Fact]) -> str:
+    """A digest of which facts are current and at which version."""
+    joined = "\n".join(sorted(f"{f.id}:{f.version}" for f in facts))
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
@@ -126,11 +134,11 @@ class Consolidator:
         report = ConsolidationReport()
         state = self.store.get_document(scope, DocumentKind.STATE, STATE_KEY)
         last = state.content.get("last_fact_id") if state is not None else None
-        new = _all_facts(
-            self.store, scope, FactFilter(current_only=True), after=str(last) if last else None
-        )
+        current = _all_facts(self.store, scope, FactFilter(current_only=True))
+        new = [f for f in current if not last or f.id > str(last)]
         report.facts_read = len(new)
-        if not new:
+        seen = _facts_digest(current)  # a repeat merged into a fact changes its support
+        if not new and (state is None or state.content.get("facts") == seen):
             return report
         new_ids = {f.id for f in new}
         replaced = [
@@ -150,24 +158,26 @@ class Consolidator:
             self._apply(scope, key, facts, gone_texts, surfaces, report)
         for key in sorted({topic_key(f) for f in replaced} - set(plans)):
             self._apply(scope, key, [], gone_texts, surfaces, report)
-        selection = self.selection(scope)
+        selection = self.selection(scope, current)
         record = self._essentials(
             scope, selection, state.content.get("essentials") if state is not None else None, report
         )
         report.promoted = self._promote(scope, selection)
-        marker = max(new_ids)
+        marker = max(new_ids) if new_ids else last
         self.store.put_document(
             scope,
             DocumentKind.STATE,
             STATE_KEY,
-            {"last_fact_id": marker, "essentials": record},
+            {"last_fact_id": marker, "essentials": record, "facts": seen},
             expected_version=0 if state is None else state.version,
         )
         return report
 
-    def selection(self, scope: Scope) -> Selection:
-        """What L1 should state for ``scope`` now (:func:`memstrata.curate.essentials.select`)."""
-        facts = _all_facts(self.store, scope, FactFilter(current_only=True))
+    def selection(self, scope: Scope, facts: Sequence[Fact] | None = None) -> Selection:
+        """What L1 should state for ``scope`` now (:func:`memstrata.curate.essentials.select`)
+        from its current ``facts`` (read when not given)."""
+        if facts is None:
+            facts = _all_facts(self.store, scope, FactFilter(current_only=True))
         turns = list(self.store.iter_episodes(scope))
         user = choose_user(turns, self.user_speaker)
         cited = {s for f in facts for s in f.sources}
@@ -209,12 +219,16 @@ class Consolidator:
             else:  # written before this record: bullets made from facts are consolidation's
                 texts = {f.text for f in _all_facts(self.store, scope)}
                 managed = {b.id: (b.text, []) for _, b in bullets.values() if b.text in texts}
-            by_text = {text: bullet_id for bullet_id, (text, _) in managed.items()}
-            wanted = [  # the user's slots are the profile document's
-                e
-                for e in selection.entries
-                if e.section != "Profile" and not (set(e.facts) & withheld)
-            ]
+            by_text: dict[str, list[str]] = defaultdict(list)  # a bullet a person moved: kept
+            for bullet_id, (text, _) in managed.items():
+                by_text[text].append(bullet_id)
+            wanted = list(
+                {  # the user's slots are the profile document's
+                    (e.section, e.text): e
+                    for e in selection.entries
+                    if e.section != "Profile" and not (set(e.facts) & withheld)
+                }.values()
+            )
             surfaces = {
                 e.id: e.surface
                 for e in self.store.get_episodes(
@@ -225,8 +239,9 @@ class Consolidator:
             keep: dict[str, tuple[str, list[str]]] = {}
             for entry in wanted:
                 citations = tuple(Citation(surfaces.get(s, "chat"), s) for s in entry.sources)
-                bullet_id = by_text.get(entry.text)
-                if bullet_id is not None and bullet_id not in keep:
+                same = by_text.get(entry.text)
+                if same:
+                    bullet_id = same.pop(0)
                     keep[bullet_id] = (entry.text, list(entry.facts))
                     if bullets[bullet_id][1].citations != citations:
                         ops.append(Operation(OpKind.EDIT, bullet_id, citations=citations))

@@ -15,7 +15,7 @@ from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.curate.slots import SlotFill, is_feeling, preference_of, slots_in
 from memstrata.document.coverage import spoken_for, topic_key
 from memstrata.document.ops import Operation, OpKind
-from memstrata.model import Category, DeleteReason, Role, Scope, Turn
+from memstrata.model import Category, DeleteReason, HistoryOp, Role, Scope, Turn
 from memstrata.tokens import HeuristicTokenCounter
 
 ROOM = Scope("u", thread="conv")
@@ -318,3 +318,58 @@ def test_a_chinese_conversation_of_two_gets_a_profile_and_people(memory: Memory)
     sections = {s.heading: [b.text for b in s.bullets] for s in doc.sections}
     assert "pets: 一只猫" in sections["People: 小明"]
     assert "小明喜欢爬山" in sections["People: 小明"]
+
+
+def test_a_hand_edit_of_the_essentials_outlasts_the_next_consolidation(memory: Memory) -> None:
+    _two_speakers(memory)
+    doc, version = memory.doc("essentials", ROOM)
+    bullets = {b.text: b.id for s in doc.sections for b in s.bullets}
+    memory.apply_doc(
+        "essentials",
+        ROOM,
+        [
+            Operation(OpKind.DELETE, bullets["partner: husband"], reason=DeleteReason.USER_REQUEST),
+            Operation(
+                OpKind.MOVE,
+                bullets["Melanie loves camping with their family"],
+                section="Preferences",
+                position=0,
+            ),
+        ],
+        expected_version=version,
+    )
+    memory.remember(_turn("I love reading poetry.", "Caroline", "s3"), ROOM)
+    memory.extract(ROOM)
+    report = memory.consolidate(ROOM)
+    assert report.facts_read == 1
+    doc, _ = memory.doc("essentials", ROOM)
+    sections = {s.heading: [b.text for b in s.bullets] for s in doc.sections}
+    assert "partner: husband" not in str(sections)  # deleted by hand: not back
+    assert sections["Preferences"][0] == "Melanie loves camping with their family"  # moved
+    assert "Caroline loves reading poetry" in sections["Preferences"]
+    assert "partner: husband" not in memory.wake_up(ROOM).text
+
+
+def test_a_better_supported_item_takes_the_place_of_a_weaker_one(memory: Memory) -> None:
+    from memstrata.consolidate import Consolidator
+
+    def run() -> dict[str, str]:
+        Consolidator(memory.store, memory.documents, memory.runs, essentials_budget=25).update(ROOM)
+        doc, _ = memory.doc("essentials", ROOM)
+        return {b.text: b.id for s in doc.sections for b in s.bullets}
+
+    things = ("green tea", "jazz records", "chess openings")
+    for i, thing in enumerate(things):
+        memory.remember(_turn(f"I love {thing}.", "Ann", f"s{i + 1}"), ROOM)
+    memory.extract(ROOM)
+    first = run()
+    assert 0 < len(first) < 3  # not all fit in 25 tokens
+    left_out = next(t for t in things if f"Ann loves {t}" not in first)
+    for session in ("s4", "s5"):  # said again in two more sessions: better supported
+        memory.remember(_turn(f"I love {left_out}.", "Ann", session), ROOM)
+    memory.extract(ROOM)
+    second = run()
+    assert f"Ann loves {left_out}" in second and len(second) == len(first)
+    [gone] = [text for text in first if text not in second]
+    last = memory.history(first[gone], ROOM)[-1]
+    assert (last.op, last.reason) == (HistoryOp.DELETE, "low-signal")  # back to L2 only

@@ -16,6 +16,7 @@ A preference is kept for L1 only when it has an object: "Melanie loves camping" 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -322,6 +323,7 @@ def slots_in(text: str, name: str) -> list[SlotFill]:
     return list(dict.fromkeys(f for f in found if f.value.casefold() not in _NOT_A_VALUE))
 
 
+@functools.lru_cache(maxsize=65_536)  # wake_up asks again for the same facts at every call
 def is_feeling(text: str) -> bool:
     """Whether a preference fact states a feeling or a reaction rather than a preference
     with an object ("The colors make Melanie feel calm", "Melanie is so happy"): it names no
