@@ -119,6 +119,12 @@ def test_each_slot_rule(text: str, name: str, expected: tuple[str, str]) -> None
             "Melanie",
             "Melanie is a big fan of pottery",
         ),
+        (
+            "Nate loves action and sci-fi movies, the effects are so cool",
+            "Nate",
+            "Nate loves action and sci-fi movies",
+        ),
+        ("Nate likes having some of these little ones around.", "Nate", None),  # unresolved
         ("Melanie is so happy for you.", "Melanie", None),  # a feeling
         ("Caroline loves it!", "Caroline", None),  # no object
         ("The colors make Melanie feel calm.", "Melanie", None),

@@ -30,7 +30,7 @@ from memstrata.model import Category, Episode, Fact, Role, Slot
 from memstrata.tokens import TokenCounter
 
 DEFAULT_ESSENTIALS_BUDGET: Final = 400
-KEY_IMPORTANCE: Final = 0.8
+KEY_IMPORTANCE: Final = 0.85
 #: the subject extraction writes for a speaker with no name
 UNNAMED: Final = ("The user", "用户")
 _MAX_PREFERENCES: Final = 6

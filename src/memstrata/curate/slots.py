@@ -48,7 +48,7 @@ _LABELS: Final = {"home_country": "home country"}
 
 _BREAK: Final = re.compile(
     r"\s+[-–—]\s+|[;!?()（）。；！？，]|\.(?:\s|$)|,\s+(?:it|this|that|they|which|but|so|and|"
-    r"'cause|because|as|since|who|when|he|she)\b|\s+(?:because|'cause|cause|but|which|while|since)\s+",
+    r"'cause|because|as|since|who|when|he|she|the|my|their|its|his|her|we|i|you)\b|\s+(?:because|'cause|cause|but|which|while|since)\s+",
     re.IGNORECASE,
 )
 _LEAD_ADVERBS: Final = r"(?:(?:now|currently|also|still|really|just|actually|finally)\s+)*"
@@ -345,6 +345,8 @@ _NO_OBJECT: Final = re.compile(
     r"the (?:idea|way|feeling|thought)|to (?:hear|see|know))\b",
     re.IGNORECASE,
 )
+#: an object that points back at something the fact does not say ("these little ones")
+_UNRESOLVED: Final = re.compile(r"\b(?:this|these|those|it|them)\b", re.IGNORECASE)
 _PREFER_ZH: Final = re.compile(
     r"(?:很|非常|特别|最|更|也|一直)?(?P<v>不喜欢|喜欢|热爱|爱|偏好|讨厌|受不了)(?P<o>[^，。,；;！!？?]{1,24})"
 )
@@ -370,6 +372,6 @@ def preference_of(text: str, name: str) -> str | None:
     if found is None:
         return None
     obj = _clip(found["o"], words=12, colon=False)
-    if not obj or _NO_OBJECT.match(obj) or len(obj) < 3:
+    if not obj or _NO_OBJECT.match(obj) or _UNRESOLVED.search(obj) or len(obj) < 3:
         return None
     return f"{name} {found['v']} {obj}"
