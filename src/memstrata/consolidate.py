@@ -83,6 +83,25 @@ class ConsolidationReport:
     findings: list[AuditFinding] = field(default_factory=list)  # audit: unsupported bullets
     merged: int = 0  # dedup: bullets folded into a near-duplicate
 
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "facts_read": self.facts_read,
+            "documents": dict(self.documents),
+            "bullets_added": self.added,
+            "bullets_removed": self.removed,
+            "bullets_merged": self.merged,
+            "promoted": list(self.promoted),
+            "findings": [
+                {
+                    "document": f.key,
+                    "bullet": f.bullet_id,
+                    "problem": f.problem,
+                    "support": f.support,
+                }
+                for f in self.findings
+            ],
+        }
+
 
 def _support(text: str, evidence: str) -> float:
     """The share of a bullet's terms that its evidence contains."""

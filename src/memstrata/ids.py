@@ -31,7 +31,11 @@ PREFIXES: Final[dict[str, str]] = {
     "er": "erasure",
 }
 
-_ID_RE: Final = re.compile(r"^(?P<prefix>[a-z]{1,8})_(?P<ulid>[0-9A-HJKMNP-TV-Z]{26})$")
+_PREFIX: Final = "[a-z]{1,8}"
+_ULID: Final = "[0-9A-HJKMNP-TV-Z]{26}"
+#: an id, as a pattern for schemas
+ID_PATTERN: Final = f"^{_PREFIX}_{_ULID}$"
+_ID_RE: Final = re.compile(f"^(?P<prefix>{_PREFIX})_(?P<ulid>{_ULID})$")
 
 
 class _UlidGenerator:

@@ -21,7 +21,14 @@ from memstrata.textio import check_unicode, shown
 JsonValue = Any
 """A value that survives ``json.dumps``; metadata values must be of this kind."""
 
-_SCOPE_PART_RE: Final = re.compile(r"^[^\x00-\x1f/\\]{1,128}$")
+#: what str.strip() removes beside the control characters: no scope part starts or ends with it
+_SPACE: Final = r"\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: a user, thread or agent: 1-128 characters, no slash, backslash or control character, no
+#: space at either end (a pattern in the syntax Python, JSON Schema and Rust regexes share)
+SCOPE_PART_PATTERN: Final = (
+    rf"^[^\x00-\x1f/\\{_SPACE}](?:[^\x00-\x1f/\\]{{0,126}}[^\x00-\x1f/\\{_SPACE}])?$"
+)
+_SCOPE_PART_RE: Final = re.compile(SCOPE_PART_PATTERN)
 
 
 def _check_scope_part(name: str, value: str | None, *, required: bool) -> None:

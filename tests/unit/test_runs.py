@@ -93,3 +93,57 @@ def test_followers_see_events_as_they_happen() -> None:
     with runs.start("topic", "t") as run:
         run.emit("progress")
     assert seen == ["started", "progress", "done"]
+
+
+def test_a_run_started_inside_another_is_its_child() -> None:
+    runs = RunRegistry()
+    with runs.start("curation", "alice") as outer:
+        with runs.start("document", "alice/tea") as inner:
+            inner.emit("applied", version=1)
+        assert inner.parent is outer and inner.root_id == outer.id
+        outer.cancel()
+        with runs.start("document", "alice/home") as cancelled_child:
+            assert cancelled_child.cancelled  # cancelling a run cancels what runs inside it
+    kinds = [(e.run_id == outer.id, e.kind) for e in runs.replay(run_id=outer.id).events]
+    assert kinds == [
+        (True, "started"),
+        (False, "started"),
+        (False, "applied"),
+        (False, "done"),
+        (False, "started"),
+        (False, "cancelled"),
+        (True, "cancelled"),
+    ]
+    assert [e.kind for e in runs.replay(run_id=inner.id).events] == ["started", "applied", "done"]
+    assert runs.get(inner.id) is inner and [r.id for r in runs.runs("curation")] == [outer.id]
+    assert outer.finished_at is not None and outer.state == RunState.CANCELLED
+    with pytest.raises(NotFoundError):
+        runs.get("run_01AAAAAAAAAAAAAAAAAAAAAAAA")
+
+
+def test_a_run_opened_here_can_be_carried_in_another_thread() -> None:
+    runs = RunRegistry()
+    run = runs.open("curation", "alice")
+    with pytest.raises(BusyError):
+        runs.open("curation", "alice")
+
+    def work() -> None:
+        with runs.running(run):
+            run.emit("progress")
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(5)
+    assert run.state == RunState.DONE and runs.active() == []
+    assert [e.kind for e in runs.replay(run_id=run.id).events] == ["started", "progress", "done"]
+
+
+def test_only_the_most_recent_finished_runs_are_kept() -> None:
+    runs = RunRegistry(capacity=3)
+    with runs.start("curation", "held") as held:
+        for i in range(5):
+            with runs.start("curation", f"k{i}"):
+                pass
+        kept = runs.runs()
+        assert held in kept and len(kept) == 3  # an active run is never dropped
+    assert [r.key for r in kept[1:]] == ["k3", "k4"]

@@ -166,6 +166,7 @@ class MemoryState:
         self._runs: RunRegistry | None = None
         self._queue: DebounceQueue | None = None
         self._fact_cache: FactCache | None = None
+        self._workers: list[threading.Thread] = []  # background curation runs
         self._index_lock = threading.Lock()
 
     @property

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import ScopeLike, as_scope
 from memstrata.api.records import RecordsMixin
 from memstrata.errors import InvalidInputError
-from memstrata.model import Category
+from memstrata.model import Category, JsonValue, Scope
 from memstrata.ports import LLM, Extractor
 from memstrata.settings import load_settings
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from memstrata.consolidate import ConsolidationReport
     from memstrata.curate.pipeline import ExtractReport
-    from memstrata.curate.runs import RunRegistry
+    from memstrata.curate.runs import Run, RunRegistry
+
+#: what a curation run does: extract facts from new turns, or consolidate documents
+RunKind = Literal["extract", "consolidate"]
+#: consolidation modes
+MODES: Final = ("update", "audit", "dedup")
+#: the layer of the registry's runs that :meth:`CurationMixin.start_run` starts
+CURATION: Final = "curation"
+#: how long closing the memory waits for a cancelled run to stop, in seconds
+_STOP_WAIT_S: Final = 10.0
 
 
 class CurationMixin(RecordsMixin):
@@ -111,3 +124,66 @@ class CurationMixin(RecordsMixin):
         if mode == "dedup":
             return consolidator.dedup(scope)
         raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
+
+    # runs in the background ----------------------------------------------------------
+    def start_run(
+        self,
+        scope: ScopeLike,
+        kind: RunKind = "consolidate",
+        *,
+        mode: str = "update",
+        extract: bool = True,
+        remove: bool = False,
+    ) -> Run:
+        """Start curating the scope in a background thread and return its run at once:
+        ``extract`` extracts facts from the turns no fact cites yet; ``consolidate`` does
+        what :meth:`consolidate` does (in mode ``update``, after extracting, unless
+        ``extract`` is off). One run per scope at a time (:class:`BusyError`). The run's
+        events (its own, and those of the documents it writes) replay from
+        :attr:`runs`; its report is ``run.result`` once it is done. Cancelling it stops it
+        before its next step (consolidation, after extraction)."""
+        scope = as_scope(scope)
+        if kind not in ("extract", "consolidate"):
+            raise InvalidInputError(f"unknown run kind {kind!r}; expected extract or consolidate")
+        if mode not in MODES:
+            raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
+        run = self.runs.open(CURATION, str(scope), scope=scope)
+        worker = threading.Thread(
+            target=self._carry,
+            args=(run, scope, kind, mode, extract, remove),
+            name=f"memstrata-{run.id}",
+            daemon=True,
+        )
+        with self._index_lock:
+            self._workers = [w for w in self._workers if w.is_alive()] + [worker]
+        worker.start()
+        return run
+
+    def _carry(
+        self, run: Run, scope: Scope, kind: RunKind, mode: str, extract: bool, remove: bool
+    ) -> None:
+        try:
+            with self.runs.running(run):
+                result: dict[str, JsonValue] = {"kind": kind}
+                if kind == "extract" or (extract and mode == "update"):
+                    run.emit("step", step="extract")
+                    extracted = self.extract(scope)
+                    result["extraction"] = extracted.to_json()
+                if kind == "consolidate" and not run.cancelled:
+                    run.emit("step", step="consolidate", mode=mode)
+                    report = self.consolidate(scope, mode=mode, remove=remove)
+                    result["consolidation"] = report.to_json()
+                run.result = result
+                run.emit("report", result=result)
+        except Exception:  # recorded as the run's failure; nobody waits to catch it
+            log.warning("curation run %s failed", run.id, exc_info=True)
+
+    def stop_runs(self) -> None:
+        """Cancel the background runs and wait (a while) for them to stop."""
+        with self._index_lock:
+            workers, self._workers = self._workers, []
+        if self._runs is not None:
+            for run in self._runs.active():
+                run.cancel()
+        for worker in workers:
+            worker.join(_STOP_WAIT_S)

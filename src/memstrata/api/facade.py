@@ -114,6 +114,7 @@ class Memory(CurationMixin):
         return self._queue
 
     def close(self) -> None:
+        self.stop_runs()
         if self._queue is not None:
             self._queue.stop()
         if self._embedder is not None and hasattr(self._embedder, "close"):

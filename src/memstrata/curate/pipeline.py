@@ -18,7 +18,7 @@ from memstrata.curate.merge import RepeatIndex, raised
 from memstrata.curate.scrubbing import scrub_for_storage
 from memstrata.curate.supersede import supersede_older
 from memstrata.ids import new_id
-from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, HistoryOp, Scope
+from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, HistoryOp, JsonValue, Scope
 from memstrata.ports import Extractor, RecordStore
 
 
@@ -36,6 +36,20 @@ class ExtractReport:
     bad_citations: int = 0
     overclaiming: int = 0
     failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "extractor": self.extractor,
+            "episodes": self.episodes,
+            "candidates": self.candidates,
+            "stored": [f.id for f in self.stored],
+            "superseded": [f.id for f in self.superseded],
+            "merged": [f.id for f in self.merged],
+            "low_confidence": self.low_confidence,
+            "bad_citations": self.bad_citations,
+            "overclaiming": self.overclaiming,
+            "failures": list(self.failures),
+        }
 
 
 def unextracted(store: RecordStore, scope: Scope) -> list[Episode]:

@@ -32,7 +32,9 @@ from memstrata.textio import shown
 ESSENTIALS_KEY: Final = "essentials"
 #: the key of the L0 identity, which is not a curated document (and so no topic's key)
 IDENTITY_KEY: Final = "identity"
-_KEY_RE: Final = re.compile(r"^[\w][\w.-]{0,99}$")
+#: a document key: a word character, then up to 99 word characters, dots or dashes
+KEY_PATTERN: Final = r"^[\w][\w.-]{0,99}$"
+_KEY_RE: Final = re.compile(KEY_PATTERN)
 _HISTORY_OPS: Final = {
     OpKind.ADD: HistoryOp.CREATE,
     OpKind.EDIT: HistoryOp.UPDATE,
