@@ -68,10 +68,10 @@ def test_remember_get_update_history_delete(client: TestClient) -> None:
         json={"changes": {"importance": 0.1}, "expected_version": 1},
     )
     assert r.status_code == 409 and r.json()["error"] == "ConflictError"
-    hist = client.get(f"/v1/items/{fact['id']}/history", params=params).json()
+    hist = client.get(f"/v1/items/{fact['id']}/history", params=params).json()["items"]
     assert [h["op"] for h in hist] == ["create", "update"]
     assert client.get("/v1/stats", params={"user": "alice"}).json()["facts_current"] == 1
-    listed = client.get("/v1/list", params={"user": "alice", "kind": "fact"}).json()
+    listed = client.get("/v1/list", params={"user": "alice", "kind": "fact"}).json()["items"]
     assert [f["id"] for f in listed] == [fact["id"]]
     r = client.delete(f"/v1/items/{ep['id']}", params=params)
     assert (r.json()["deleted"], r.json()["cascaded"]) == ([ep["id"]], [fact["id"]])
@@ -155,15 +155,17 @@ def test_search_route(data_dir: Path) -> None:
                 ],
             },
         )
-        hits = client.get("/v1/search", params={"q": "梧桐山", "user": "alice", "k": 1}).json()
+        hits = client.get("/v1/search", params={"q": "梧桐山", "user": "alice", "k": 1}).json()[
+            "items"
+        ]
         assert hits[0]["text"].endswith("周末去梧桐山徒步") and hits[0]["session_id"] == "s1"
-        assert client.get("/v1/search", params={"q": "梧桐山", "user": "bob"}).json() == []
+        assert client.get("/v1/search", params={"q": "梧桐山", "user": "bob"}).json()["items"] == []
         bad = client.get("/v1/search", params={"q": "x", "user": "alice", "category": "zzz"})
         assert bad.status_code == 422
         mem.add_fact("Alice hikes Wutong mountain on weekends", "alice", topic="hiking")
         mem.consolidate("alice")
         params = {"q": "Wutong", "user": "alice", "granularity": "topic", "layer": "L2"}
-        topics = client.get("/v1/search", params=params).json()
+        topics = client.get("/v1/search", params=params).json()["items"]
         assert topics[0]["topic"] == "hiking" and topics[0]["bullets"]
         wrong = client.get("/v1/search", params={**params, "layer": "L3"})
         assert wrong.status_code == 422 and "granularity topic" in wrong.text
@@ -327,10 +329,10 @@ def test_deeply_nested_bodies_are_422_and_nothing_is_stored(fast: TestClient) ->
     nested = "[" * 500 + "]" * 500
     r = _raw(fast, "POST", "/v1/remember", deep % nested)
     assert "nest" in assert_error(r, 422, "InvalidInputError")["message"]
-    assert fast.get("/v1/list", params={"user": "a"}).json() == []
+    assert fast.get("/v1/list", params={"user": "a"}).json()["items"] == []
     ok = _raw(fast, "POST", "/v1/remember", deep % ("[" * 20 + "]" * 20))
     assert ok.status_code == 201
-    assert len(fast.get("/v1/list", params={"user": "a"}).json()) == 1
+    assert len(fast.get("/v1/list", params={"user": "a"}).json()["items"]) == 1
 
 
 def test_a_turn_from_any_year_leaves_the_scope_readable(fast: TestClient) -> None:
@@ -338,7 +340,7 @@ def test_a_turn_from_any_year_leaves_the_scope_readable(fast: TestClient) -> Non
     r = fast.post("/v1/remember", json={"scope": {"user": "a"}, "turns": [turn]})
     assert r.status_code == 201 and r.json()[0]["time"] == "0828-01-08T02:08:33.000000Z"
     assert fast.get("/v1/stats", params={"user": "a"}).json()["episodes"] == 1
-    [listed] = fast.get("/v1/list", params={"user": "a"}).json()
+    [listed] = fast.get("/v1/list", params={"user": "a"}).json()["items"]
     assert listed["time"] == "0828-01-08T02:08:33.000000Z"
 
 
@@ -465,23 +467,30 @@ def test_search_honours_surface_archived_and_superseded_filters(
         json={"scope": scope, "surface": "notebook", "turns": [{"text": "green tea notes"}]},
     ).json()[0]
     base = {"q": "green tea", "user": "a", "k": 10}
-    ids = [h["id"] for h in fast.get("/v1/search", params={**base, "surface": "notebook"}).json()]
+    ids = [
+        h["id"]
+        for h in fast.get("/v1/search", params={**base, "surface": "notebook"}).json()["items"]
+    ]
     assert ids == [note["id"]]
     from memstrata.model import Scope
 
     assert fast_memory.store.archive_episodes(Scope("a"), [chat["id"]]) == 1
-    ids = [h["id"] for h in fast.get("/v1/search", params=base).json()]
+    ids = [h["id"] for h in fast.get("/v1/search", params=base).json()["items"]]
     assert chat["id"] not in ids
     ids = [
-        h["id"] for h in fast.get("/v1/search", params={**base, "include_archived": True}).json()
+        h["id"]
+        for h in fast.get("/v1/search", params={**base, "include_archived": True}).json()["items"]
     ]
     assert chat["id"] in ids
     old = fast.post("/v1/facts", json={"scope": scope, "text": "Alice lives in Hangzhou"}).json()
     new = fast.post("/v1/facts", json={"scope": scope, "text": "Alice lives in Shenzhen"}).json()
     facts = {**base, "q": "Alice lives", "granularity": "fact"}
-    ids = [h["id"] for h in fast.get("/v1/search", params=facts).json()]
+    ids = [h["id"] for h in fast.get("/v1/search", params=facts).json()["items"]]
     assert new["id"] in ids and old["id"] not in ids
-    ids = [h["id"] for h in fast.get("/v1/search", params={**facts, "current_only": False}).json()]
+    ids = [
+        h["id"]
+        for h in fast.get("/v1/search", params={**facts, "current_only": False}).json()["items"]
+    ]
     assert old["id"] in ids
 
 
@@ -499,7 +508,7 @@ def test_a_repeated_query_parameter_is_refused_not_read(fast: TestClient) -> Non
     r = fast.get("/v1/search?q=tea&user=alice&user=bob")
     assert "repeated" in assert_error(r, 422)["message"]
     assert_error(fast.get("/v1/search?q=tea&q=tea&user=bob"), 422)
-    assert fast.get("/v1/search?q=tea&user=bob").json()[0]["text"].endswith("bob's tea")
+    assert fast.get("/v1/search?q=tea&user=bob").json()["items"][0]["text"].endswith("bob's tea")
 
 
 def test_doc_apply_reports_the_bullet_ids_it_stored(fast: TestClient) -> None:

@@ -24,4 +24,4 @@ def test_a_damaged_store_is_503_with_how_to_recover(data_dir: Path) -> None:
             "/v1/remember", json={"scope": {"user": "bob"}, "turns": [{"text": "hello"}]}
         )
         assert r.status_code == 503 and "damaged" in r.text
-        assert client.get("/v1/list", params={"user": "bob"}).json() == []
+        assert client.get("/v1/list", params={"user": "bob"}).json()["items"] == []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,10 @@ class Seeded:
         )
         memory.apply_doc("essentials", USER, preview.operations, expected_version=0)
         memory.consolidate(USER)
+        run = memory.start_run(USER, "extract")
+        while run.finished_at is None:
+            threading.Event().wait(0.01)
+        self.runs = [run.id]
         docs = memory.list(USER, "document")
         self.ids = [
             *(t.id for t in turns),
@@ -82,6 +87,8 @@ def _aim(case: Any, data: st.DataObject, seeded: Seeded) -> None:
         params["item_id"] = data.draw(st.sampled_from(seeded.ids), label="item_id")
     if "key" in params:
         params["key"] = data.draw(st.sampled_from(seeded.keys), label="key")
+    if "run_id" in params:
+        params["run_id"] = data.draw(st.sampled_from(seeded.runs), label="run_id")
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -133,7 +140,7 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
 ) -> None:
     schema, client, seeded = fuzzed
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) >= 14
+    assert len(operations) >= 27
     sent: list[int] = []
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):

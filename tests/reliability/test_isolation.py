@@ -163,14 +163,14 @@ def _http_checks(client: TestClient, reader: Scope, owned: dict[str, Scope]) -> 
     for kind in ("episode", "fact", "document"):
         response = client.get("/v1/list", params={**params, "kind": kind, "limit": 1000})
         assert response.status_code == 200, response.text
-        assert {r["id"] for r in response.json()} <= visible
+        assert {r["id"] for r in response.json()["items"]} <= visible
         n += 1
     for level in ("turn", "session", "fact", "topic"):
         response = client.get(
             "/v1/search", params={**params, "q": KEYWORD, "k": 50, "granularity": level}
         )
         assert response.status_code == 200, response.text
-        for hit in response.json():
+        for hit in response.json()["items"]:
             named = set(hit["episodes"]) if level == "session" else {hit["id"]}
             assert named <= visible, (level, hit)
             n += 1

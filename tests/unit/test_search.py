@@ -263,3 +263,10 @@ def test_a_speaker_the_query_names_is_raised(mem: Memory) -> None:
     assert hits[0].speaker == "Bob"
     hits = mem.search("小明周六去爬山了吗", ALICE, k=2)
     assert hits[0].speaker == "小明"
+
+
+def test_the_best_k_hits_are_the_first_k_of_any_larger_search(mem: Memory) -> None:
+    mem.remember(["green tea"] * 9 + ["green tea and biscuits"] * 3, "alice")
+    full = _ids(mem.search("green tea", "alice", k=12))
+    for k in range(1, 12):
+        assert _ids(mem.search("green tea", "alice", k=k)) == full[:k], k

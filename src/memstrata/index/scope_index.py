@@ -636,8 +636,10 @@ def fuse(
 
 
 def _top(scores: NDArray[np.float32], mask: NDArray[np.bool_], k: int) -> NDArray[np.int64]:
+    """The best ``k`` slots of ``mask``, best first, equal scores in slot order: the best
+    ``k`` are always the first ``k`` of the best ``k + n`` (so pages of hits line up)."""
     slots = np.flatnonzero(mask)
     if len(slots) > k:
-        part = np.argpartition(-scores[slots], k - 1)[:k]
-        slots = slots[part]
-    return slots[np.argsort(-scores[slots], kind="stable")]
+        kth = np.partition(-scores[slots], k - 1)[k - 1]
+        slots = slots[-scores[slots] <= kth]  # the best k, and every slot tied with the k-th
+    return slots[np.lexsort((slots, -scores[slots]))][:k]

@@ -8,16 +8,22 @@ in the body), so who may act in which scope is decided here, in one place.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any, Final
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Path, Query, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
+from pydantic import BaseModel
 
 from memstrata.api import Memory
 from memstrata.errors import InvalidInputError
-from memstrata.model import Scope
-from memstrata.server.schemas import ScopeIn
+from memstrata.ids import ID_PATTERN
+from memstrata.model import SCOPE_PART_PATTERN, Scope
+from memstrata.server.schemas import Page, ScopeIn
+
+#: the most items one page of an HTTP list holds
+MAX_HTTP_PAGE: Final = 1000
 
 
 def get_memory(request: Request) -> Memory:
@@ -27,9 +33,16 @@ def get_memory(request: Request) -> Memory:
 
 
 def request_scope(
-    user: Annotated[str, Query(description="the user whose memory the request acts in")],
-    thread: Annotated[str | None, Query(description="a thread of the user")] = None,
-    agent: Annotated[str | None, Query(description="an agent of the user")] = None,
+    user: Annotated[
+        str,
+        Query(pattern=SCOPE_PART_PATTERN, description="the user whose memory the request acts in"),
+    ],
+    thread: Annotated[
+        str | None, Query(pattern=SCOPE_PART_PATTERN, description="a thread of the user")
+    ] = None,
+    agent: Annotated[
+        str | None, Query(pattern=SCOPE_PART_PATTERN, description="an agent of the user")
+    ] = None,
 ) -> Scope:
     """The scope a request acts in, from its query."""
     return Scope(user, thread, agent)
@@ -42,7 +55,13 @@ def body_scope(scope: ScopeIn, request: Request) -> Scope:
 
 
 def _query_names(dependant: Dependant) -> set[str]:
-    names = {p.alias for p in dependant.query_params}
+    names: set[str] = set()
+    for param in dependant.query_params:
+        model = param.field_info.annotation
+        if isinstance(model, type) and issubclass(model, BaseModel):  # a model of parameters
+            names |= {f.alias or name for name, f in model.model_fields.items()}
+        else:
+            names.add(param.alias)
     for sub in dependant.dependencies:
         names |= _query_names(sub)
     return names
@@ -69,5 +88,21 @@ def known_query_only(request: Request) -> None:
         )
 
 
+def page(items: Sequence[dict[str, Any]], limit: int, *, key: str) -> Page:
+    """The first ``limit`` of ``items`` (fetched one over the limit, to know whether more
+    follow), and the cursor of the next page: the ``key`` of the last item shown."""
+    shown = list(items[:limit])
+    more = len(items) > limit and bool(shown)
+    return Page(items=shown, next_cursor=str(shown[-1][key]) if more else None)
+
+
 MemoryDep = Annotated[Memory, Depends(get_memory)]
 ScopeDep = Annotated[Scope, Depends(request_scope)]
+#: how many items a page holds
+Limit = Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="items per page")]
+#: the cursor of a list in id order: the next_cursor of the page before
+CursorId = Annotated[
+    str | None, Query(pattern=ID_PATTERN, description="the next_cursor of the page before")
+]
+#: an item's id in a path
+ItemPath = Annotated[str, Path(pattern=ID_PATTERN, description="the item's id")]

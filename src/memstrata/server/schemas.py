@@ -1,8 +1,11 @@
-"""Request bodies and error responses of the HTTP API (records use their JSON encoding).
+"""Requests and responses of the HTTP API and the MCP server (records use their JSON
+encoding): pure pydantic models, no web framework in them.
 
 Every body refuses unknown fields, nesting deeper than 32 levels, non-finite numbers, and text
 that is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON can spell but
-UTF-8 cannot store) anywhere in it, keys included.
+UTF-8 cannot store) anywhere in it, keys included. The constraints the facade enforces on
+what it is given (scope parts, ids, keys, labels, ranges, enums) are stated in the models, so
+they appear in the OpenAPI document and a client learns them before it sends anything.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -21,8 +24,16 @@ from pydantic import (
     model_validator,
 )
 
-from memstrata.model import utc
+from memstrata.document.service import KEY_PATTERN
+from memstrata.ids import ID_PATTERN
+from memstrata.model import SCOPE_PART_PATTERN, Category, Layer, SearchFilter, utc
 from memstrata.textio import surrogate_at
+
+if TYPE_CHECKING:
+    from memstrata.api.common import IngestReport
+    from memstrata.context import Context
+    from memstrata.curate.runs import Event, Run
+    from memstrata.layers import Recall, WakeUp
 
 #: how deep objects and arrays may nest in a request body (what is stored must read back)
 MAX_DEPTH: Final = 32
@@ -88,50 +99,92 @@ class BodyIn(BaseModel):
         return check_json_values(data)
 
 
+#: the longest surface, session id or speaker name (as the facade checks them)
+MAX_LABEL: Final = 256
+#: the most records one page of a list holds (as the facade checks it)
+MAX_PAGE: Final = 10_000
+#: the most hits one search returns
+MAX_K: Final = 1000
+#: token budgets of wake_up, recall and context
+MIN_BUDGET: Final = 80
+MIN_CONTEXT_BUDGET: Final = 50
+MAX_BUDGET: Final = 100_000
+
+#: a user, thread or agent: 1-128 characters, no slash, backslash or control character, no
+#: space at either end
+ScopePart = Annotated[str, Field(pattern=SCOPE_PART_PATTERN)]
+#: an item's id (``ep_``, ``fa_``, ``doc_``, ``m_`` and a ULID)
+ItemId = Annotated[str, Field(pattern=ID_PATTERN, examples=["ep_01JD3M8V4Q5R6S7T8V9W0X1Y2Z"])]
+#: a curated document's key
+DocKey = Annotated[str, Field(pattern=KEY_PATTERN, examples=["essentials", "hiking"])]
+#: a surface, session id or speaker name
+Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL)]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only spaces")
+    return value
+
+
+#: text that is not only spaces (the schema states it as a pattern, the check says it plainly)
+Text = Annotated[
+    str, Field(min_length=1, json_schema_extra={"pattern": r"\S"}), AfterValidator(_not_blank)
+]
+Role = Literal["user", "assistant", "system", "tool", "other"]
+Granularity = Literal["turn", "session", "fact", "topic"]
+ListKind = Literal["episode", "fact", "document"]
+DeleteReasonIn = Literal["contradicted", "superseded", "stale", "low-signal", "user-request"]
+Mode = Literal["update", "audit", "dedup"]
+ImportFormat = Literal["locomo", "longmemeval", "madial", "jsonl"]
+
+
 class ScopeIn(BodyIn):
-    user: str
-    thread: str | None = None
-    agent: str | None = None
+    user: ScopePart
+    thread: ScopePart | None = None
+    agent: ScopePart | None = None
 
 
 class TurnIn(BodyIn):
-    text: str
-    speaker: str | None = None
-    role: Literal["user", "assistant", "system", "tool", "other"] = "user"
+    text: Text
+    speaker: Label | None = None
+    role: Role = "user"
     time: IsoTime | None = None
-    session_id: str | None = None
+    session_id: Label | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class RememberIn(BodyIn):
     scope: ScopeIn
     turns: list[TurnIn] = Field(min_length=1)
-    surface: str = "chat"
-    session_id: str | None = None
+    surface: Annotated[
+        Label, Field(json_schema_extra={"pattern": r"\S"}), AfterValidator(_not_blank)
+    ] = "chat"
+    session_id: Label | None = None
 
 
 class FactIn(BodyIn):
     scope: ScopeIn
-    text: str
-    category: str = "other"
+    text: Text
+    category: Category = Category.OTHER
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     importance: float = Field(0.5, ge=0.0, le=1.0)
-    topic: str | None = None
-    sources: list[str] = Field(default_factory=list)
+    topic: Text | None = None
+    sources: list[ItemId] = Field(default_factory=list)
 
 
 class ChangesIn(BodyIn):
     """The fields to change: a fact's (any of them), or a document's ``content``."""
 
-    text: str | None = None
-    category: str | None = None
+    text: Text | None = None
+    category: Category | None = None
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     importance: float | None = Field(None, ge=0.0, le=1.0)
     topic: str | None = None
-    sources: list[str] | None = None
+    sources: list[ItemId] | None = None
     valid_from: IsoTime | None = None
     valid_to: IsoTime | None = None
-    superseded_by: str | None = None
+    superseded_by: ItemId | None = None
     content: dict[str, Any] | None = None
 
 
@@ -150,10 +203,8 @@ class OperationIn(BodyIn):
     section: str | None = None
     text: str | None = None
     citations: list[str] | None = None
-    reason: str | None = Field(
-        None, description="contradicted, superseded, stale, low-signal or user-request"
-    )
-    position: int | None = None
+    reason: DeleteReasonIn | None = None
+    position: int | None = Field(None, ge=0)
 
 
 class DocChangeIn(BodyIn):
@@ -174,6 +225,250 @@ class IdentityIn(BodyIn):
 class IdentityOut(BaseModel):
     text: str
     version: int
+
+
+# queries -----------------------------------------------------------------------------
+class QueryIn(BaseModel):
+    """Query parameters of a read (unknown ones are refused by the front end)."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: Any) -> Any:
+        return check_json_values(data)
+
+
+class SearchIn(QueryIn):
+    """A search: the query, how many hits, at which granularity, and filters."""
+
+    q: Text = Field(description="what to look for, in any language")
+    k: int = Field(10, ge=1, le=MAX_K, description="hits per page")
+    granularity: Granularity = "turn"
+    speaker: Label | None = Field(None, description="only turns by this speaker")
+    session_id: Label | None = Field(None, description="only this session")
+    since: IsoTime | None = Field(None, description="only from this time on")
+    until: IsoTime | None = Field(None, description="only before this time")
+    category: Category | None = Field(None, description="only facts of this category")
+    topic: str | None = Field(None, description="only facts (or documents) of this topic")
+    layer: Layer | None = Field(
+        None, description="L1 essentials or L2 topics (granularity topic), L3 the archive"
+    )
+    surface: Label | None = Field(None, description="only turns from this surface")
+    include_archived: bool = Field(False, description="also archived turns")
+    current_only: bool = Field(True, description="only current facts, not superseded ones")
+    rerank: bool = Field(False, description="let the configured chat model reorder the hits")
+    cursor: str | None = Field(
+        None, pattern=r"^[0-9]{1,4}$", description="the next_cursor of the page before"
+    )
+
+    def filters(self) -> SearchFilter:
+        """The search filter these parameters name (the one parser of filters)."""
+        from memstrata.codec import search_filter
+
+        return search_filter(
+            speaker=self.speaker,
+            session_id=self.session_id,
+            surface=self.surface,
+            since=self.since,
+            until=self.until,
+            category=self.category,
+            topic=self.topic,
+            layer=self.layer,
+            include_archived=self.include_archived,
+            current_only=self.current_only,
+        )
+
+
+class WakeUpIn(QueryIn):
+    budget: int = Field(800, ge=MIN_BUDGET, le=MAX_BUDGET, description="tokens at most")
+
+
+class RecallIn(QueryIn):
+    topic: Text = Field(description="the topic, by name or in other words")
+    budget: int = Field(1200, ge=MIN_BUDGET, le=MAX_BUDGET, description="tokens at most")
+
+
+class ContextIn(QueryIn):
+    q: Text = Field(description="what the agent is about to answer")
+    budget: int = Field(1000, ge=MIN_CONTEXT_BUDGET, le=MAX_BUDGET, description="tokens at most")
+    explain: bool = Field(False, description="say why each item is in and what was cut")
+
+
+class RunIn(BodyIn):
+    """A curation run: ``extract`` facts from new turns, or ``consolidate`` documents (in
+    mode update, after extracting unless ``extract`` is off; ``remove`` deletes the bullets
+    an audit finds unsupported)."""
+
+    scope: ScopeIn
+    kind: Literal["extract", "consolidate"] = "consolidate"
+    mode: Mode = "update"
+    extract: bool = True
+    remove: bool = False
+
+
+# responses ---------------------------------------------------------------------------
+class Page(BaseModel):
+    """One page of a list; ``next_cursor`` asks for the next one (null on the last)."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None = None
+
+
+class WakeUpOut(BaseModel):
+    text: str = Field(description="the <memory> block: L0 identity and L1 essentials")
+    tokens: int
+    budget: int
+    scope: dict[str, str]
+    facts: list[str] = Field(description="ids of the facts in the block")
+    left_out: dict[str, int] = Field(description="items not shown, per part")
+
+    @classmethod
+    def of(cls, result: WakeUp) -> WakeUpOut:
+        from memstrata.codec import scope_to_json
+
+        return cls(
+            text=result.text,
+            tokens=result.tokens,
+            budget=result.budget,
+            scope={k: str(v) for k, v in scope_to_json(result.scope).items()},
+            facts=list(result.facts_included),
+            left_out=dict(result.left_out),
+        )
+
+
+class RecallOut(BaseModel):
+    topic: str
+    text: str = Field(description="the <memory> block: the topic's documents and facts")
+    tokens: int
+    budget: int
+    documents: list[str] = Field(description="keys of the documents in the block")
+    facts: list[str]
+    left_out: int
+
+    @classmethod
+    def of(cls, result: Recall) -> RecallOut:
+        return cls(
+            topic=result.topic,
+            text=result.text,
+            tokens=result.tokens,
+            budget=result.budget,
+            documents=list(result.documents),
+            facts=list(result.facts_included),
+            left_out=result.left_out,
+        )
+
+
+class ExplainOut(BaseModel):
+    id: str
+    kind: str
+    included: bool
+    why: str
+
+
+class ContextOut(BaseModel):
+    route: str = Field(description="profile, topic, detail or none (no memory needed)")
+    topic: str | None
+    text: str = Field(description="the <memory> block, escaped")
+    tokens: int
+    budget: int
+    explain: list[ExplainOut] | None = None
+
+    @classmethod
+    def of(cls, result: Context, *, explain: bool = False) -> ContextOut:
+        return cls(
+            route=result.route,
+            topic=result.topic,
+            text=result.text,
+            tokens=result.tokens,
+            budget=result.budget,
+            explain=[ExplainOut.model_validate(e) for e in result.explain()] if explain else None,
+        )
+
+
+class IngestOut(BaseModel):
+    source: str
+    format: str
+    conversations: int
+    turns: int
+    questions: int
+    threads: list[str | None]
+    seconds: float
+    turns_per_s: float | None
+
+    @classmethod
+    def of(cls, report: IngestReport) -> IngestOut:
+        return cls(
+            source=report.source,
+            format=report.format,
+            conversations=report.conversations,
+            turns=report.turns,
+            questions=report.questions,
+            threads=[s.thread for s in report.scopes],
+            seconds=round(report.seconds, 4),
+            turns_per_s=round(report.turns_per_s, 1) if report.seconds > 0 else None,
+        )
+
+
+class RunOut(BaseModel):
+    id: str
+    layer: str = Field(description="curation, or document (a document a run writes)")
+    key: str
+    scope: dict[str, str] | None
+    state: Literal["running", "done", "failed", "cancelled"]
+    started_at: str
+    finished_at: str | None
+    result: dict[str, Any] | None = Field(description="the report, once the run is done")
+
+    @classmethod
+    def of(cls, run: Run) -> RunOut:
+        from memstrata.codec import format_time, scope_to_json
+
+        return cls(
+            id=run.id,
+            layer=run.layer,
+            key=run.key,
+            scope=None
+            if run.scope is None
+            else {k: str(v) for k, v in scope_to_json(run.scope).items()},
+            state=run.state.value,
+            started_at=format_time(run.started_at),
+            finished_at=None if run.finished_at is None else format_time(run.finished_at),
+            result=run.result,
+        )
+
+
+class RunPage(BaseModel):
+    items: list[RunOut]
+    next_cursor: str | None = None
+
+
+class EventOut(BaseModel):
+    """One event of a run, as the ``data`` of a server-sent event (its ``id`` is ``seq``)."""
+
+    seq: int
+    run_id: str
+    at: str
+    kind: str
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, event: Event) -> EventOut:
+        from memstrata.codec import format_time
+
+        return cls(
+            seq=event.seq,
+            run_id=event.run_id,
+            at=format_time(event.at),
+            kind=event.kind,
+            data=dict(event.data),
+        )
+
+
+class DeleteOut(BaseModel):
+    deleted: list[str]
+    cascaded: list[str]
+    counts: dict[str, int]
 
 
 class ErrorDetail(BaseModel):

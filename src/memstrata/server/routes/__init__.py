@@ -5,15 +5,31 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from memstrata.server.routes import documents, erasure, health, identity, records, search, stats
+from memstrata.server.routes import (
+    capture,
+    documents,
+    erasure,
+    export,
+    health,
+    identity,
+    records,
+    runs,
+    search,
+    serving,
+    stats,
+)
 
 #: every router, in the order the OpenAPI document lists them
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
+    capture.router,
     records.router,
     search.router,
+    serving.router,
     documents.router,
     identity.router,
+    runs.router,
     erasure.router,
+    export.router,
     stats.router,
 )

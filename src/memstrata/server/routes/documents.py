@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 
 from memstrata.document.format import serialize
 from memstrata.document.ops import Operation, operation_from_json, operation_to_json
-from memstrata.document.service import DocPreview
+from memstrata.document.service import KEY_PATTERN, DocPreview
 from memstrata.errors import InvalidInputError
 from memstrata.server.deps import MemoryDep, ScopeDep
 from memstrata.server.schemas import DocChangeIn
 
 router = APIRouter(tags=["documents"])
+
+KeyPath = Annotated[
+    str, Path(pattern=KEY_PATTERN, description="essentials, or a topic document's key")
+]
 
 
 def doc_change(body: DocChangeIn) -> str | list[Operation]:
@@ -40,13 +44,13 @@ def preview_json(preview: DocPreview) -> dict[str, Any]:
 
 
 @router.get("/v1/docs/{key}")
-def doc_show(key: str, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+def doc_show(key: KeyPath, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     markdown, version = memory.doc_markdown(key, scope)
     return {"key": key, "version": version, "markdown": markdown}
 
 
 @router.post("/v1/docs/{key}/diff")
-def doc_diff(key: str, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+def doc_diff(key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     preview = memory.preview_doc(
         key, scope, doc_change(body), expected_version=body.expected_version
     )
@@ -54,7 +58,9 @@ def doc_diff(key: str, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) ->
 
 
 @router.post("/v1/docs/{key}/apply")
-def doc_apply(key: str, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+def doc_apply(
+    key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep
+) -> dict[str, Any]:
     if body.expected_version is None:
         raise InvalidInputError("apply needs expected_version (compare-and-swap)")
     preview = memory.preview_doc(

@@ -1,28 +1,35 @@
-"""Deletion and forgetting: an item, or a whole scope."""
+"""Deletion and forgetting: an item (cascading to what derives from it), or a whole scope
+(a thread, an agent, or a user)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import ItemPath, MemoryDep, ScopeDep
+from memstrata.server.schemas import DeleteOut, DeleteReasonIn
 
 router = APIRouter(tags=["erasure"])
 
 
 @router.delete("/v1/items/{item_id}")
 def delete(
-    item_id: str, memory: MemoryDep, scope: ScopeDep, reason: str = "user-request"
-) -> dict[str, Any]:
-    return memory.delete(item_id, scope, reason=reason).to_json()
+    item_id: ItemPath,
+    memory: MemoryDep,
+    scope: ScopeDep,
+    reason: DeleteReasonIn = "user-request",
+) -> DeleteOut:
+    """Delete an item; an episode's deletion cascades to the facts and bullets citing it."""
+    return DeleteOut.model_validate(memory.delete(item_id, scope, reason=reason).to_json())
 
 
 @router.post("/v1/items/{item_id}/forget")
-def forget(item_id: str, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
-    return memory.forget(item_id, scope).to_json()
+def forget(item_id: ItemPath, memory: MemoryDep, scope: ScopeDep) -> DeleteOut:
+    """Forget an item with everything derived from it, in every copy and every version."""
+    return DeleteOut.model_validate(memory.forget(item_id, scope).to_json())
 
 
 @router.delete("/v1/scopes")
-def forget_scope(memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
-    return memory.forget_scope(scope).to_json()
+def forget_scope(memory: MemoryDep, scope: ScopeDep) -> DeleteOut:
+    """Forget everything the scope holds: a user (every thread and agent), or one thread or
+    agent of a user."""
+    return DeleteOut.model_validate(memory.forget_scope(scope).to_json())

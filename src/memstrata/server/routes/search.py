@@ -1,49 +1,36 @@
-"""Hybrid search: ``GET /v1/search``."""
+"""Hybrid search: ``GET /v1/search``, a page of hits at a time."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from memstrata.codec import hit_to_json, search_filter
-from memstrata.model import Layer
+from memstrata.codec import hit_to_json
 from memstrata.server.deps import MemoryDep, ScopeDep
-from memstrata.server.schemas import IsoTime
+from memstrata.server.schemas import MAX_K, Page, SearchIn
 
 router = APIRouter(tags=["search"])
 
 
 @router.get("/v1/search")
-def search(
-    q: str,
-    memory: MemoryDep,
-    scope: ScopeDep,
-    k: int = Query(10, ge=1, le=1000),
-    granularity: Literal["turn", "session", "fact", "topic"] = "turn",
-    speaker: str | None = None,
-    session_id: str | None = None,
-    since: IsoTime | None = None,
-    until: IsoTime | None = None,
-    category: str | None = None,
-    topic: str | None = None,
-    layer: Layer | None = None,
-    surface: str | None = None,
-    include_archived: bool = False,
-    current_only: bool = True,
-    rerank: bool = False,
-) -> list[dict[str, Any]]:
-    filters = search_filter(
-        speaker=speaker,
-        session_id=session_id,
-        surface=surface,
-        since=since,
-        until=until,
-        category=category,
-        topic=topic,
-        layer=layer,
-        include_archived=include_archived,
-        current_only=current_only,
+def search(params: Annotated[SearchIn, Query()], memory: MemoryDep, scope: ScopeDep) -> Page:
+    """The best ``k`` hits after the cursor's; a next page while there are more, up to the
+    best 1000."""
+    offset = int(params.cursor or 0)
+    if offset >= MAX_K:
+        return Page(items=[], next_cursor=None)
+    wanted = min(offset + params.k, MAX_K)
+    hits = memory.search(
+        params.q,
+        scope,
+        k=min(wanted + 1, MAX_K),
+        granularity=params.granularity,
+        filters=params.filters(),
+        rerank=params.rerank,
     )
-    hits = memory.search(q, scope, k=k, granularity=granularity, filters=filters, rerank=rerank)
-    return [hit_to_json(h) for h in hits]
+    more = len(hits) > wanted
+    return Page(
+        items=[hit_to_json(h) for h in hits[offset:wanted]],
+        next_cursor=str(wanted) if more else None,
+    )

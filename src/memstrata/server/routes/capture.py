@@ -1,0 +1,69 @@
+"""Capture: remember turns, ingest a conversation file (the formats of ``memstrata ingest``)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+
+from memstrata import importers
+from memstrata.codec import record_to_json
+from memstrata.errors import ImportFormatError, InvalidInputError
+from memstrata.model import Role, Turn
+from memstrata.server.deps import MemoryDep, ScopeDep, body_scope
+from memstrata.server.schemas import ImportFormat, IngestOut, RememberIn
+
+router = APIRouter(tags=["capture"])
+
+#: what an uploaded file's name keeps (it names the source in reports and errors)
+_UNSAFE = re.compile(r"[^\w.\-]+")
+
+
+@router.post("/v1/remember", status_code=201)
+def remember(body: RememberIn, request: Request, memory: MemoryDep) -> list[dict[str, Any]]:
+    turns = [
+        Turn(
+            text=t.text,
+            speaker=t.speaker,
+            role=Role(t.role),
+            time=t.time,
+            session_id=t.session_id,
+            metadata=t.metadata,
+        )
+        for t in body.turns
+    ]
+    episodes = memory.remember(
+        turns, body_scope(body.scope, request), surface=body.surface, session_id=body.session_id
+    )
+    return [record_to_json(e) for e in episodes]
+
+
+@router.post("/v1/ingest", status_code=201)
+def ingest(
+    file: Annotated[UploadFile, File(description="the conversation file")],
+    format: Annotated[ImportFormat, Form(description="the file's format")],
+    memory: MemoryDep,
+    scope: ScopeDep,
+) -> IngestOut:
+    """Import a conversation file into the user: each conversation becomes a thread. The
+    whole file is parsed and checked before anything is stored."""
+    if scope.thread is not None or scope.agent is not None:
+        raise InvalidInputError(
+            "ingest stores each conversation in a thread of its own: give only the user"
+        )
+    name = _UNSAFE.sub("_", Path(file.filename or "").name).strip("._")[:100] or "upload"
+    with tempfile.TemporaryDirectory(prefix="memstrata-ingest-") as tmp:
+        path = Path(tmp) / name
+        with path.open("wb") as fh:
+            while chunk := file.file.read(1 << 16):
+                fh.write(chunk)
+        try:
+            batch = importers.load(path, format)
+        except ImportFormatError as exc:  # name the upload, not where it was kept
+            raise ImportFormatError(str(exc).replace(str(path), name)) from None
+    report = memory.ingest(replace(batch, source=name), scope.user)
+    return IngestOut.of(report)
