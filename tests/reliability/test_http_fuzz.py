@@ -142,6 +142,7 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 27
     sent: list[int] = []
+    reached: dict[str, int] = {}  # operation -> answers with 2xx (the handler did its work)
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             strategy = operation.as_strategy(generation_mode=mode)
@@ -158,6 +159,9 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
                 response = _call(case, client, data)
                 _check(case, response)
                 sent.append(response.status_code)
+                if 200 <= response.status_code < 300:
+                    name = f"{case.method} {case.path}"
+                    reached[name] = reached.get(name, 0) + 1
 
             try:
                 fuzz()
@@ -171,7 +175,10 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
         answered_2xx=sum(200 <= code < 300 for code in sent),
         answered_4xx=sum(400 <= code < 500 for code in sent),
         answered_5xx=sum(code >= 500 for code in sent),
+        operations_reached=len(reached),
     )
+    unreached = sorted({f"{op.method.upper()} {op.path}" for op in operations} - set(reached))
+    print("reliability: http_fuzz operations no request got through:", unreached)
 
 
 def _still_readable(client: TestClient, after: Any) -> None:

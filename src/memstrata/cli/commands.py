@@ -103,20 +103,12 @@ def remember(
 @json_option
 def ingest(file: Path, fmt: str, user: str, data_dir: Path | None, as_json: bool) -> None:
     from memstrata import importers
+    from memstrata.server.schemas import IngestOut
 
     batch = importers.load(file, fmt)  # parse and check the whole file before opening the store
     with memory_for(data_dir, create=True) as mem:
         report = mem.ingest(batch, user)
-    summary = {
-        "source": report.source,
-        "format": report.format,
-        "conversations": report.conversations,
-        "turns": report.turns,
-        "questions": report.questions,
-        "threads": [s.thread for s in report.scopes],
-        "seconds": round(report.seconds, 4),
-        "turns_per_s": round(report.turns_per_s, 1),
-    }
+    summary = IngestOut.of(report).model_dump()
     if as_json:
         print_json(summary)
     else:
@@ -445,21 +437,12 @@ def wake_up(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.codec import scope_to_json
+    from memstrata.server.schemas import WakeUpOut
 
     with memory_for(data_dir) as mem:
         result = mem.wake_up(scope_args.scope(), budget=budget)
     if as_json:
-        print_json(
-            {
-                "text": result.text,
-                "tokens": result.tokens,
-                "budget": result.budget,
-                "scope": scope_to_json(result.scope),
-                "facts": result.facts_included,
-                "left_out": result.left_out,
-            }
-        )
+        print_json(WakeUpOut.of(result).model_dump())
     else:
         click.echo(result.text)
 
@@ -477,20 +460,12 @@ def recall(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
+    from memstrata.server.schemas import RecallOut
+
     with memory_for(data_dir) as mem:
         result = mem.recall(topic, scope_args.scope(), budget=budget)
     if as_json:
-        print_json(
-            {
-                "topic": result.topic,
-                "text": result.text,
-                "tokens": result.tokens,
-                "budget": result.budget,
-                "documents": result.documents,
-                "facts": result.facts_included,
-                "left_out": result.left_out,
-            }
-        )
+        print_json(RecallOut.of(result).model_dump())
     else:
         click.echo(result.text)
 
@@ -510,19 +485,13 @@ def context(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
+    from memstrata.server.schemas import ContextOut
+
     with memory_for(data_dir) as mem:
         result = mem.context(query, scope_args.scope(), budget=budget)
     if as_json:
-        out: dict[str, object] = {
-            "route": result.route,
-            "topic": result.topic,
-            "text": result.text,
-            "tokens": result.tokens,
-            "budget": result.budget,
-        }
-        if explain:
-            out["explain"] = result.explain()
-        print_json(out)
+        shown = ContextOut.of(result, explain=explain)
+        print_json(shown.model_dump(exclude=None if explain else {"explain"}))
         return
     click.echo(result.text or f"(no memory needed: route {result.route})")
     if explain:

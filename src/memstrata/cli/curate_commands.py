@@ -92,16 +92,7 @@ def consolidate(
         "mode": mode,
         "extracted": len(extracted.stored) if extracted else 0,
         "extraction_failures": extracted.failures if extracted else [],
-        "facts_read": report.facts_read,
-        "documents": report.documents,
-        "bullets_added": report.added,
-        "bullets_removed": report.removed,
-        "bullets_merged": report.merged,
-        "promoted": report.promoted,
-        "findings": [
-            {"document": f.key, "bullet": f.bullet_id, "problem": f.problem, "support": f.support}
-            for f in report.findings
-        ],
+        **report.to_json(),
     }
     if as_json:
         print_json(result)
