@@ -346,12 +346,22 @@ def test_a_turn_from_any_year_leaves_the_scope_readable(fast: TestClient) -> Non
 
 def test_document_operations_are_typed(fast: TestClient) -> None:
     params = {"user": "a"}
-    for op in ({"op": "rename", "id": "m_x"}, {"op": "add", "text": 5}, {"op": "add", "x": 1}):
+    for op in (
+        {"op": "rename", "id": "m_x"},
+        {"op": "add", "text": 5},
+        {"op": "add", "x": 1},
+        {"op": "add", "text": "no section"},
+        {"op": "delete", "id": "m_01JD3M8V4Q5R6S7T8V9W0X1Y2Z"},  # no reason
+        {"op": "edit", "id": "ep_01JD3M8V4Q5R6S7T8V9W0X1Y2Z", "text": "not a bullet"},
+        {"op": "add", "section": "S", "text": "x", "citations": ["no-surface"]},
+    ):
         body = {"operations": [op], "expected_version": 0}
         r = fast.post("/v1/docs/essentials/diff", params=params, json=body)
-        assert assert_error(r, 422, "InvalidInputError")["details"]
+        assert assert_error(r, 422, "InvalidInputError")["details"], op
     spec = fast.get("/openapi.json").json()["components"]["schemas"]
-    assert spec["OperationIn"]["properties"]["op"]["enum"] == ["add", "edit", "delete", "move"]
+    body = spec["DocChangeIn"]["properties"]["operations"]["anyOf"][0]["items"]
+    assert set(body["discriminator"]["mapping"]) == {"add", "edit", "delete", "move"}
+    assert spec["DeleteIn"]["required"] == ["op", "id", "reason"]
 
 
 def test_patch_refuses_fields_that_are_not_changes(fast: TestClient) -> None:

@@ -357,3 +357,20 @@ def test_forget_a_thread_then_the_user(http: httpx2.Client) -> None:
     assert http.get("/v1/stats", params=ALICE).json()["episodes"] == 0
     error_of(http.delete("/v1/items/ep_01JD3M8V4Q5R6S7T8V9W0X1Y2Z", params=ALICE), 404)
     error_of(http.delete(f"/v1/items/{kept['id']}", params={**ALICE, "reason": "bored"}), 422)
+
+
+def test_events_overwritten_before_the_cursor_are_said_missed(
+    http: httpx2.Client, mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.curate.runs import RunRegistry
+
+    monkeypatch.setattr(mem, "_runs", RunRegistry(capacity=3))  # a small buffer
+    remember(http, "I moved to Hangzhou last year.", "I love Longjing tea.")
+    run = http.post("/v1/runs", json={"scope": ALICE}).json()
+    wait_run(http, run["id"])
+    r = http.get(f"/v1/runs/{run['id']}/events", params={**ALICE, "follow": False})
+    events = sse(r.text)
+    missed = json.loads(events[0]["data"])["missed"]
+    assert events[0]["event"] == "missed" and missed > 0 and "id" not in events[0]
+    assert [e["event"] for e in events[1:]][-1] == "done" and len(events) - 1 <= 3
+    assert int(events[1]["id"]) == missed + 1  # the oldest kept follows the missed ones

@@ -193,18 +193,55 @@ class UpdateIn(BodyIn):
     expected_version: int | None = Field(default=None, ge=0)
 
 
-class OperationIn(BodyIn):
-    """One edit of a curated document, as ``memstrata doc diff`` reads it: ``add`` (section,
-    text, citations as ``surface:episode_id``, position), ``edit`` (id, text and/or
-    citations), ``delete`` (id, reason), ``move`` (id, section, position)."""
+#: a bullet's id
+BulletId = Annotated[str, Field(pattern=r"^m_[0-9A-HJKMNP-TV-Z]{26}$")]
+#: a citation: the surface and the id of the episode, ``chat:ep_...``
+CitationIn = Annotated[
+    str, Field(pattern=r"^[^:]*:", examples=["chat:ep_01JD3M8V4Q5R6S7T8V9W0X1Y2Z"])
+]
+Section = Annotated[str, Field(min_length=1, description="the section's heading")]
+Position = Annotated[int, Field(description="the index in the section (default: the end)")]
 
-    op: Literal["add", "edit", "delete", "move"]
-    id: str | None = None
-    section: str | None = None
-    text: str | None = None
-    citations: list[str] | None = None
-    reason: DeleteReasonIn | None = None
-    position: int | None = Field(None, ge=0)
+
+class AddIn(BodyIn):
+    """Add a bullet to a section (created if new); the id is made unless given."""
+
+    op: Literal["add"]
+    section: Section
+    text: Text
+    citations: list[CitationIn] | None = None
+    id: BulletId | None = None
+    position: Position | None = None
+
+
+class EditIn(BodyIn):
+    """Change a bullet's text, its citations, or both."""
+
+    op: Literal["edit"]
+    id: BulletId
+    text: Text | None = None
+    citations: list[CitationIn] | None = None
+
+
+class DeleteIn(BodyIn):
+    """Delete a bullet, saying why."""
+
+    op: Literal["delete"]
+    id: BulletId
+    reason: DeleteReasonIn
+
+
+class MoveIn(BodyIn):
+    """Move a bullet to a section (and position)."""
+
+    op: Literal["move"]
+    id: BulletId
+    section: Section
+    position: Position | None = None
+
+
+#: one edit of a curated document, as ``memstrata doc diff`` reads it
+OperationIn = Annotated[AddIn | EditIn | DeleteIn | MoveIn, Field(discriminator="op")]
 
 
 class DocChangeIn(BodyIn):
