@@ -374,3 +374,31 @@ def test_events_overwritten_before_the_cursor_are_said_missed(
     assert events[0]["event"] == "missed" and missed > 0 and "id" not in events[0]
     assert [e["event"] for e in events[1:]][-1] == "done" and len(events) - 1 <= 3
     assert int(events[1]["id"]) == missed + 1  # the oldest kept follows the missed ones
+
+
+def test_records_documents_identity_and_forget_over_http(http: httpx2.Client) -> None:
+    assert http.get("/healthz").json()["status"] == "ok"
+    [ep] = remember(http, "I love green tea")
+    assert http.get(f"/v1/items/{ep['id']}", params=ALICE).json()["text"].endswith("green tea")
+    cited = [f"chat:{ep['id']}"]
+    ops = [{"op": "add", "section": "Drinks", "text": "Likes green tea", "citations": cited}]
+    preview = http.post("/v1/docs/essentials/diff", params=ALICE, json={"operations": ops})
+    assert "+- Likes green tea" in preview.json()["diff"]
+    applied = http.post(
+        "/v1/docs/essentials/apply", params=ALICE, json={"operations": ops, "expected_version": 0}
+    )
+    assert applied.json()["version"] == 1
+    shown = http.get("/v1/docs/essentials", params=ALICE).json()
+    assert "Likes green tea" in shown["markdown"] and shown["version"] == 1
+    assert http.get("/v1/identity", params=ALICE).json() == {"text": "", "version": 0}
+    forgot = http.post(f"/v1/items/{ep['id']}/forget", params=ALICE)
+    assert forgot.status_code == 200 and forgot.json()["deleted"] == [ep["id"]]
+    assert "Likes green tea" not in http.get("/v1/docs/essentials", params=ALICE).text
+    error_of(http.get(f"/v1/items/{ep['id']}", params=ALICE), 404)
+    error_of(http.post(f"/v1/items/{ep['id']}/forget", params=ALICE), 404)
+    routes = {
+        f"{method.upper()} {path}"
+        for path, ops_ in http.get("/openapi.json").json()["paths"].items()
+        for method in ops_
+    }
+    assert len(routes) == 27 and "GET /v1/runs/{run_id}/events" in routes
