@@ -26,7 +26,15 @@ from pydantic import (
 
 from memstrata.document.service import KEY_PATTERN
 from memstrata.ids import ID_PATTERN
-from memstrata.model import SCOPE_PART_PATTERN, Category, Layer, SearchFilter, utc
+from memstrata.model import (
+    SCOPE_PART_PATTERN,
+    Category,
+    Layer,
+    Role,
+    SearchFilter,
+    Turn,
+    utc,
+)
 from memstrata.textio import surrogate_at
 
 if TYPE_CHECKING:
@@ -131,7 +139,7 @@ def _not_blank(value: str) -> str:
 Text = Annotated[
     str, Field(min_length=1, json_schema_extra={"pattern": r"\S"}), AfterValidator(_not_blank)
 ]
-Role = Literal["user", "assistant", "system", "tool", "other"]
+RoleName = Literal["user", "assistant", "system", "tool", "other"]
 Granularity = Literal["turn", "session", "fact", "topic"]
 ListKind = Literal["episode", "fact", "document"]
 DeleteReasonIn = Literal["contradicted", "superseded", "stale", "low-signal", "user-request"]
@@ -148,10 +156,21 @@ class ScopeIn(BodyIn):
 class TurnIn(BodyIn):
     text: Text
     speaker: Label | None = None
-    role: Role = "user"
+    role: RoleName = "user"
     time: IsoTime | None = None
     session_id: Label | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def turn(self) -> Turn:
+        """The turn to remember."""
+        return Turn(
+            text=self.text,
+            speaker=self.speaker,
+            role=Role(self.role),
+            time=self.time,
+            session_id=self.session_id,
+            metadata=self.metadata,
+        )
 
 
 class RememberIn(BodyIn):

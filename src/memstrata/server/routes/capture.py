@@ -13,7 +13,6 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from memstrata import importers
 from memstrata.codec import record_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
-from memstrata.model import Role, Turn
 from memstrata.server.deps import MemoryDep, ScopeDep, body_scope
 from memstrata.server.schemas import ImportFormat, IngestOut, RememberIn
 
@@ -25,19 +24,11 @@ _UNSAFE = re.compile(r"[^\w.\-]+")
 
 @router.post("/v1/remember", status_code=201)
 def remember(body: RememberIn, request: Request, memory: MemoryDep) -> list[dict[str, Any]]:
-    turns = [
-        Turn(
-            text=t.text,
-            speaker=t.speaker,
-            role=Role(t.role),
-            time=t.time,
-            session_id=t.session_id,
-            metadata=t.metadata,
-        )
-        for t in body.turns
-    ]
     episodes = memory.remember(
-        turns, body_scope(body.scope, request), surface=body.surface, session_id=body.session_id
+        [t.turn() for t in body.turns],
+        body_scope(body.scope, request),
+        surface=body.surface,
+        session_id=body.session_id,
     )
     return [record_to_json(e) for e in episodes]
 
