@@ -402,3 +402,21 @@ def test_records_documents_identity_and_forget_over_http(http: httpx2.Client) ->
         for method in ops_
     }
     assert len(routes) == 27 and "GET /v1/runs/{run_id}/events" in routes
+
+
+def test_every_json_answer_has_a_schema(http: httpx2.Client) -> None:
+    spec = http.get("/openapi.json").json()
+    untyped = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            ok = next(v for k, v in op["responses"].items() if k.startswith("2"))
+            content = ok.get("content", {})
+            if "application/json" in content and not content["application/json"]["schema"]:
+                untyped.append(f"{method.upper()} {path}")
+            if not content:
+                untyped.append(f"{method.upper()} {path} (no content)")
+    assert untyped == []
+    pages = spec["paths"]["/v1/list"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert pages["schema"] == {"$ref": "#/components/schemas/RecordPage"}
+    names = spec["components"]["schemas"]
+    assert {"HitPage", "VersionPage", "RunPage", "EpisodeOut", "ContextOut"} <= set(names)

@@ -20,7 +20,8 @@ from memstrata.api import Memory
 from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import SCOPE_PART_PATTERN, Scope
-from memstrata.server.schemas import Page, ScopeIn
+from memstrata.server.responses import Page
+from memstrata.server.schemas import ScopeIn
 
 #: the most items one page of an HTTP list holds
 MAX_HTTP_PAGE: Final = 1000
@@ -88,7 +89,7 @@ def known_query_only(request: Request) -> None:
         )
 
 
-def page(items: Sequence[dict[str, Any]], limit: int, *, key: str) -> Page:
+def page(items: Sequence[dict[str, Any]], limit: int, *, key: str) -> Page[dict[str, Any]]:
     """The first ``limit`` of ``items`` (fetched one over the limit, to know whether more
     follow), and the cursor of the next page: the ``key`` of the last item shown."""
     shown = list(items[:limit])

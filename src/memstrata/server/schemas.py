@@ -35,6 +35,7 @@ from memstrata.model import (
     Turn,
     utc,
 )
+from memstrata.server.responses import Page
 from memstrata.textio import surrogate_at
 
 if TYPE_CHECKING:
@@ -364,13 +365,6 @@ class RunIn(BodyIn):
 
 
 # responses ---------------------------------------------------------------------------
-class Page(BaseModel):
-    """One page of a list; ``next_cursor`` asks for the next one (null on the last)."""
-
-    items: list[dict[str, Any]]
-    next_cursor: str | None = None
-
-
 class WakeUpOut(BaseModel):
     text: str = Field(description="the <memory> block: L0 identity and L1 essentials")
     tokens: int
@@ -494,9 +488,8 @@ class RunOut(BaseModel):
         )
 
 
-class RunPage(BaseModel):
-    items: list[RunOut]
-    next_cursor: str | None = None
+class RunPage(Page[RunOut]):
+    """A page of runs, oldest first."""
 
 
 class EventOut(BaseModel):

@@ -14,6 +14,7 @@ from memstrata import importers
 from memstrata.codec import record_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.server.deps import MemoryDep, ScopeDep, body_scope
+from memstrata.server.responses import EpisodeOut
 from memstrata.server.schemas import ImportFormat, IngestOut, RememberIn
 
 router = APIRouter(tags=["capture"])
@@ -22,7 +23,7 @@ router = APIRouter(tags=["capture"])
 _UNSAFE = re.compile(r"[^\w.\-]+")
 
 
-@router.post("/v1/remember", status_code=201)
+@router.post("/v1/remember", status_code=201, response_model=list[EpisodeOut])
 def remember(body: RememberIn, request: Request, memory: MemoryDep) -> list[dict[str, Any]]:
     episodes = memory.remember(
         [t.turn() for t in body.turns],

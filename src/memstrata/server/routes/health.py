@@ -8,11 +8,12 @@ from fastapi import APIRouter
 
 from memstrata import __version__
 from memstrata.server.deps import MemoryDep
+from memstrata.server.responses import HealthOut
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=HealthOut)
 def healthz(memory: MemoryDep) -> dict[str, Any]:
     return {
         "status": "ok",

@@ -16,12 +16,13 @@ from memstrata.server.deps import (
     body_scope,
     page,
 )
-from memstrata.server.schemas import FactIn, ListKind, Page, UpdateIn
+from memstrata.server.responses import FactOut, Page, RecordOut, RecordPage, VersionPage
+from memstrata.server.schemas import FactIn, ListKind, UpdateIn
 
 router = APIRouter(tags=["records"])
 
 
-@router.post("/v1/facts", status_code=201)
+@router.post("/v1/facts", status_code=201, response_model=FactOut)
 def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any]:
     fact = memory.add_fact(
         body.text,
@@ -35,12 +36,12 @@ def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any
     return record_to_json(fact)
 
 
-@router.get("/v1/items/{item_id}")
+@router.get("/v1/items/{item_id}", response_model=RecordOut)
 def get(item_id: ItemPath, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     return record_to_json(memory.get(item_id, scope))
 
 
-@router.patch("/v1/items/{item_id}")
+@router.patch("/v1/items/{item_id}", response_model=RecordOut)
 def update(item_id: ItemPath, body: UpdateIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     record = memory.update(
         item_id,
@@ -51,7 +52,7 @@ def update(item_id: ItemPath, body: UpdateIn, memory: MemoryDep, scope: ScopeDep
     return record_to_json(record)
 
 
-@router.get("/v1/items/{item_id}/history")
+@router.get("/v1/items/{item_id}/history", response_model=VersionPage)
 def history(
     item_id: ItemPath,
     memory: MemoryDep,
@@ -60,20 +61,20 @@ def history(
     cursor: Annotated[
         int | None, Query(ge=0, description="the next_cursor of the page before")
     ] = None,
-) -> Page:
+) -> Page[dict[str, Any]]:
     """Every version of a fact or document, oldest first, a page at a time."""
     entries = [e for e in memory.history(item_id, scope) if cursor is None or e.version > cursor]
     return page([item_version_to_json(e) for e in entries], limit, key="version")
 
 
-@router.get("/v1/list")
+@router.get("/v1/list", response_model=RecordPage)
 def list_(
     memory: MemoryDep,
     scope: ScopeDep,
     kind: ListKind = "episode",
     limit: Limit = 100,
     cursor: CursorId = None,
-) -> Page:
+) -> Page[dict[str, Any]]:
     """One page of the scope's records of one kind, in id order."""
     records = memory.list(scope, kind, limit=min(limit + 1, 10_000), after=cursor)
     return page([record_to_json(r) for r in records], limit, key="id")

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
 from memstrata.codec import hit_to_json
 from memstrata.server.deps import MemoryDep, ScopeDep
-from memstrata.server.schemas import MAX_K, Page, SearchIn
+from memstrata.server.responses import HitPage, Page
+from memstrata.server.schemas import MAX_K, SearchIn
 
 router = APIRouter(tags=["search"])
 
 
-@router.get("/v1/search")
-def search(params: Annotated[SearchIn, Query()], memory: MemoryDep, scope: ScopeDep) -> Page:
+@router.get("/v1/search", response_model=HitPage)
+def search(
+    params: Annotated[SearchIn, Query()], memory: MemoryDep, scope: ScopeDep
+) -> Page[dict[str, Any]]:
     """The best ``k`` hits after the cursor's; a next page while there are more, up to the
     best 1000."""
     offset = int(params.cursor or 0)

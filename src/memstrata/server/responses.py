@@ -1,0 +1,161 @@
+"""What the HTTP API (and the MCP server) answers with for records, hits, history, stats and
+documents: the JSON encoding of :mod:`memstrata.codec`, stated as pure pydantic models so
+the OpenAPI document describes every answer. The models read what the codec writes; they add
+nothing to it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+T = TypeVar("T")
+
+#: a scope as the codec writes it: the user, and the thread and agent when given
+ScopeOut = dict[str, str]
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a list; ``next_cursor`` asks for the next one (null on the last)."""
+
+    items: list[T]
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page")
+
+
+class EpisodeOut(BaseModel):
+    """A turn, stored verbatim."""
+
+    id: str
+    kind: Literal["episode"]
+    scope: ScopeOut
+    surface: str
+    session_id: str
+    speaker: str | None
+    role: str
+    text: str
+    time: str
+    metadata: dict[str, Any]
+    archived: bool
+
+
+class FactOut(BaseModel):
+    """An atomic fact, with the episodes it rests on and when it held."""
+
+    id: str
+    kind: Literal["fact"]
+    scope: ScopeOut
+    text: str
+    category: str
+    confidence: float
+    importance: float
+    topic: str | None
+    sources: list[str]
+    valid_from: str
+    valid_to: str | None
+    superseded_by: str | None
+    created_at: str
+    updated_at: str
+    access_count: int
+    version: int
+
+
+class DocumentOut(BaseModel):
+    """A curated document (identity, profile, essentials, topic) as stored."""
+
+    id: str
+    kind: Literal["document"]
+    scope: ScopeOut
+    doc_kind: str
+    key: str
+    content: dict[str, Any]
+    version: int
+    created_at: str
+    updated_at: str
+
+
+#: any stored record; ``kind`` tells them apart
+RecordOut = Annotated[EpisodeOut | FactOut | DocumentOut, Field(discriminator="kind")]
+
+
+class VersionOut(BaseModel):
+    """One version of an item: what it was after the operation."""
+
+    item_id: str
+    version: int
+    op: str
+    at: str
+    reason: str | None
+    data: dict[str, Any]
+
+
+class HitOut(BaseModel):
+    """A search hit with its score components."""
+
+    id: str
+    granularity: str
+    score: float
+    components: dict[str, float]
+    text: str
+    scope: ScopeOut
+    session_id: str | None
+    speaker: str | None
+    time: str | None
+    episodes: list[str] = Field(description="granularity session: the turns of the session")
+    topic: str | None
+    bullets: list[str] = Field(description="granularity topic: the best bullets' ids")
+
+
+class StatsOut(BaseModel):
+    scope: ScopeOut
+    episodes: int
+    archived_episodes: int
+    sessions: int
+    speakers: int
+    facts_current: int
+    facts_superseded: int
+    documents: dict[str, int]
+    first_time: str | None
+    last_time: str | None
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str
+    migrations: list[str]
+
+
+class DocOut(BaseModel):
+    """A curated document as markdown, with the version a change must name."""
+
+    key: str
+    version: int
+    markdown: str
+
+
+class PreviewOut(BaseModel):
+    """What a change would do: the operations (markdown edits become operations), the diff,
+    and the document after it."""
+
+    key: str
+    base_version: int
+    operations: list[dict[str, Any]]
+    diff: str
+    after: str
+
+
+class AppliedOut(PreviewOut):
+    """An applied change: the document as stored, and its new version."""
+
+    version: int
+
+
+class RecordPage(Page[RecordOut]):
+    """A page of records in id order."""
+
+
+class VersionPage(Page[VersionOut]):
+    """A page of an item's versions, oldest first."""
+
+
+class HitPage(Page[HitOut]):
+    """A page of search hits, best first."""
