@@ -18,7 +18,9 @@ from fastapi import FastAPI
 def live_server(app: FastAPI) -> Iterator[httpx2.Client]:
     """Serve ``app`` on 127.0.0.1 until the block ends; a client with the server as its base
     URL."""
-    sock = socket.socket()
+    # IPPROTO_TCP named, as `memstrata serve` binds it: asyncio sets TCP_NODELAY only then,
+    # and without it every answer on a kept-alive connection waits out a delayed ACK
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
