@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from memstrata.document.service import KEY_PATTERN
+from memstrata.api.capture import MAX_LABEL_CHARS
 from memstrata.ids import ID_PATTERN
 from memstrata.model import (
     SCOPE_PART_PATTERN,
@@ -108,10 +108,6 @@ class BodyIn(BaseModel):
         return check_json_values(data)
 
 
-#: the longest surface, session id or speaker name (as the facade checks them)
-MAX_LABEL: Final = 256
-#: the most records one page of a list holds (as the facade checks it)
-MAX_PAGE: Final = 10_000
 #: the most hits one search returns
 MAX_K: Final = 1000
 #: token budgets of wake_up, recall and context
@@ -124,10 +120,8 @@ MAX_BUDGET: Final = 100_000
 ScopePart = Annotated[str, Field(pattern=SCOPE_PART_PATTERN)]
 #: an item's id (``ep_``, ``fa_``, ``doc_``, ``m_`` and a ULID)
 ItemId = Annotated[str, Field(pattern=ID_PATTERN, examples=["ep_01JD3M8V4Q5R6S7T8V9W0X1Y2Z"])]
-#: a curated document's key
-DocKey = Annotated[str, Field(pattern=KEY_PATTERN, examples=["essentials", "hiking"])]
-#: a surface, session id or speaker name
-Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL)]
+#: a surface, session id or speaker name (as long as the facade takes them)
+Label = Annotated[str, Field(max_length=MAX_LABEL_CHARS)]
 
 
 def _not_blank(value: str) -> str:
@@ -178,7 +172,9 @@ class RememberIn(BodyIn):
     scope: ScopeIn
     turns: list[TurnIn] = Field(min_length=1)
     surface: Annotated[
-        Label, Field(json_schema_extra={"pattern": r"\S"}), AfterValidator(_not_blank)
+        Label,
+        Field(min_length=1, json_schema_extra={"pattern": r"\S"}),
+        AfterValidator(_not_blank),
     ] = "chat"
     session_id: Label | None = None
 
