@@ -420,3 +420,18 @@ def test_every_json_answer_has_a_schema(http: httpx2.Client) -> None:
     assert pages["schema"] == {"$ref": "#/components/schemas/RecordPage"}
     names = spec["components"]["schemas"]
     assert {"HitPage", "VersionPage", "RunPage", "EpisodeOut", "ContextOut"} <= set(names)
+
+
+def test_a_full_buffer_of_other_events_is_not_said_missed(
+    http: httpx2.Client, mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.curate.runs import RunRegistry
+
+    monkeypatch.setattr(mem, "_runs", RunRegistry(capacity=8))
+    with mem.runs.start("curation", "elsewhere") as other:
+        for i in range(10):
+            other.emit("progress", step=i)  # fills the buffer and overwrites its start
+    run = http.post("/v1/runs", json={"scope": ALICE, "kind": "extract"}).json()
+    wait_run(http, run["id"])
+    events = sse(http.get(f"/v1/runs/{run['id']}/events", params=ALICE).text)
+    assert [e["event"] for e in events] == ["started", "step", "report", "done"]

@@ -122,7 +122,12 @@ async def run_events(
     async def stream() -> AsyncIterator[str]:
         at = start
         first = registry.replay(at, run_id=run.id)
-        if first.missed:
+        kept_whole = (
+            bool(first.events)
+            and first.events[0].run_id == run.id
+            and (first.events[0].kind == "started")
+        )
+        if first.missed and not kept_whole:  # some of this run's events may be gone
             yield f"event: missed\ndata: {json.dumps({'missed': first.missed})}\n\n"
         replay = first
         while True:
