@@ -30,7 +30,8 @@ _MARKER_WORDS: Final = (
     r"cool|great|awesome|nice|amazing|wonderful|congrats|congratulations|totally|absolutely|"
     r"definitely|exactly|indeed|right|well|so|anyways?|also|and|but|plus|by the way|btw|"
     r"on (?:another|a different|a side|a related|a positive|a lighter) note|guess what|"
-    r"don't worry|no worries|what can i say|"
+    r"don't worry|no worries|what can i say|actually|honestly|luckily|thankfully|fortunately|"
+    r"anyhow|fyi|phew|gotcha|yay|hehe|whew|oops|yikes|cheers|"
     r"of course|me too|same here|good luck|take care|sounds good"
 )
 # Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
@@ -41,7 +42,8 @@ _LEADING_EN: Final = re.compile(
     re.IGNORECASE,
 )
 _LEADING_ZH: Final = re.compile(
-    r"^(?:哈+|嘿+|哇+|嗯+|哦+|噢+|啊+|呀+|耶|谢谢|太好了|太棒了|真棒|好棒|恭喜|加油|没错|对啊|是啊|好的|好吧|嗨|你好)"
+    r"^(?:哈+|嘿+|哇+|嗯+|哦+|噢+|啊+|呀+|耶|谢谢|太好了|太棒了|真棒|好棒|恭喜|加油|没错|对啊|是啊|好的|好吧|嗨|你好|"
+    r"对了|其实|说实话|话说|是的)"
     r"[，,！!。~～\s]*"
 )
 
@@ -62,6 +64,14 @@ _IMPERATIVE_EN: Final = re.compile(
 _PAST_FIRST: Final = frozenset(
     "lost got went made took saw met ran began bought found gave won had did wrote built left "  # noqa: SIM905
     "came felt brought sold spent drew grew heard kept paid sent told thought ate fell".split()
+)
+# Other openings that leave "I" out: "Been running longer", "Gonna keep pushing", "Just got
+# some new shoes", "Never had a chance", "Can't wait". Group 1: what needs "I've".
+_LEFT_OUT: Final = re.compile(
+    r"(?:((?:always |never |just |also |recently )?been)|(gonna)|wanna|can't wait|won't|"
+    r"haven't|didn't|(?:just|also|finally|recently|never|always) "
+    r"(?:\w+ed|got|went|made|took|saw|met|bought|found|had|did|started|tried|been))\b",
+    re.IGNORECASE,
 )
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
@@ -92,6 +102,13 @@ _ANTECEDENT_EN: Final = re.compile(
     r"Now|Yes|No|Well|Oh|Plus|Though|Although|While|Once|Lately|Recently|Today|Yesterday)\b)"
     r"[A-Z][a-z]{2,}|"
     r"\b(?i:a|an|the|my|his|her|some|any|every|each|one|two|three|four|five|\d+)\s+[A-Za-z]",
+)
+# "it", "its", "this", "that" point at a thing, never at a person ("my family and I love it").
+_THING_PRONOUNS: Final = frozenset(("it", "its", "this", "that"))
+_PERSON_NP: Final = re.compile(
+    r"\b(?i:a|an|the|my|his|her|their|our|some)\s+(?:\w+\s+)?(?i:family|fam|kids?|children|"
+    r"husband|wife|partner|son|daughter|boyfriend|girlfriend|parents|mom|dad|mother|father|"
+    r"brother|sister|friends?|buddy|buddies|team|teammates|crew|people|folks|guys)\b"
 )
 _SPEAKER_GROUP_EN: Final = re.compile(
     r"\b(?i:and)\s+(?:I|me|myself)\b|\b(?:I|[Mm]e)\s+(?i:and)\s+(?!I\b)\w"
@@ -130,7 +147,9 @@ def restore_subject(sentence: str) -> str:
     hair last week"), so that the rewrite names the doer instead of the owner of "my"."""
     if not drops_subject(sentence):
         return sentence
-    return "I " + sentence[0].lower() + sentence[1:]
+    lead = _LEFT_OUT.match(sentence)
+    subject = "I've " if lead and lead.group(1) else "I'm " if lead and lead.group(2) else "I "
+    return subject + sentence[0].lower() + sentence[1:]
 
 
 def drops_subject(sentence: str) -> bool:
@@ -140,6 +159,7 @@ def drops_subject(sentence: str) -> bool:
         return False
     word = first.group().lower()
     verb_first = (word.endswith("ed") and not word.endswith("eed")) or word in _PAST_FIRST
+    verb_first = verb_first or bool(_LEFT_OUT.match(sentence))
     return verb_first and not re.search(r"\bI\b", sentence[: _first_person_at(sentence)])
 
 
@@ -188,9 +208,12 @@ def dangling(sentence: str) -> bool:
     if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
         return True
     for match in _PRONOUN_EN.finditer(sentence):
-        if match.group().lower() in _WE_WORDS:
+        word = match.group().lower()
+        if word in _WE_WORDS:
             continue
         before = _PARTITIVE_EN.sub("", sentence[: match.start()])
+        if word in _THING_PRONOUNS:
+            before = _PERSON_NP.sub(" ", before)  # "it" is not "my family"
         if not _ANTECEDENT_EN.search(before):
             return True
     return False

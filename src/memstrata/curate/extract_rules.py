@@ -19,6 +19,7 @@ from typing import Final
 
 from memstrata.curate.discourse import self_contained
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person
+from memstrata.curate.referents import companion_in, resolve_we
 from memstrata.model import Candidate, Category, Episode, Extraction
 
 __all__ = ["RULES", "Rule", "RuleExtractor", "sentences", "third_person"]
@@ -224,31 +225,55 @@ class RuleExtractor:
     def extract(self, episodes: Sequence[Episode]) -> Extraction:
         candidates: list[Candidate] = []
         speakers = {e.speaker for e in episodes if e.speaker not in (None, "user", "assistant")}
-        for episode in episodes:
+        for index, episode in enumerate(episodes):
             if episode.speaker == "assistant":
                 continue  # what the assistant said is not a fact about the user
             name = episode.speaker if episode.speaker in speakers else None
             subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
-            for sentence in (
-                part for said in sentences(episode.text) for part in self_contained(said, listeners)
-            ):
-                if not _worth_it(sentence):
-                    continue
-                if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):
-                    continue
-                rule = next((r for r in self.rules if r.pattern.search(sentence)), None)
-                if rule is None:
-                    continue
-                candidates.append(
-                    Candidate(
-                        text=third_person(sentence, subject),
-                        category=rule.category,
-                        confidence=rule.confidence,
-                        importance=rule.importance,
-                        sources=(episode.id,),
-                        subject=subject,
-                        rule=rule.name,
-                    )
-                )
+            earlier = _previous_turns(episodes, index)
+            said = sentences(episode.text)
+            for position, text in enumerate(said):
+                context = [(s, True) for s in reversed(said[:position])] + earlier
+                resolved = resolve_we(text, companion_in(context))
+                for part in self_contained(resolved, listeners):
+                    rule = self._rule_for(part)
+                    if rule is not None:
+                        candidates.append(_candidate(rule, part, episode, subject))
         return Extraction(tuple(candidates))
+
+    def _rule_for(self, sentence: str) -> Rule | None:
+        if not _worth_it(sentence):
+            return None
+        if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):
+            return None
+        return next((r for r in self.rules if r.pattern.search(sentence)), None)
+
+
+def _candidate(rule: Rule, sentence: str, episode: Episode, subject: str) -> Candidate:
+    return Candidate(
+        text=third_person(sentence, subject),
+        category=rule.category,
+        confidence=rule.confidence,
+        importance=rule.importance,
+        sources=(episode.id,),
+        subject=subject,
+        rule=rule.name,
+    )
+
+
+def _previous_turns(episodes: Sequence[Episode], index: int) -> list[tuple[str, bool]]:
+    """The speaker's previous turn and the listener's, in the same session, nearest first,
+    each as ``(text, spoken by the same speaker)``."""
+    episode = episodes[index]
+    out: list[tuple[str, bool]] = []
+    seen_other = False
+    for before in reversed(episodes[max(0, index - 2) : index]):
+        if before.session_id != episode.session_id:
+            break
+        own = before.speaker == episode.speaker
+        if not own and seen_other:
+            break
+        seen_other = seen_other or not own
+        out.append((before.text, own))
+    return out

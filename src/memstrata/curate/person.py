@@ -61,6 +61,9 @@ _INVERTED: Final = re.compile(
 )
 _WORD: Final = re.compile(r"[A-Za-z']+")
 _SUBJECT_I: Final = re.compile(r"\bI\b")
+_AND_BEFORE: Final = re.compile(r"(?:\b[A-Z][a-z]+|\b[Mm]y\s+[\w-]+)\s+and\s+$")
+_SINGULAR_VERB: Final = re.compile(r"\s*(?:am|'m|was)\b")
+_AND_AFTER: Final = re.compile(r"\s*and\s", re.IGNORECASE)
 
 
 # Verbs whose past is their base form: read, put... agree only when nothing marks the past.
@@ -125,6 +128,9 @@ def _agree_each_subject(text: str) -> str:
         if _INVERTED.search(text[: match.start()]):
             continue  # "can I say", "do I": I follows its verb, nothing to agree
         tail = text[match.end() :]
+        plural = _AND_BEFORE.search(text[: match.start()]) and not _SINGULAR_VERB.match(tail)
+        if plural or _AND_AFTER.match(tail):
+            continue  # "Mel and I love", "I and my kids love": a plural subject
         space = len(tail) - len(tail.lstrip(" "))
         text = text[: match.end()] + tail[:space] + _agree_after(tail[space:])
     return text

@@ -1,0 +1,131 @@
+"""Who "we" are, when the conversation says it: resolving the speaker's group from context.
+
+"We", "us" and "our" always include the speaker; who else they include is said, if at all,
+before the sentence. The resolution is taken only when it is certain:
+
+- the sentence itself says the speaker did it *with* someone of theirs ("after we went camping
+  with my fam"): "we" is the speaker, and the companion stays where it was said;
+- otherwise the nearest context that names a companion of the speaker names exactly one: the
+  earlier sentences of the same turn ("Here's a pic of my family camping at the beach. We love
+  it"), then the speaker's previous turn, then the listener's previous turn, where the
+  companion is the speaker's as seen by the listener ("How are your kids?" -> "my kids").
+  Two different companions in the nearest context that names any leave "we" unresolved.
+
+A resolved sentence is rewritten in the first person singular so that the rest of the pipeline
+(discourse filters, third-person rewrite) reads it as about a named group: the first "we" of
+the sentence becomes "I and my family" (or "I and Mel"), "us" "me and my family", "our" before
+it "my"; later "we", "us", "our" then stand for a group the sentence has named. Sentences that
+use "we" for people in general ("we can make a difference") are not resolved: the modal or the
+"both", "all", "each other" that marks them keeps them out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+_KIN: Final = (
+    r"family|fam|kids|children|husband|wife|partner|son|daughter|boyfriend|girlfriend|"
+    r"fiancée?|hubby|parents|mom|dad|mother|father|brother|sister|siblings|family members|"
+    r"friends|buddies|team|crew|band|dog|dogs"
+)
+_OWN_COMPANION: Final = re.compile(rf"\b[Mm]y ((?:{_KIN}))\b")
+_LISTENER_COMPANION: Final = re.compile(rf"\b[Yy]our ((?:{_KIN}))\b")
+# "Mel and I", "me and Mel": a named companion.
+_NAMED_PAIR: Final = re.compile(r"\b([A-Z][a-z]+) and (?:I|me)\b|\b(?:I|[Mm]e) and ([A-Z][a-z]+)\b")
+_NOT_NAMES: Final = frozenset(
+    "and but so then yes yeah yup oh well thanks now today yesterday also just".split()  # noqa: SIM905
+)
+_THIRD_PERSON: Final = re.compile(r"\b(?:he|she|him|her|they|them)\b", re.IGNORECASE)
+_WITH_OWN: Final = re.compile(rf"\bwith my (?:{_KIN})\b")
+_WE_WORD: Final = re.compile(
+    r"\b(?:[Ww]e(?:'re|'ve|'ll|'d)?|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)\b(?!-)"
+)
+# "we" of people in general, of speaker and listener, or of a group counted: not resolved.
+_GENERIC: Final = re.compile(
+    r"\b(?:we|us)\s+(?:all|both)\b|\beach other\b|\bone another\b|\blet's\b|"
+    r"\bwe(?:'ll)?\s+(?:\w+\s+)?(?:can|could|should|must|need|have to|got to|gotta|"
+    r"might|may|ought)\b|\bwe(?:'re| are) (?:not )?alone\b",
+    re.IGNORECASE,
+)
+_EXPAND: Final = {"we're": "are", "we've": "have", "we'll": "will"}
+
+
+def companions(text: str, *, own: bool = True) -> set[str]:
+    """The speaker's companions ``text`` names, as the speaker would say them ("my kids",
+    "Mel"): from the speaker's own words when ``own``, else from the listener's ("your kids")."""
+    found = {f"my {m.group(1).lower()}" for m in (_OWN if own else _OTHER).finditer(text)}
+    if own:
+        names = (m.group(1) or m.group(2) for m in _NAMED_PAIR.finditer(text))
+        found |= {n for n in names if n.lower() not in _NOT_NAMES}
+    return found
+
+
+_OWN = _OWN_COMPANION
+_OTHER = _LISTENER_COMPANION
+
+
+def companion_in(context: Sequence[tuple[str, bool]]) -> str | None:
+    """The one companion named in the nearest ``(text, own)`` of ``context`` that names any;
+    None when none does or the nearest names several."""
+    for text, own in context:
+        found = companions(text, own=own)
+        if found:
+            return next(iter(found)) if len(found) == 1 else None
+    return None
+
+
+def resolve_we(sentence: str, companion: str | None) -> str:
+    """``sentence`` with its "we" said as the speaker and ``companion`` (see the module), or
+    unchanged when "we" cannot be resolved for certain."""
+    first = _WE_WORD.search(sentence)
+    if first is None or _GENERIC.search(sentence):
+        return sentence
+    if _THIRD_PERSON.search(sentence, 0, first.start()):
+        return sentence  # "I sat with her and we talked": she may be one of "we"
+    if _WITH_OWN.search(sentence, first.end()):
+        return _WE_WORD.sub(_singular, sentence)
+    if companion is None:
+        return sentence
+    out = sentence
+    while (match := _WE_WORD.search(out)) and match.group().lower() in ("our", "ours"):
+        mine = "my" if match.group().lower() == "our" else "mine"
+        out = out[: match.start()] + _case(mine, match.group()) + out[match.end() :]
+    match = _WE_WORD.search(out)
+    if match is None:
+        return out
+    word = match.group().lower()
+    if word in ("ourselves", "we'd"):
+        return sentence
+    group = f"{companion} and I" if companion[:1].isupper() else f"I and {companion}"
+    if word == "us":
+        group = f"{companion} and me" if companion[:1].isupper() else f"me and {companion}"
+    elif word in _EXPAND:
+        group = f"{group} {_EXPAND[word]}"
+    if match.start() == 0 or out[: match.start()].rstrip().endswith((".", "!", "?")):
+        group = group[0].upper() + group[1:]
+    return out[: match.start()] + group + out[match.end() :]
+
+
+def _case(word: str, like: str) -> str:
+    return word.capitalize() if like[:1].isupper() else word
+
+
+_SINGULAR: Final = {
+    "we": "I",
+    "we're": "I'm",
+    "we've": "I've",
+    "we'll": "I'll",
+    "we'd": "I'd",
+    "us": "me",
+    "our": "my",
+    "ours": "mine",
+    "ourselves": "myself",
+}
+
+
+def _singular(match: re.Match[str]) -> str:
+    word = match.group()
+    out = _SINGULAR[word.lower()]
+    return out if out.startswith("I") else _case(out, word)

@@ -1,0 +1,198 @@
+"""The offline extractor reads a sentence with the turns before it: who "we" are, leading
+markers, left-out subjects and coordinated subjects.
+
+English examples are sentences said in LoCoMo conversations; Chinese ones are hand-written.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.curate.discourse import dangling, restore_subject, strip_markers
+from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.curate.person import third_person
+from memstrata.curate.referents import companion_in, companions, resolve_we
+from memstrata.ids import new_id
+from memstrata.model import Episode, Role, Scope
+
+
+def _turns(*said: tuple[str, str], session: str = "s1") -> list[Episode]:
+    return [
+        Episode(
+            new_id("ep"),
+            Scope("s"),
+            "chat",
+            session,
+            speaker,
+            Role.USER,
+            text,
+            datetime(2024, 5, 1, tzinfo=UTC),
+        )
+        for speaker, text in said
+    ]
+
+
+def _facts(*said: tuple[str, str]) -> list[str]:
+    return [c.text for c in RuleExtractor().extract(_turns(*said)).candidates]
+
+
+# --- who "we" are -------------------------------------------------------------------------
+
+
+def test_we_is_the_companion_named_earlier_in_the_same_turn() -> None:
+    facts = _facts(
+        (
+            "Melanie",
+            "My kids are so excited about summer break! We're thinking about going "
+            "camping next month.",
+        ),
+    )
+    assert "Melanie and their kids are thinking about going camping next month." in facts
+
+
+def test_we_is_the_companion_the_listener_named_in_the_turn_before() -> None:
+    facts = _facts(
+        ("Maria", "What do you enjoy doing with your family?"),
+        ("John", "We love climbing, sliding, and playing games."),
+    )
+    assert facts == ["John and their family love climbing, sliding, and playing games."]
+
+
+def test_we_is_the_companion_the_speaker_named_in_their_previous_turn() -> None:
+    facts = _facts(
+        ("John", "It was an awesome day at the park with my kids."),
+        ("Maria", "Sounds lovely!"),
+        ("John", "We went back the next day."),
+    )
+    assert "John and their kids went back the next day." in facts
+
+
+def test_we_doing_something_with_a_companion_is_the_speaker() -> None:
+    facts = _facts(
+        ("Melanie", "I had a quiet weekend after we went camping with my fam two weekends ago."),
+    )
+    assert facts == [
+        "Melanie had a quiet weekend after Melanie went camping with their fam two weekends ago."
+    ]
+
+
+def test_we_stays_unresolved_when_uncertain() -> None:
+    # no companion anywhere before
+    assert (
+        _facts(("Gina", "Thanks! We just did a contemporary piece called Finding Freedom.")) == []
+    )
+    # two companions in the nearest context that names any
+    assert companion_in([("My son and my husband came along.", True)]) is None
+    # we of people in general, of speaker and listener
+    assert resolve_we("Together, we can make a real difference.", "my family") == (
+        "Together, we can make a real difference."
+    )
+    assert resolve_we("We both love helping others.", "my team") == "We both love helping others."
+    # a third person said before "we" may be one of them
+    sentence = "So, I sat with her and we talked."
+    assert resolve_we(sentence, "my family") == sentence
+    # the Chinese 我们 is never resolved
+    assert _facts(("Li", "我的孩子们放假了。我们去了海边。")) == ["Li的孩子们放假了。"]
+
+
+def test_companions_are_read_from_the_speaker_or_the_listener() -> None:
+    assert companions("Here's a pic of my family camping at the beach.") == {"my family"}
+    assert companions("Mel and I had a blast.") == {"Mel"}
+    assert companions("How are your kids doing?", own=False) == {"my kids"}
+    assert companions("How are your kids doing?") == set()
+
+
+def test_resolution_rewrites_the_first_we_and_leaves_the_rest_to_the_named_group() -> None:
+    out = resolve_we("We love it, it brings us closer!", "my family")
+    assert out == "I and my family love it, it brings us closer!"
+    assert (
+        third_person(out, "Melanie") == "Melanie and their family love it, it brings them closer!"
+    )
+    assert resolve_we("Our one-year-old is so cute, we adore him.", "my wife") == (
+        "My one-year-old is so cute, I and my wife adore him."
+    )
+    assert resolve_we("We were road tripping along the coast.", "Max") == (
+        "Max and I were road tripping along the coast."
+    )
+
+
+# --- "it" is a thing, not a person ---------------------------------------------------------
+
+
+def test_it_does_not_point_back_at_a_person() -> None:
+    assert dangling("My family and I love it.")
+    assert dangling("I asked my friends and they loved it.")
+    assert not dangling("I bought a new camera and I love it.")
+
+
+# --- leading markers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "Actually, I just took my fam camping in the mountains last week.",
+            "I just took my fam camping in the mountains last week.",
+        ),
+        ("Thankfully, my son's ok.", "my son's ok."),
+        ("FYI, I finished another pottery project.", "I finished another pottery project."),
+        ("其实，我上个月换了工作。", "我上个月换了工作。"),
+        ("对了，我下周去北京出差。", "我下周去北京出差。"),
+    ],
+)
+def test_leading_markers_are_trimmed(said: str, kept: str) -> None:
+    assert strip_markers(said) == kept
+
+
+def test_a_marker_word_that_starts_the_sentence_proper_stays() -> None:
+    assert strip_markers("对我来说，家人最重要。") == "对我来说，家人最重要。"
+
+
+# --- left-out subjects ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "restored"),
+    [
+        (
+            "Been running longer since our last chat.",
+            "I've been running longer since our last chat.",
+        ),
+        ("Gonna keep pushing and working hard.", "I'm gonna keep pushing and working hard."),
+        ("Just got some new shoes, too!", "I just got some new shoes, too!"),
+        ("Never had a chance to visit it.", "I never had a chance to visit it."),
+        (
+            "Always been interested in different cultures and countries.",
+            "I've always been interested in different cultures and countries.",
+        ),
+    ],
+)
+def test_a_left_out_subject_is_said_again(said: str, restored: str) -> None:
+    assert restore_subject(said) == restored
+
+
+def test_a_sentence_opening_with_a_gerund_keeps_it() -> None:
+    said = "Just seeing the sun dip below the horizon was calming."
+    assert restore_subject(said) == said
+
+
+def test_a_left_out_subject_yields_a_fact() -> None:
+    assert _facts(("Melanie", "Thanks, Caroline! Just got some new running shoes.")) == [
+        "Melanie just got some new running shoes."
+    ]
+
+
+# --- a subject of two ---------------------------------------------------------------------------
+
+
+def test_a_coordinated_subject_keeps_its_plural_verb() -> None:
+    assert third_person("Mel and I love camping with our kids.", "Caroline") == (
+        "Mel and Caroline love camping with their kids."
+    )
+    # "and" joining two clauses: "I" is the subject of its own clause
+    assert third_person("The team has been really nice and I am having fun.", "John") == (
+        "The team has been really nice and John is having fun."
+    )
