@@ -73,6 +73,13 @@ _LEFT_OUT: Final = re.compile(
     r"(?:\w+ed|got|went|made|took|saw|met|bought|found|had|did|started|tried|been))\b",
     re.IGNORECASE,
 )
+# How a question opens: a question word, or a verb before its subject.
+_ASKS: Final = re.compile(
+    r"(?:what|how|why|when|where|who|whom|which|whose|do|does|did|are|is|was|were|have|has|"
+    r"had|can|could|would|will|should|shall|may|might|any|ever|wanna|want|got|care)\b|"
+    r".*(?:吗|呢|么|什么|怎么|为什么|哪|谁|几)",
+    re.IGNORECASE,
+)
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
 _LISTENER_WORDS: Final = "|".join(sorted(quality.SECOND_PERSON | {"y'all"}))
@@ -159,7 +166,8 @@ def drops_subject(sentence: str) -> bool:
         return False
     word = first.group().lower()
     verb_first = (word.endswith("ed") and not word.endswith("eed")) or word in _PAST_FIRST
-    verb_first = verb_first or bool(_LEFT_OUT.match(sentence))
+    if _LEFT_OUT.match(sentence):
+        return True  # nothing can stand before "Been", "Gonna": the subject was left out
     return verb_first and not re.search(r"\bI\b", sentence[: _first_person_at(sentence)])
 
 
@@ -250,7 +258,9 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     A closing address to one of ``listeners`` ("..., Nate!") is not part of what is said.
     """
     text = restore_subject(strip_markers(strip_vocative(sentence, listeners)))
-    if not text or is_question(text):
+    if text and is_question(text):
+        text = statement_before_question(text)
+    if not text:
         return []
     if is_fact_shaped(text):
         return [text]
@@ -274,6 +284,15 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
         else:
             start += 1
     return [run for run in runs if run]
+
+
+def statement_before_question(sentence: str) -> str:
+    """What a sentence states before the clause that asks ("I finished another pottery project
+    - want to see a pic?" -> "I finished another pottery project"); empty when it asks from
+    its start ("Did you ..., or ...?") or has no break before the question."""
+    breaks = list(_CLAUSE_BREAK.finditer(sentence))
+    statement = _join([sentence[: breaks[-1].start()]]) if breaks else ""
+    return "" if _ASKS.match(statement) else statement
 
 
 def _join(clauses: list[str]) -> str:

@@ -1,7 +1,9 @@
 """The offline extractor: patterns over first-person sentences, in English and Chinese.
 
-Each turn is split into sentences (never inside one), and each sentence into the runs of
-clauses that stand alone (:mod:`memstrata.curate.discourse`: no reaction, question, listener or
+Each turn is split into sentences (never inside one); a sentence's "we" is resolved from the
+turn and the turns before it when they name exactly one companion of the speaker
+(:mod:`memstrata.curate.referents`); each sentence is cut into the runs of clauses that stand
+alone (:mod:`memstrata.curate.discourse`: no reaction, question, listener or
 unresolved referent). A run that speaks about its speaker ("I ...", "my ...", "我...") and
 matches a pattern becomes a candidate fact of that pattern's category, rewritten in the third
 person (:mod:`memstrata.curate.person`: "I love my dog" -> "Melanie loves their dog"). Very
@@ -47,6 +49,15 @@ _PAST: Final = (
     r"lost|read|wrote|built|left|came|felt|became|brought|taught|sold|spent|sang|"
     r"drew|flew|drove|swam|grew|heard|kept|knew|paid|put|sent|sat|stood|told|"
     r"thought|understood|wore)"
+)
+
+# When a plan is for: what makes "I'll ..." a plan rather than a promise ("I'll do my best").
+_WHEN: Final = (
+    r"\b(?:next|this|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|season|semester)\b|"
+    r"\b(?:tomorrow|tonight|soon|later today|later this|in (?:a|an|two|three|a few|\d+) "
+    r"(?:days?|weeks?|months?|years?))\b|\bon (?:monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)\b"
 )
 
 RULES: Final[tuple[Rule, ...]] = (
@@ -136,8 +147,10 @@ RULES: Final[tuple[Rule, ...]] = (
         0.7,
         0.6,
         _en(
-            r"\b(?:I|we)(?:'m| am|'re| are) (?:planning|going|hoping|thinking about|about) to\b|"
-            r"\b(?:I|we) (?:plan|intend|want|hope|aim) to\b|\b(?:I|we)(?:'ll| will) (?!be there)"
+            r"\b(?:I|we)(?:'m| am|'re| are) (?:(?:planning|going|hoping|thinking about|about) to|"
+            r"gonna|off to)\b|"
+            r"\b(?:I|we) (?:plan|intend|want|hope|aim) to\b|"
+            rf"\b(?:I|we)(?:'ll| will) (?=.*(?:{_WHEN}))"
             r"|\bnext (?:week|month|year|summer|weekend)\b"
             r"|(?:我|我们)(?:打算|计划|准备|想要|将要|要去|会去)|下(?:周|个月|星期|次)"
         ),
@@ -162,8 +175,12 @@ RULES: Final[tuple[Rule, ...]] = (
         _en(
             r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |still |also |really |finally )?"
             r"(?!going to)\w+ing\b|\b(?:I|we) (?:usually |often |also |sometimes |still |"
-            r"regularly )?(?:use|play|read|write|practice|volunteer|train|cook|paint|teach|study|"
-            r"collect|attend|visit)\b|(?:我|我们)(?:也|还|一直)?(?:正在|在|经常|常常|每天|每周)\S{1,12}"
+            r"regularly |always |really |even |just |now )?(?:use|play|read|write|practice|"
+            r"volunteer|train|cook|paint|teach|study|collect|attend|visit|mentor|coach|bake|run|own|manage|"
+            r"host|lead|organize|donate|meditate|walk|hike|swim|dance|sing|draw|knit|garden|"
+            r"cherish|value|make|work out|go to|take|keep|stay|spend|listen to|watch|grow|"
+            r"believe in|care about)\b|"
+            r"(?:我|我们)(?:也|还|一直)?(?:正在|在|经常|常常|每天|每周)\S{1,12}"
         ),
     ),
     Rule(
@@ -172,8 +189,12 @@ RULES: Final[tuple[Rule, ...]] = (
         0.7,
         0.6,
         _en(
-            r"\b(?:inspires?|motivates?|calms?|relax(?:es)?|helps?|keeps?|gets?|makes?|brings?) "
-            r"(?:me|us)\b|\b(?:important|special|meaningful|interesting) to me\b|\bI(?:'m| am) "
+            r"\b(?:inspire[sd]?|motivate[sd]?|calm(?:s|ed)?|relax(?:es|ed)?|help(?:s|ed)?|keeps?|kept|"
+            r"gets?|got|makes?|made|brings?|brought|gives?|gave|fills?|filled|reminds?|reminded|"
+            r"taught|teaches|showed|shows) (?:me|us)\b|\b(?:matters?|means? a lot) to me\b|"
+            r"\bI(?:'m| am) (?:so |really |very |super |totally )?(?:thrilled|stoked|determined|"
+            r"eager|keen|ready|excited) (?:to|about|for)\b|"
+            r"\b(?:important|special|meaningful|interesting) to me\b|\bI(?:'m| am) "
             r"(?:so |really |very )?(?:grateful|thankful|proud|excited|passionate|happy|glad) "
             r"(?:for|of|about|that)\b|(?:让|使)我(?:很|非常|特别)?\S{0,4}|我(?:很|非常)?(?:感激|自豪|骄傲)"
         ),
@@ -186,6 +207,18 @@ RULES: Final[tuple[Rule, ...]] = (
         _en(
             r"\b(?:our|my) (?:team|family|kids|community|group|band|club|company|class|"
             r"friends|partner|parents)\b|我们(?:团队|家|公司|班|小组)"
+        ),
+    ),
+    Rule(
+        "attribute",
+        Category.PERSONAL,
+        0.85,
+        0.5,
+        _en(
+            r"^(?:my|our) [\w' -]{2,30}? (?:is|are|was|were|has|have|had)\b|"
+            r"^(?!(?:it|this|that|these|those|they|there|what|which|who)\b)[\w' -]{3,40}? "
+            r"(?:is|are|was|were|'s|has been|have been)(?: \w+)? (?:one of )?my\b|"
+            r"^我的\S{1,8}(?:是|在|叫|有)|^\S{1,10}是我的"
         ),
     ),
     Rule(
