@@ -10,7 +10,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstrata.curate.discourse import self_contained, statement_before_question
+from memstrata.curate.discourse import (
+    restore_subject,
+    self_contained,
+    statement_before_question,
+)
 from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.ids import new_id
 from memstrata.model import Episode, Role, Scope
@@ -172,3 +176,26 @@ def test_a_habit_is_a_fact(said: str, fact: str) -> None:
 )
 def test_what_something_does_to_the_speaker_is_a_fact(said: str, fact: str) -> None:
     assert _extract(said) == [(fact, "attitude")]
+
+
+# --- words that only look like a past or a plan -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'll reach out if I need anything.",  # "need" is not a past in -ed
+        "Thanks, Gina! I won't quit.",  # "won't" is not "won"
+        "I'm gonna keep pushing and staying positive.",  # a resolution, not a plan
+        "I'm going to keep using my voice to make a change and lift others up.",
+    ],
+)
+def test_a_resolution_or_a_present_need_is_not_an_event_or_a_plan(said: str) -> None:
+    assert _facts(said) == []
+
+
+def test_gonna_be_does_not_lose_its_subject() -> None:
+    # "gonna be a great night" was said of the show, not of the speaker
+    said = "Gonna be a great night featuring LGBTQ artists."
+    assert restore_subject(said) == said
+    assert _facts(said) == []

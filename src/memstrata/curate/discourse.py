@@ -68,7 +68,7 @@ _PAST_FIRST: Final = frozenset(
 # Other openings that leave "I" out: "Been running longer", "Gonna keep pushing", "Just got
 # some new shoes", "Never had a chance", "Can't wait". Group 1: what needs "I've".
 _LEFT_OUT: Final = re.compile(
-    r"(?:((?:always |never |just |also |recently )?been)|(gonna)|wanna|can't wait|won't|"
+    r"(?:((?:always |never |just |also |recently )?been)|(gonna)(?! be\b)|wanna|can't wait|won't|"
     r"haven't|didn't|(?:just|also|finally|recently|never|always) "
     r"(?:\w+ed|got|went|made|took|saw|met|bought|found|had|did|started|tried|been))\b",
     re.IGNORECASE,

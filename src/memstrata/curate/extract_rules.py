@@ -45,7 +45,7 @@ def _en(pattern: str) -> re.Pattern[str]:
 
 
 _PAST: Final = (
-    r"(?:\w+ed|went|got|made|took|saw|met|ran|began|bought|had|did|found|gave|won|"
+    r"(?:\w{2,}(?<!e)ed|went|got|made|took|saw|met|ran|began|bought|had|did|found|gave|won|"
     r"lost|read|wrote|built|left|came|felt|became|brought|taught|sold|spent|sang|"
     r"drew|flew|drove|swam|grew|heard|kept|knew|paid|put|sent|sat|stood|told|"
     r"thought|understood|wore)"
@@ -148,7 +148,7 @@ RULES: Final[tuple[Rule, ...]] = (
         0.6,
         _en(
             r"\b(?:I|we)(?:'m| am|'re| are) (?:(?:planning|going|hoping|thinking about|about) to|"
-            r"gonna|off to)\b|"
+            r"gonna|off to)\b(?! (?:\w+ )?keep\b)|"
             r"\b(?:I|we) (?:plan|intend|want|hope|aim) to\b|"
             rf"\b(?:I|we)(?:'ll| will) (?=.*(?:{_WHEN}))"
             r"|\bnext (?:week|month|year|summer|weekend)\b"
@@ -161,8 +161,9 @@ RULES: Final[tuple[Rule, ...]] = (
         0.65,
         0.5,
         _en(
-            rf"\b(?:I|we) (?:just |recently |finally |also |actually )?{_PAST}\b|\b(?:I|we)(?:'ve|"
-            r" have|'d| had) (?:just |recently |finally |already )?(?:been|\w+ed|\w+en|got)\b|"
+            rf"\b(?:I|we) (?:just |recently |finally |also |actually )?{_PAST}\b(?!')|"
+            r"\b(?:I|we)(?:'ve| have|'d| had) (?:just |recently |finally |already )?"
+            r"(?:been|\w{2,}(?<!e)ed|\w+en|got)\b|"
             r"\b(?:yesterday|last (?:week|weekend|month|year|night|summer))\b|"
             r"(?:我|我们)\S{0,12}(?:了|过)"
         ),
