@@ -13,7 +13,7 @@ context, so a sentence is not one when it:
   said again: ``restore_subject``, so that "my" is not read as someone else's);
 - leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
   pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence, or
-  a verb whose object was left to the previous turn ("I love to.", "I'm hoping so.").
+  a verb whose object was left to the previous turn ("I love to.", "I'm hoping so.", "我很喜欢。").
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ _LEADING_EN: Final = re.compile(
 )
 _LEADING_ZH: Final = re.compile(
     r"^(?:哈+|嘿+|哇+|嗯+|哦+|噢+|啊+|呀+|耶|谢谢|太好了|太棒了|真棒|好棒|恭喜|加油|没错|对啊|是啊|好的|好吧|嗨|你好|"
-    r"对了|其实|说实话|话说|是的)"
+    r"对了|其实|说实话|话说|是的|挺好的|还不错)"
     r"[，,！!。~～\s]*"
 )
 
@@ -131,6 +131,10 @@ _OPENS_CLAUSE: Final = re.compile(
     r"this|now|then|when|after|before|since|while|if|once|lately|recently|[0-9]+|[\u4e00-\u9fff])"
     r"(?:\b|(?<=[\u4e00-\u9fff]))"
 )
+# "我很喜欢。", "我也想要！": a verb of liking or wanting with its object left to the turn before.
+_ELLIPSIS_ZH: Final = re.compile(
+    r"(?:喜欢|爱|讨厌|想要|希望如此|同意|期待)(?:的|啊|呀|哦)?[。！!~～…\s]*$"
+)
 # The bench's Chinese pronouns, and what stands for a whole situation.
 _DANGLING_ZH: Final = re.compile(rf"{quality.CJK_PRONOUN.pattern}|这样|那样|这件事|那件事")
 
@@ -212,6 +216,8 @@ def speaker_group(sentence: str) -> bool:
 def dangling(sentence: str) -> bool:
     """True when a pronoun in ``sentence`` has no noun it could refer to before it."""
     if _DANGLING_ZH.search(sentence) or _ELLIPSIS_EN.search(sentence):
+        return True
+    if _ELLIPSIS_ZH.search(sentence):
         return True
     if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
         return True

@@ -11,8 +11,9 @@ Only person and agreement change; no word is added that the speaker did not say.
   ("Melanie loves camping trips with their family");
 - "we", "us", "our" become "they", "them", "their" only when the sentence has named the group
   first ("Max and I had a blast on our trip" -> "Max and John had a blast on their trip");
-- in Chinese, 我 becomes the name (我的 -> 名字的; with no name, 用户); 我们 is not first
-  person singular and is never rewritten (the extractor drops it as unresolved).
+- in Chinese, 我 becomes the name (我的 -> 名字的; with no name, 用户), but not inside a word
+  that holds it (自我, 忘我); 我们 is not first person singular and is never rewritten here (the
+  extractor resolves it first, :mod:`memstrata.curate.referents`, or drops it).
 """
 
 from __future__ import annotations
@@ -136,6 +137,9 @@ def _agree_each_subject(text: str) -> str:
     return text
 
 
+# 我 on its own, not inside 我们 or a word that holds it (自我, 忘我, 唯我).
+_FIRST_PERSON_ZH: Final = re.compile(r"(?<![自忘唯])我(?!们)")
+
 _WE_TO_THEY: Final = {
     "we": "they",
     "us": "them",
@@ -182,5 +186,5 @@ def third_person(sentence: str, name: str) -> str:
     text = re.sub(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b(?!-)", replace, out)
     if group:  # "Max and I ... our trip": "we" are named, so they are "they"
         text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)\b", _plural_third, text)
-    text = re.sub(r"我(?!们)", "用户" if name == DEFAULT_SUBJECT else name, text)
+    text = _FIRST_PERSON_ZH.sub("用户" if name == DEFAULT_SUBJECT else name, text)
     return text[0].upper() + text[1:] if text else text

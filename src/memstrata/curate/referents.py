@@ -7,9 +7,10 @@ before the sentence. The resolution is taken only when it is certain:
   with my fam"): "we" is the speaker, and the companion stays where it was said;
 - otherwise the nearest context that names a companion of the speaker names exactly one: the
   earlier sentences of the same turn ("Here's a pic of my family camping at the beach. We love
-  it"), then the speaker's previous turn, then the listener's previous turn, where the
-  companion is the speaker's as seen by the listener ("How are your kids?" -> "my kids").
-  Two different companions in the nearest context that names any leave "we" unresolved.
+  it"), then the turn before (the listener's, where the companion is the speaker's as seen by
+  the listener: "How are your kids?" -> "my kids"), then the speaker's own previous turn.
+  Two different companions in the nearest context that names any leave "we" unresolved, and
+  so does a third person (he, she, 他, 她) said before "we" in the sentence.
 
 A resolved sentence is rewritten in the first person singular so that the rest of the pipeline
 (discourse filters, third-person rewrite) reads it as about a named group: the first "we" of
@@ -17,6 +18,10 @@ the sentence becomes "I and my family" (or "I and Mel"), "us" "me and my family"
 it "my"; later "we", "us", "our" then stand for a group the sentence has named. Sentences that
 use "we" for people in general ("we can make a difference") are not resolved: the modal or the
 "both", "all", "each other" that marks them keeps them out.
+
+In Chinese, 我们 becomes 我和 + the companion (我的孩子们 ... 我们去了海边 ->
+我和孩子们去了海边), unless 都, 大家, 俩, 应该, 可以... mark it as people in general or as speaker
+and listener.
 """
 
 from __future__ import annotations
@@ -54,8 +59,10 @@ _EXPAND: Final = {"we're": "are", "we've": "have", "we'll": "will"}
 
 def companions(text: str, *, own: bool = True) -> set[str]:
     """The speaker's companions ``text`` names, as the speaker would say them ("my kids",
-    "Mel"): from the speaker's own words when ``own``, else from the listener's ("your kids")."""
+    "Mel", "孩子"): from the speaker's own words when ``own``, else from the listener's ("your
+    kids", "你老公")."""
     found = {f"my {m.group(1).lower()}" for m in (_OWN if own else _OTHER).finditer(text)}
+    found |= {m.group(1) for m in (_OWN_ZH if own else _OTHER_ZH).finditer(text)}
     if own:
         names = (m.group(1) or m.group(2) for m in _NAMED_PAIR.finditer(text))
         found |= {n for n in names if n.lower() not in _NOT_NAMES}
@@ -64,6 +71,16 @@ def companions(text: str, *, own: bool = True) -> set[str]:
 
 _OWN = _OWN_COMPANION
 _OTHER = _LISTENER_COMPANION
+_KIN_ZH: Final = (
+    r"家人|家里人|孩子们|孩子|儿子|女儿|老公|老婆|丈夫|妻子|爱人|男朋友|女朋友|对象|父母|爸妈|"
+    r"爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|朋友们|同事们|团队|队友们"
+)
+_OWN_ZH: Final = re.compile(rf"我(?!们)(?:的|和|跟)?({_KIN_ZH})")
+_OTHER_ZH: Final = re.compile(rf"[你您]的?({_KIN_ZH})")
+_WE_ZH: Final = re.compile(r"我们|咱们")
+# 我们 of people in general or of speaker and listener: 大家, 一起努力, 都, 应该, 可以...
+_GENERIC_ZH: Final = re.compile(r"(?:我们|咱们)(?:都|大家|俩|两个|一起努力|应该|可以|能|要|得)")
+_THIRD_PERSON_ZH: Final = re.compile(r"[他她]")
 
 
 def companion_in(context: Sequence[tuple[str, bool]]) -> str | None:
@@ -79,6 +96,8 @@ def companion_in(context: Sequence[tuple[str, bool]]) -> str | None:
 def resolve_we(sentence: str, companion: str | None) -> str:
     """``sentence`` with its "we" said as the speaker and ``companion`` (see the module), or
     unchanged when "we" cannot be resolved for certain."""
+    if zh := _WE_ZH.search(sentence):
+        return _resolve_we_zh(sentence, companion, zh.start())
     first = _WE_WORD.search(sentence)
     if first is None or _GENERIC.search(sentence):
         return sentence
@@ -86,8 +105,8 @@ def resolve_we(sentence: str, companion: str | None) -> str:
         return sentence  # "I sat with her and we talked": she may be one of "we"
     if _WITH_OWN.search(sentence, first.end()):
         return _WE_WORD.sub(_singular, sentence)
-    if companion is None:
-        return sentence
+    if companion is None or _is_cjk(companion):
+        return sentence  # a companion said in Chinese is not put into an English sentence
     out = sentence
     while (match := _WE_WORD.search(out)) and match.group().lower() in ("our", "ours"):
         mine = "my" if match.group().lower() == "our" else "mine"
@@ -129,3 +148,17 @@ def _singular(match: re.Match[str]) -> str:
     word = match.group()
     out = _SINGULAR[word.lower()]
     return out if out.startswith("I") else _case(out, word)
+
+
+def _resolve_we_zh(sentence: str, companion: str | None, first: int) -> str:
+    """我们 as 我和 + the companion ("我们去了海边" -> "我和孩子去了海边"), under the same
+    conditions as in English; a companion said in English is not used."""
+    if companion is None or not _is_cjk(companion) or _GENERIC_ZH.search(sentence):
+        return sentence
+    if _THIRD_PERSON_ZH.search(sentence, 0, first):
+        return sentence
+    return _WE_ZH.sub(f"我和{companion}", sentence)
+
+
+def _is_cjk(text: str) -> bool:
+    return all("\u4e00" <= ch <= "\u9fff" for ch in text)
