@@ -10,7 +10,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstrata.curate.discourse import dangling, restore_subject, strip_markers
+from memstrata.curate.discourse import (
+    dangling,
+    restore_subject,
+    self_contained,
+    strip_markers,
+    strip_vocative,
+)
 from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.curate.person import third_person
 from memstrata.curate.referents import companion_in, companions, resolve_we
@@ -198,3 +204,47 @@ def test_a_coordinated_subject_keeps_its_plural_verb() -> None:
     assert third_person("The team has been really nice and I am having fun.", "John") == (
         "The team has been really nice and John is having fun."
     )
+
+
+# --- what "these" and "this" cannot point to -------------------------------------------------
+
+
+def test_the_listener_named_is_not_an_antecedent() -> None:
+    # "Gina, I'm stoked about this!": this is not Gina
+    facts = [
+        c.text
+        for c in RuleExtractor()
+        .extract(
+            _turns(
+                ("Gina", "Guess what, I got a new job!"), ("Jon", "Gina, I'm stoked about this!")
+            )
+        )
+        .candidates
+        if c.subject == "Jon"
+    ]
+    assert facts == []
+    assert strip_vocative("Yeah, Caroline, my family's been great.", ["Caroline"]) == (
+        "Yeah, Caroline, my family's been great."
+    )
+    assert strip_vocative("Caroline, my family's been great.", ["Caroline"]) == (
+        "my family's been great."
+    )
+    assert self_contained("Yeah, Caroline, my family's been great.", ["Caroline"]) == [
+        "my family's been great."
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Moments like these remind me to appreciate the ones I love.",
+        "Moments like that make me love sports and admire the players' determination.",
+    ],
+)
+def test_a_noun_compared_with_these_is_not_what_these_point_to(said: str) -> None:
+    assert dangling(said)
+    assert _facts(("Tim", said)) == []
+
+
+def test_like_this_before_a_noun_is_a_determiner() -> None:
+    assert not dangling("Stuff like this mural is really special to me.")

@@ -95,7 +95,8 @@ _PRONOUN_EN: Final = re.compile(
     r"her)\b|"
     r"\b(?:this|that|these|those)(?=\s*(?:$|[,.!;:–—-]|'s\b|\s(?:is|was|are|were|will|would|"
     r"has|had|have|can|could|must|might|made|makes|means|meant|sounds|looks|seems|feels|"
-    r"reminds|gets|got|keeps|helps|brings|gives|for|to|with|about|of|in|on|at|so|too|really|"
+    r"reminds|remind|gets|got|keeps|keep|helps|help|brings|bring|gives|give|make|show|shows|"
+    r"always|just|for|to|with|about|of|in|on|at|so|too|really|"
     r"too|again|yet|one|stuff|thing|kind|type|idea)\b))",
     re.IGNORECASE,
 )
@@ -116,6 +117,14 @@ _PERSON_NP: Final = re.compile(
     r"\b(?i:a|an|the|my|his|her|their|our|some)\s+(?:\w+\s+)?(?i:family|fam|kids?|children|"
     r"husband|wife|partner|son|daughter|boyfriend|girlfriend|parents|mom|dad|mother|father|"
     r"brother|sister|friends?|buddy|buddies|team|teammates|crew|people|folks|guys)\b"
+)
+# "Moments like these remind me ...": the noun before "like" is compared to what these point
+# at, it is not what they point at.
+_LIKE_THESE: Final = re.compile(
+    r"\blike (?:this|that|these|those)(?=\s*(?:$|[,.!;:–—-]|\s+(?:remind|reminds|make|makes|"
+    r"keep|keeps|help|helps|bring|brings|give|gives|show|shows|are|is|were|was|really|always|"
+    r"just|truly)\b))",
+    re.IGNORECASE,
 )
 _SPEAKER_GROUP_EN: Final = re.compile(
     r"\b(?i:and)\s+(?:I|me|myself)\b|\b(?:I|[Mm]e)\s+(?i:and)\s+(?!I\b)\w"
@@ -140,10 +149,13 @@ _DANGLING_ZH: Final = re.compile(rf"{quality.CJK_PRONOUN.pattern}|这样|那样|
 
 
 def strip_vocative(sentence: str, names: Iterable[str]) -> str:
-    """``sentence`` without a trailing address to one of ``names`` ("I love it, Nate!")."""
+    """``sentence`` without an address to one of ``names`` at its end ("I love it, Nate!") or
+    at its start ("Gina, I'm stoked about this!"): the listener named is not what it, this or
+    that point to."""
     for name in names:
         pattern = rf",?\s+{re.escape(name)}\s*([.!…~]*)$"
         sentence = re.sub(pattern, r"\1", sentence.strip())
+        sentence = re.sub(rf"^{re.escape(name)}\s*[,，!！]\s*", "", sentence)
     return sentence
 
 
@@ -221,6 +233,8 @@ def dangling(sentence: str) -> bool:
         return True
     if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
         return True
+    if _LIKE_THESE.search(sentence):
+        return True
     for match in _PRONOUN_EN.finditer(sentence):
         word = match.group().lower()
         if word in _WE_WORDS:
@@ -263,7 +277,9 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     when they open with a subject ("tracks my goals" lost its subject to the clause before).
     A closing address to one of ``listeners`` ("..., Nate!") is not part of what is said.
     """
-    text = restore_subject(strip_markers(strip_vocative(sentence, listeners)))
+    listeners = tuple(listeners)
+    text = strip_vocative(strip_markers(strip_vocative(sentence, listeners)), listeners)
+    text = restore_subject(strip_markers(text))
     if text and is_question(text):
         text = statement_before_question(text)
     if not text:
