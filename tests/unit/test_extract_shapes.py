@@ -199,3 +199,43 @@ def test_gonna_be_does_not_lose_its_subject() -> None:
     said = "Gonna be a great night featuring LGBTQ artists."
     assert restore_subject(said) == said
     assert _facts(said) == []
+
+
+# --- more ways of saying an event or a liking ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "rule", "fact"),
+    [
+        (
+            "I've done weight training so far too.",
+            "event",
+            "Caroline has done weight training so far too.",
+        ),
+        (
+            "I even went out and got a physical copy!",
+            "event",
+            "Caroline even went out and got a physical copy!",
+        ),
+        (
+            "And nothing too soon, but my colleague Rob invited me to a beginner's yoga class.",
+            "event",
+            "And nothing too soon, but Caroline's colleague Rob invited Caroline to a beginner's "
+            "yoga class.",
+        ),
+        (
+            "Besides writing, I also enjoy reading, watching movies, and exploring nature.",
+            "preference",
+            "Besides writing, Caroline also enjoys reading, watching movies, and exploring nature.",
+        ),
+        (
+            "I'm inspired by chatting to people, volunteering, and listening to music.",
+            "preference",
+            "Caroline is inspired by chatting to people, volunteering, and listening to music.",
+        ),
+        ("我去年去过一次日本。", "event", "Caroline去年去过一次日本。"),
+        ("我也喜欢看电影。", "preference", "Caroline也喜欢看电影。"),
+    ],
+)
+def test_an_event_or_a_liking_said_another_way_is_a_fact(said: str, rule: str, fact: str) -> None:
+    assert _extract(said) == [(fact, rule)]

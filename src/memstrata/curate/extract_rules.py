@@ -124,11 +124,12 @@ RULES: Final[tuple[Rule, ...]] = (
         0.8,
         0.7,
         _en(
-            r"\bI (?:really |absolutely |just |totally )?(?:love|like|enjoy|prefer|adore)\b|"
+            r"\bI (?:really |absolutely |just |totally |also |still |always |especially |"
+            r"genuinely |definitely )?(?:love|like|enjoy|prefer|adore)\b|"
             r"\bmy fav(?:o|ou)rite\b|"
             r"\bI(?:'m| am) (?:really )?"
-            r"(?:into|a (?:big )?fan of|passionate about|obsessed with)\b|"
-            r"我(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
+            r"(?:into|a (?:big |huge |total )?fan of|passionate about|obsessed with|inspired by)\b|"
+            r"我(?:也|还|一直|都)?(?:很|非常|特别|最|更)?(?:喜欢|爱|偏好|钟爱)|我最喜欢的"
         ),
     ),
     Rule(
@@ -161,9 +162,13 @@ RULES: Final[tuple[Rule, ...]] = (
         0.65,
         0.5,
         _en(
-            rf"\b(?:I|we) (?:just |recently |finally |also |actually )?{_PAST}\b(?!')|"
-            r"\b(?:I|we)(?:'ve| have|'d| had) (?:just |recently |finally |already )?"
-            r"(?:been|\w{2,}(?<!e)ed|\w+en|got)\b|"
+            rf"\b(?:I|we) (?:just |recently |finally |also |actually |even |then |once |first )?"
+            rf"{_PAST}\b(?!')|"
+            r"\b(?:I|we)(?:'ve| have|'d| had) (?:just |recently |finally |already |also |even |"
+            r"never |always )?(?:been|\w{2,}(?<!e)ed|\w+en|got|done|gone|made|found|met|had|"
+            r"bought|built|won|lost|run|left|kept|taught|heard|felt|read)\b|"
+            r"\b(?:invited|asked|taught|told|gave|sent|showed|took|brought|called|visited|hired|"
+            r"offered) me\b|"
             r"\b(?:yesterday|last (?:week|weekend|month|year|night|summer))\b|"
             r"(?:我|我们)\S{0,12}(?:了|过)"
         ),
