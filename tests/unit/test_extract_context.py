@@ -86,9 +86,7 @@ def test_we_doing_something_with_a_companion_is_the_speaker() -> None:
 
 def test_we_stays_unresolved_when_uncertain() -> None:
     # no companion anywhere before
-    assert (
-        _facts(("Gina", "Thanks! We just did a contemporary piece called Finding Freedom.")) == []
-    )
+    assert _facts(("Jon", "Thanks! We do all kinds of dances, from contemporary to hip-hop.")) == []
     # two companions in the nearest context that names any
     assert companion_in([("My son and my husband came along.", True)]) is None
     # we of people in general, of speaker and listener
@@ -248,3 +246,45 @@ def test_a_noun_compared_with_these_is_not_what_these_point_to(said: str) -> Non
 
 def test_like_this_before_a_noun_is_a_determiner() -> None:
     assert not dangling("Stuff like this mural is really special to me.")
+
+
+# --- a past deed told with "we" is the speaker's -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("Oh yeah, we went to the beach recently.", ["Melanie went to the beach recently."]),
+        (
+            "We roasted marshmallows and shared stories around the campfire.",
+            ["Melanie roasted marshmallows and shared stories around the campfire."],
+        ),
+        (
+            # "it" is not the team: the clause that leans on it is left out
+            "We played a top team and it was tough, but we got the win!",
+            ["Melanie played a top team", "Melanie got the win!"],
+        ),
+    ],
+)
+def test_a_past_deed_told_with_we_is_the_speakers(said: str, facts: list[str]) -> None:
+    assert _facts(("Melanie", said)) == facts
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We had so much fun making them together.",  # together: more than one
+        "We had a lot in common and hit it off.",
+        "Since we talked, we met up twice.",  # talking and meeting take two
+        "We are going to the beach next week.",  # not a past deed
+        "We can make a difference and help lots of people.",
+    ],
+)
+def test_we_that_takes_more_than_the_speaker_stays_unresolved(said: str) -> None:
+    assert resolve_we(said, None) == said
+
+
+def test_an_irregular_past_keeps_its_form() -> None:
+    assert third_person("I fought hard and caught the last train.", "John") == (
+        "John fought hard and caught the last train."
+    )

@@ -108,7 +108,7 @@ _UNRESOLVED = (
     "I'm getting there, Caroline.",
     "I went there with my sister last year.",
     "I'm hoping so.",
-    "We went camping with the kids a few weeks ago.",
+    "We had so much fun making them together.",
     "我们去了海边。",
     "这个我很喜欢。",
     "他们让我很感动。",

@@ -41,7 +41,8 @@ _UNCHANGED: Final = frozenset(
     "ran began bought found gave won lost wrote built left came felt became brought taught "
     "sold spent sang drew flew drove swam grew heard kept knew paid sent sat stood told "
     "thought understood wore ate fell forgot held hurt led let meant rode rose said set "
-    "shot slept spoke stuck swore threw woke".split()
+    "shot slept spoke stuck swore threw woke fought caught sought hung dug lit "
+    "struck swung bit hid spun won".split()
 )
 _IRREGULAR: Final = {
     "am": "is",

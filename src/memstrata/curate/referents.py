@@ -5,6 +5,9 @@ before the sentence. The resolution is taken only when it is certain:
 
 - the sentence itself says the speaker did it *with* someone of theirs ("after we went camping
   with my fam"): "we" is the speaker, and the companion stays where it was said;
+- with no companion named, a past deed told with "we" ("Oh yeah, we went to the beach
+  recently") is true of the speaker, who was one of them: "we" is the speaker, unless the verb
+  takes more than one (talked, met, hugged...) or "together", "in common", "each other" say so;
 - otherwise the nearest context that names a companion of the speaker names exactly one: the
   earlier sentences of the same turn ("Here's a pic of my family camping at the beach. We love
   it"), then the turn before (the listener's, where the companion is the speaker's as seen by
@@ -54,6 +57,28 @@ _GENERIC: Final = re.compile(
     r"might|may|ought)\b|\bwe(?:'re| are) (?:not )?alone\b",
     re.IGNORECASE,
 )
+# "We went to the beach recently": a past deed told with "we" is true of the speaker, who was
+# one of them; not when the verb needs two ("we talked", "we met") or "we" were others.
+_SPEAKER_DID: Final = re.compile(
+    r"[Ww]e (?:just |recently |finally |also |even |then |once |first |all )?"
+    r"(?!(?:talked|chatted|met|spoke|agreed|hugged|argued|fought|married|kissed|dated|"
+    r"texted|called|messaged|caught up|connected|bonded|disagreed|broke)\b)"
+    r"(?:\w{2,}(?<!e)ed|went|got|made|took|saw|ran|began|bought|had|did|found|gave|won|lost|"
+    r"wrote|built|left|came|brought|sold|spent|sang|drew|flew|drove|swam|grew|heard|kept|ate|"
+    r"threw|held|rode|sat|stood|wore|fought|caught|beat|hit|taught|slept|woke|hung)\b(?!')"
+)
+_TOGETHER: Final = re.compile(r"\b(?:together|in common|each ?other|one another)\b", re.I)
+
+
+def _speaker_did(sentence: str) -> bool:
+    """Whether every "we" of ``sentence`` tells a past deed of the speaker's (see
+    ``_SPEAKER_DID``), with nothing that says it took more than one."""
+    subjects = list(re.finditer(r"\b[Ww]e\b(?!')", sentence))
+    if not subjects or _TOGETHER.search(sentence):
+        return False
+    return all(_SPEAKER_DID.match(sentence, m.start()) for m in subjects)
+
+
 _EXPAND: Final = {"we're": "are", "we've": "have", "we'll": "will"}
 
 
@@ -104,6 +129,8 @@ def resolve_we(sentence: str, companion: str | None) -> str:
     if _THIRD_PERSON.search(sentence, 0, first.start()):
         return sentence  # "I sat with her and we talked": she may be one of "we"
     if _WITH_OWN.search(sentence, first.end()):
+        return _WE_WORD.sub(_singular, sentence)
+    if companion is None and _speaker_did(sentence):
         return _WE_WORD.sub(_singular, sentence)
     if companion is None or _is_cjk(companion):
         return sentence  # a companion said in Chinese is not put into an English sentence
