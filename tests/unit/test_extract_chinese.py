@@ -66,7 +66,8 @@ def _one(text: str, speaker: str | None = "李雷") -> list[str]:
         "这个我很喜欢。",
         "他们让我很感动。",
         "它陪了我十年。",
-        "我们上周去了海边。",
+        "我们上周一起去了海边。",
+        "我们聊了很久。",
         "They keep me motivated.",
         "Yup, we just did it yesterday!",
     ],
@@ -173,3 +174,10 @@ def test_a_companion_is_not_carried_across_languages() -> None:
         )
         == []
     )
+
+
+def test_a_deed_done_told_with_women_is_the_speakers_in_both_languages() -> None:
+    assert _one("我们上周去了海边。") == ["李雷上周去了海边。"]
+    assert _one("Oh yeah, we went to the beach recently.", "Melanie") == [
+        "Melanie went to the beach recently."
+    ]

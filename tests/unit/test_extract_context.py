@@ -97,10 +97,10 @@ def test_we_stays_unresolved_when_uncertain() -> None:
     # a third person said before "we" may be one of them
     sentence = "So, I sat with her and we talked."
     assert resolve_we(sentence, "my family") == sentence
-    # two companions in Chinese too
-    assert _facts(("Li", "我老公和我的孩子们都放假了。我们去了海边。")) == [
-        "Li老公和Li的孩子们都放假了。"
-    ]
+    # two companions in Chinese: no pair is named, but the deed done is still the speaker's
+    said = "我老公和我的孩子们都放假了。我们去了海边。"
+    assert companion_in([("我老公和我的孩子们都放假了。", True)]) is None
+    assert _facts(("Li", said)) == ["Li老公和Li的孩子们都放假了。", "Li去了海边。"]
 
 
 def test_companions_are_read_from_the_speaker_or_the_listener() -> None:

@@ -109,7 +109,7 @@ _UNRESOLVED = (
     "I went there with my sister last year.",
     "I'm hoping so.",
     "We had so much fun making them together.",
-    "我们去了海边。",
+    "我们一起去了海边。",
     "这个我很喜欢。",
     "他们让我很感动。",
 )
@@ -306,7 +306,7 @@ def test_a_chinese_conversation_keeps_only_what_stands_alone() -> None:
     facts = [(c.subject, c.text) for c in RuleExtractor().extract(episodes).candidates]
     assert facts == [
         ("林伟", "林伟上周去了海边。"),
-        ("林伟", "林伟买了一只小狗。"),
+        ("林伟", "林伟去了公园，林伟买了一只小狗。"),  # 我们去了: a deed the speaker did
         ("王芳", "王芳也在学画画。"),
         ("王芳", "王芳最喜欢的运动是游泳。"),
     ]

@@ -24,7 +24,8 @@ use "we" for people in general ("we can make a difference") are not resolved: th
 
 In Chinese, 我们 becomes 我和 + the companion (我的孩子们 ... 我们去了海边 ->
 我和孩子们去了海边), unless 都, 大家, 俩, 应该, 可以... mark it as people in general or as speaker
-and listener.
+and listener; with no companion, a deed done (了, 过) is the speaker's (我们上周去了海边 ->
+我上周去了海边) unless 一起, 互相, 聊, 见面... say it took more than one.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ _WE_ZH: Final = re.compile(r"我们|咱们")
 # 我们 of people in general or of speaker and listener: 大家, 一起努力, 都, 应该, 可以...
 _GENERIC_ZH: Final = re.compile(r"(?:我们|咱们)(?:都|大家|俩|两个|一起努力|应该|可以|能|要|得)")
 _THIRD_PERSON_ZH: Final = re.compile(r"[他她]")
+# 我们 + a deed done (了, 过): "我们上周去了海边"; not one that takes two or says 一起.
+_SPEAKER_DID_ZH: Final = re.compile(r"(?:我们|咱们)[^，。！？,.!?]{0,12}?[\u4e00-\u9fff](?:了|过)")
+_TOGETHER_ZH: Final = re.compile(r"一起|互相|彼此|聊|见面|认识|吵架|结婚|在一起|共同")
 
 
 def companion_in(context: Sequence[tuple[str, bool]]) -> str | None:
@@ -180,9 +184,11 @@ def _singular(match: re.Match[str]) -> str:
 def _resolve_we_zh(sentence: str, companion: str | None, first: int) -> str:
     """我们 as 我和 + the companion ("我们去了海边" -> "我和孩子去了海边"), under the same
     conditions as in English; a companion said in English is not used."""
-    if companion is None or not _is_cjk(companion) or _GENERIC_ZH.search(sentence):
+    if _GENERIC_ZH.search(sentence) or _THIRD_PERSON_ZH.search(sentence, 0, first):
         return sentence
-    if _THIRD_PERSON_ZH.search(sentence, 0, first):
+    if companion is None and _SPEAKER_DID_ZH.search(sentence) and not _TOGETHER_ZH.search(sentence):
+        return _WE_ZH.sub("我", sentence)
+    if companion is None or not _is_cjk(companion):
         return sentence
     return _WE_ZH.sub(f"我和{companion}", sentence)
 
