@@ -288,3 +288,18 @@ def test_an_irregular_past_keeps_its_form() -> None:
     assert third_person("I fought hard and caught the last train.", "John") == (
         "John fought hard and caught the last train."
     )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Makes me feel connected.",
+        "Reminds me it's important to cultivate a loving and accepting environment for our kids.",
+        "Made me feel great.",
+        "Sounds like a great way to relax.",
+    ],
+)
+def test_a_clause_that_left_out_its_subject_it_is_unresolved(said: str) -> None:
+    assert dangling(said)
+    assert restore_subject(said) == said
+    assert _facts(("Caroline", said)) == []

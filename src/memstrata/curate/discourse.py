@@ -12,7 +12,9 @@ context, so a sentence is not one when it:
 - (a clause in the past that leaves its subject "I" out, "Dyed my hair last week", has it
   said again: ``restore_subject``, so that "my" is not read as someone else's);
 - leans on a referent outside the sentence (``dangling``): it, they, them, this/that used as a
-  pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence, or
+  pronoun, we and us, 这个, 那个, 他们, 我们... with no noun before it in the same sentence (a
+  person is no antecedent for "it", nor a noun compared "like these", nor the listener
+  addressed), a subject "it" left out ("Makes me feel connected"), or
   a verb whose object was left to the previous turn ("I love to.", "I'm hoping so.", "我很喜欢。").
 """
 
@@ -78,6 +80,13 @@ _ASKS: Final = re.compile(
     r"(?:what|how|why|when|where|who|whom|which|whose|do|does|did|are|is|was|were|have|has|"
     r"had|can|could|would|will|should|shall|may|might|any|ever|wanna|want|got|care)\b|"
     r".*(?:吗|呢|么|什么|怎么|为什么|哪|谁|几)",
+    re.IGNORECASE,
+)
+# A clause whose subject "it" was left out, seen by a verb on the speaker as its object or in
+# the third person: "Makes me feel connected.", "Reminds me it's important ...".
+_IT_LEFT_OUT: Final = re.compile(
+    r"(?:[A-Za-z]+(?<!ss)s|[A-Za-z]+ed|made|gave|kept|brought|got|took|taught|told|showed)"
+    r"\s+(?:me|us)\b|(?:sounds|seems|looks|feels|means)\b",
     re.IGNORECASE,
 )
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
@@ -181,6 +190,8 @@ def drops_subject(sentence: str) -> bool:
     if first is None or re.match(r"I\b", sentence):
         return False
     word = first.group().lower()
+    if _IT_LEFT_OUT.match(sentence):
+        return False  # "Made me feel great": what made it was left out, not "I"
     verb_first = (word.endswith("ed") and not word.endswith("eed")) or word in _PAST_FIRST
     if _LEFT_OUT.match(sentence):
         return True  # nothing can stand before "Been", "Gonna": the subject was left out
@@ -233,7 +244,7 @@ def dangling(sentence: str) -> bool:
         return True
     if _ALWAYS_DANGLING_EN.search(sentence) and not speaker_group(sentence):
         return True
-    if _LIKE_THESE.search(sentence):
+    if _LIKE_THESE.search(sentence) or _IT_LEFT_OUT.match(sentence):
         return True
     for match in _PRONOUN_EN.finditer(sentence):
         word = match.group().lower()
