@@ -97,6 +97,9 @@ def test_we_stays_unresolved_when_uncertain() -> None:
     # a third person said before "we" may be one of them
     sentence = "So, I sat with her and we talked."
     assert resolve_we(sentence, "my family") == sentence
+    # nor a third person after it: the companion may be the one who is not "we"
+    sentence = "We were so lucky he was okay."
+    assert resolve_we(sentence, "my son") == sentence
     # two companions in Chinese: no pair is named, but the deed done is still the speaker's
     said = "我老公和我的孩子们都放假了。我们去了海边。"
     assert companion_in([("我老公和我的孩子们都放假了。", True)]) is None
@@ -116,8 +119,8 @@ def test_resolution_rewrites_the_first_we_and_leaves_the_rest_to_the_named_group
     assert (
         third_person(out, "Melanie") == "Melanie and their family love it, it brings them closer!"
     )
-    assert resolve_we("Our one-year-old is so cute, we adore him.", "my wife") == (
-        "My one-year-old is so cute, I and my wife adore him."
+    assert resolve_we("Our one-year-old is so cute, we adore the little guy.", "my wife") == (
+        "My one-year-old is so cute, I and my wife adore the little guy."
     )
     assert resolve_we("We were road tripping along the coast.", "Max") == (
         "Max and I were road tripping along the coast."
@@ -303,3 +306,16 @@ def test_a_clause_that_left_out_its_subject_it_is_unresolved(said: str) -> None:
     assert dangling(said)
     assert restore_subject(said) == said
     assert _facts(("Caroline", said)) == []
+
+
+def test_a_feeling_that_left_out_its_subject_is_said_with_i_am() -> None:
+    assert restore_subject("Excited to see what's next.") == "I'm excited to see what's next."
+    assert restore_subject("Used to go there a lot.") == "I used to go there a lot."
+    assert _facts(("John", "Thanks! Excited to see what's next.")) == [
+        "John is excited to see what's next."
+    ]
+
+
+def test_a_resolved_group_is_not_cut_at_its_and() -> None:
+    # "me and my kids" is one object: no clause starts at "and my kids"
+    assert self_contained("It keeps me and my kids on track.") == []

@@ -17,7 +17,7 @@ from memstrata.curate.discourse import (
 )
 from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.ids import new_id
-from memstrata.model import Episode, Role, Scope
+from memstrata.model import Category, Episode, Role, Scope
 
 
 def _extract(text: str, speaker: str = "Caroline") -> list[tuple[str, str | None]]:
@@ -239,3 +239,19 @@ def test_gonna_be_does_not_lose_its_subject() -> None:
 )
 def test_an_event_or_a_liking_said_another_way_is_a_fact(said: str, rule: str, fact: str) -> None:
     assert _extract(said) == [(fact, rule)]
+
+
+def test_what_something_does_to_the_speaker_is_a_note_not_a_preference() -> None:
+    # a feeling has no object to prefer: it is kept out of the essentials' preferences
+    episode = Episode(
+        new_id("ep"),
+        Scope("s"),
+        "chat",
+        "s1",
+        "Melanie",
+        Role.USER,
+        "The colors make me feel calm. I love camping trips with my fam.",
+        datetime(2024, 5, 1, tzinfo=UTC),
+    )
+    found = [(c.rule, c.category) for c in RuleExtractor().extract([episode]).candidates]
+    assert found == [("attitude", Category.OTHER), ("preference", Category.PREFERENCE)]

@@ -89,6 +89,10 @@ _IT_LEFT_OUT: Final = re.compile(
     r"\s+(?:me|us)\b|(?:sounds|seems|looks|feels|means)\b",
     re.IGNORECASE,
 )
+# A participle that says how one feels, before what about: "Excited to see what's next".
+_FEELING_FIRST: Final = re.compile(
+    r"(?!used\b)[A-Za-z]+ed\s+(?:to|about|for|with|by|of|in|that)\b", re.I
+)
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")
 _LISTENER_WORDS: Final = "|".join(sorted(quality.SECOND_PERSON | {"y'all"}))
@@ -181,6 +185,8 @@ def restore_subject(sentence: str) -> str:
         return sentence
     lead = _LEFT_OUT.match(sentence)
     subject = "I've " if lead and lead.group(1) else "I'm " if lead and lead.group(2) else "I "
+    if _FEELING_FIRST.match(sentence):
+        subject = "I'm "  # "Excited to see what's next": a state, not a deed
     return subject + sentence[0].lower() + sentence[1:]
 
 
@@ -271,7 +277,8 @@ def is_fact_shaped(sentence: str) -> bool:
 
 # A conjunction opens a clause only when a subject follows it ("and it was", not "and dogs").
 _CLAUSE_BREAK: Final = re.compile(
-    r"\s*[,;:]\s+|\s*[，；：]\s*|\s+[–—-]+\s+|\s*[–—]\s*|\s+(?=(?:but|and|so|because|cause|'cause)\s+"
+    r"\s*[,;:]\s+|\s*[，；：]\s*|\s+[–—-]+\s+|\s*[–—]\s*|"
+    r"(?<!\bI)(?<!\bme)\s+(?=(?:but|and|so|because|cause|'cause)\s+"
     r"(?:I|I'm|I've|it|it's|they|they're|we|we're|he|she|that|this|there|my|our|the|his|her|"
     r"their|you)\b)"
 )

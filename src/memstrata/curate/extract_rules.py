@@ -191,7 +191,7 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     Rule(
         "attitude",
-        Category.PREFERENCE,
+        Category.OTHER,
         0.7,
         0.6,
         _en(

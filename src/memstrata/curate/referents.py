@@ -13,7 +13,8 @@ before the sentence. The resolution is taken only when it is certain:
   it"), then the turn before (the listener's, where the companion is the speaker's as seen by
   the listener: "How are your kids?" -> "my kids"), then the speaker's own previous turn.
   Two different companions in the nearest context that names any leave "we" unresolved, and
-  so does a third person (he, she, 他, 她) said before "we" in the sentence.
+  so does a third person (he, she, 他, 她) in the sentence: one of "we", or the companion
+  who is not ("We were so lucky he was okay").
 
 A resolved sentence is rewritten in the first person singular so that the rest of the pipeline
 (discourse filters, third-person rewrite) reads it as about a named group: the first "we" of
@@ -125,13 +126,13 @@ def companion_in(context: Sequence[tuple[str, bool]]) -> str | None:
 def resolve_we(sentence: str, companion: str | None) -> str:
     """``sentence`` with its "we" said as the speaker and ``companion`` (see the module), or
     unchanged when "we" cannot be resolved for certain."""
-    if zh := _WE_ZH.search(sentence):
-        return _resolve_we_zh(sentence, companion, zh.start())
+    if _WE_ZH.search(sentence):
+        return _resolve_we_zh(sentence, companion)
     first = _WE_WORD.search(sentence)
     if first is None or _GENERIC.search(sentence):
         return sentence
-    if _THIRD_PERSON.search(sentence, 0, first.start()):
-        return sentence  # "I sat with her and we talked": she may be one of "we"
+    if _THIRD_PERSON.search(sentence):
+        return sentence  # "I sat with her and we talked", "we were so lucky he was okay"
     if _WITH_OWN.search(sentence, first.end()):
         return _WE_WORD.sub(_singular, sentence)
     if companion is None and _speaker_did(sentence):
@@ -181,10 +182,10 @@ def _singular(match: re.Match[str]) -> str:
     return out if out.startswith("I") else _case(out, word)
 
 
-def _resolve_we_zh(sentence: str, companion: str | None, first: int) -> str:
+def _resolve_we_zh(sentence: str, companion: str | None) -> str:
     """我们 as 我和 + the companion ("我们去了海边" -> "我和孩子去了海边"), under the same
     conditions as in English; a companion said in English is not used."""
-    if _GENERIC_ZH.search(sentence) or _THIRD_PERSON_ZH.search(sentence, 0, first):
+    if _GENERIC_ZH.search(sentence) or _THIRD_PERSON_ZH.search(sentence):
         return sentence
     if companion is None and _SPEAKER_DID_ZH.search(sentence) and not _TOGETHER_ZH.search(sentence):
         return _WE_ZH.sub("我", sentence)
