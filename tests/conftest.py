@@ -39,6 +39,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for var in (
         "MEMSTRATA_DATA_DIR",
         "MEMSTRATA_HOST",
+        "MEMSTRATA_AUTH",
         "MEMSTRATA_PORT",
         "MEMSTRATA_TRACE",
         "MEMSTRATA_LOAD_SAMPLE",

@@ -13,6 +13,7 @@ from typing import Any
 
 from memstrata.errors import InvalidInputError
 from memstrata.model import (
+    ApiKey,
     Category,
     Document,
     DocumentKind,
@@ -201,6 +202,20 @@ def stats_to_json(stats: Stats) -> dict[str, JsonValue]:
         "documents": dict(stats.documents),
         "first_time": _opt_time(stats.first_time),
         "last_time": _opt_time(stats.last_time),
+    }
+
+
+def api_key_to_json(key: ApiKey) -> dict[str, JsonValue]:
+    """A key as listed: its public fields, never the key (the store does not have it)."""
+    return {
+        "id": key.id,
+        "prefix": key.prefix,
+        "name": key.name,
+        "role": key.role.value,
+        "users": None if key.users is None else list(key.users),
+        "created_at": format_time(key.created_at),
+        "revoked_at": _opt_time(key.revoked_at),
+        "active": key.active,
     }
 
 

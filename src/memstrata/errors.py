@@ -13,6 +13,8 @@ each::
      ├── NotFoundError         no such item in this scope (other scopes are invisible)
      ├── ConflictError         a compare-and-swap write against a stale version
      ├── BusyError             a resource is held by another run
+     ├── UnauthenticatedError  no API key, or one that is unknown or revoked
+     ├── ForbiddenError        the key's role or tenant does not allow the request
      ├── EmbeddingError        an embedding provider failed or is not installed
      ├── LLMError              a chat model could not be reached or failed
      │    └── LLMReplyError       it answered, but not with the JSON asked for
@@ -90,6 +92,15 @@ class ConflictError(MemstrataError):
 
 class BusyError(MemstrataError):
     """Another run holds the resource (for example one consolidation per layer and key)."""
+
+
+class UnauthenticatedError(MemstrataError):
+    """The request carries no API key, or one that is malformed, unknown or revoked."""
+
+
+class ForbiddenError(MemstrataError):
+    """The caller is known but may not do this: its key's role is too low, or the user asked
+    for is outside the key's tenant (or, serving without keys, the request is not local)."""
 
 
 class EmbeddingError(MemstrataError):

@@ -29,6 +29,7 @@ PREFIXES: Final[dict[str, str]] = {
     "m": "item",
     "run": "run",
     "er": "erasure",
+    "key": "api key",
 }
 
 _PREFIX: Final = "[a-z]{1,8}"

@@ -578,3 +578,52 @@ class Extraction:
     candidates: tuple[Candidate, ...]
     failures: tuple[str, ...] = ()
     dropped_citations: int = 0
+
+
+class KeyRole(StrEnum):
+    """What an API key may do; each role may do all that the roles below it may.
+
+    ``reader``: reads and search. ``writer``: also writes, and deleting and forgetting items
+    and threads. ``admin``: everything, including forgetting a whole user and managing keys.
+    """
+
+    READER = "reader"
+    WRITER = "writer"
+    ADMIN = "admin"
+
+    def allows(self, needed: KeyRole) -> bool:
+        """Whether this role may do what ``needed`` may."""
+        order = (KeyRole.READER, KeyRole.WRITER, KeyRole.ADMIN)
+        return order.index(self) >= order.index(needed)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key as it is listed: never the key itself. The store keeps a hash of the key
+    beside these fields; ``prefix`` is the key's first characters, public, to tell keys apart.
+
+    ``users`` is the tenant: the users whose memory the key reaches, or None for all users.
+    A revoked key (``revoked_at`` set) authenticates nothing."""
+
+    id: str
+    prefix: str
+    name: str
+    role: KeyRole
+    users: tuple[str, ...] | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.users is not None:
+            if not self.users:
+                raise InvalidInputError("a key serves all users or at least one named user")
+            for user in self.users:
+                _check_scope_part("user", user, required=True)
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+    def serves(self, user: str) -> bool:
+        """Whether the key's tenant holds ``user``."""
+        return self.users is None or user in self.users

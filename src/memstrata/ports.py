@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from memstrata.model import (
+    ApiKey,
     Change,
     Document,
     DocumentKind,
@@ -72,6 +73,9 @@ class RecordStore(Protocol):
     * Listings are ordered by id (creation order) and paged with ``after`` (an id).
     * **Change feed.** Every write logs the ids it wrote or deleted, per user, in the same
       transaction (:meth:`changes_since`); failed writes log nothing.
+    * **API keys** are not records of a user (not scoped, not in the change feed). The store
+      keeps what it is given, a digest of each key and the key's public fields, never a key;
+      every process on the same store sees the same keys and revocations at once.
     """
 
     # lifecycle -----------------------------------------------------------------
@@ -230,6 +234,28 @@ class RecordStore(Protocol):
 
     def users(self) -> list[str]:
         """Every user with at least one record (for operators; not scoped)."""
+        ...
+
+    # API keys ------------------------------------------------------------------
+    def add_key(self, key: ApiKey, digest: str, *, only_if_none: bool = False) -> bool:
+        """Store an active ``key`` with the ``digest`` of its secret; True when stored. With
+        ``only_if_none`` it is stored only if no active key exists, checked in the same
+        transaction (the first start of several servers makes one key). A key id or digest
+        already stored is :class:`InvalidInputError`."""
+        ...
+
+    def find_keys(self, prefix: str) -> list[tuple[ApiKey, str]]:
+        """Every key (active or revoked) with this public ``prefix``, with its digest, in id
+        order: the candidates a presented key is compared with."""
+        ...
+
+    def list_keys(self) -> list[ApiKey]:
+        """Every key, revoked ones included, in id (creation) order."""
+        ...
+
+    def revoke_key(self, key_id: str, at: datetime) -> ApiKey:
+        """Revoke a key at ``at`` (a key already revoked keeps its first time) and return it;
+        :class:`NotFoundError` for an unknown id."""
         ...
 
 

@@ -205,6 +205,12 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir, description="where memory lives")
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
+    auth: Literal["keys", "local"] = Field(
+        "keys",
+        description="keys: every request needs an API key (the first start writes an admin key "
+        "to <data_dir>/admin.key); local: no keys, only on a loopback address, and only "
+        "requests whose Host header names the loopback",
+    )
     max_request_bytes: int = Field(
         DEFAULT_MAX_REQUEST_BYTES,
         ge=1024,
@@ -302,6 +308,11 @@ class Settings(BaseSettings):
     @property
     def embedding_cache_path(self) -> Path:
         return self.data_dir / "embeddings.db"
+
+    @property
+    def admin_key_path(self) -> Path:
+        """Where the first start of the server writes the admin key it creates (mode 0600)."""
+        return self.data_dir / "admin.key"
 
     @property
     def trace_dir(self) -> Path:

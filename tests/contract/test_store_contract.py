@@ -15,6 +15,7 @@ import pytest
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.ids import new_id
 from memstrata.model import (
+    ApiKey,
     Category,
     DocumentKind,
     DocumentWrite,
@@ -26,6 +27,7 @@ from memstrata.model import (
     HistoryOp,
     HistoryRewrite,
     ItemEvent,
+    KeyRole,
     Role,
     Scope,
 )
@@ -637,3 +639,56 @@ def test_iter_facts_pages_in_id_order(store: RecordStore) -> None:
         facts[1202].id,
     ]
     assert list(store.iter_facts(BOB)) == []
+
+
+def api_key(prefix: str = "ms_abcdefgh", users: tuple[str, ...] | None = ("alice",)) -> ApiKey:
+    return ApiKey(
+        id=new_id("key"),
+        prefix=prefix,
+        name="ci 测试",
+        role=KeyRole.WRITER,
+        users=users,
+        created_at=T0,
+    )
+
+
+def test_keys_are_stored_listed_and_found_by_prefix_with_their_digest(
+    store: RecordStore,
+) -> None:
+    first, second = api_key(), api_key(users=None)
+    third = api_key("ms_zzzzzzzz", ("alice", "bob"))
+    assert store.add_key(first, "d1") and store.add_key(second, "d2")
+    assert store.add_key(third, "d3")
+    assert store.list_keys() == [first, second, third]  # creation order, every field kept
+    assert store.find_keys("ms_abcdefgh") == [(first, "d1"), (second, "d2")]
+    assert store.find_keys("ms_zzzzzzzz") == [(third, "d3")]
+    assert store.find_keys("ms_nothing") == []
+    with pytest.raises(InvalidInputError):  # a digest is one key's
+        store.add_key(api_key(), "d1")
+    with pytest.raises(InvalidInputError):  # a new key cannot start revoked
+        store.add_key(replace(api_key(), revoked_at=T0), "d4")
+    assert len(store.list_keys()) == 3
+    assert store.generation("alice") == 0  # keys are not records of a user
+
+
+def test_a_revoked_key_stays_listed_and_found_with_its_time(store: RecordStore) -> None:
+    key = api_key()
+    store.add_key(key, "d1")
+    revoked = store.revoke_key(key.id, T0 + timedelta(hours=1))
+    assert revoked == replace(key, revoked_at=T0 + timedelta(hours=1)) and not revoked.active
+    assert store.revoke_key(key.id, T0 + timedelta(hours=2)) == revoked  # the first time stays
+    assert store.find_keys(key.prefix) == [(revoked, "d1")]
+    assert store.list_keys() == [revoked]
+    with pytest.raises(NotFoundError):
+        store.revoke_key(new_id("key"), T0)
+
+
+def test_only_if_none_stores_a_key_only_while_no_active_key_exists(store: RecordStore) -> None:
+    first = api_key()
+    assert store.add_key(first, "d1", only_if_none=True)
+    assert not store.add_key(api_key(), "d2", only_if_none=True)
+    assert store.list_keys() == [first]
+    store.revoke_key(first.id, T0)
+    again = api_key()
+    assert store.add_key(again, "d3", only_if_none=True)
+    assert [k.id for k in store.list_keys()] == [first.id, again.id]

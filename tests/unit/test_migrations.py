@@ -111,6 +111,7 @@ APPLIED_STATEMENTS_SHA256 = {
     "0003_change_feed": "10b81bbe067106be78500c85011c18d19c344ff6ab6e61203e9c5239ef3ecfc1",
     "0004_history_by_scope": "e5a468645cdf8d545c051ec4c5d1660393656efb5bee64e0d3f5a357cf9b6398",
     "0005_erasure_journal": "41e6519e2284eaf281e1a8ca0ab8d18a6af3d5387921d11d161aabc3f885e7e4",
+    "0006_api_keys": "5a46c75e062a30aef541e0ec33f8936923aada634d09c9f66a68b2c4970e3e63",
 }
 
 

@@ -32,6 +32,7 @@ from memstrata.settings import Settings, load_settings
 _NEAR_CANDIDATES: Final = 5
 
 if TYPE_CHECKING:
+    from memstrata.api.keys import KeyService
     from memstrata.context import Context
     from memstrata.curate.queue import DebounceQueue
     from memstrata.index.config import RankingConfig
@@ -87,6 +88,13 @@ class Memory(CurationMixin):
 
                 self._embedder = bounded_embedder(self._embedder)
             return self._embedder
+
+    @property
+    def keys(self) -> KeyService:
+        """The API keys of this memory's store: create, list, revoke, authenticate."""
+        from memstrata.api.keys import KeyService
+
+        return KeyService(self.store, self.clock)
 
     @property
     def indexes(self) -> IndexManager:

@@ -506,6 +506,14 @@ from memstrata.cli import (  # noqa: E402
     curate_commands,
     doc_commands,
     doctor_commands,
+    keys_commands,
 )
 
-__all__ = ["bench_commands", "cli", "curate_commands", "doc_commands", "doctor_commands"]
+__all__ = [
+    "bench_commands",
+    "cli",
+    "curate_commands",
+    "doc_commands",
+    "doctor_commands",
+    "keys_commands",
+]

@@ -144,4 +144,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        "0006_api_keys",
+        (
+            # a key is never stored: only its SHA-256 digest and its public prefix
+            """CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                prefix TEXT NOT NULL,
+                digest TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                role TEXT NOT NULL,
+                users TEXT,
+                created_at TEXT NOT NULL,
+                revoked_at TEXT
+            )""",
+            "CREATE INDEX api_keys_prefix ON api_keys (prefix)",
+        ),
+    ),
 )

@@ -24,9 +24,10 @@ from memstrata.store.sqlite.common import (
 )
 from memstrata.store.sqlite.erasure import WalErasure
 from memstrata.store.sqlite.erasures import ErasureTables
+from memstrata.store.sqlite.keys import KeyTables
 
 
-class SqliteStore(ErasureTables, WalErasure):
+class SqliteStore(ErasureTables, WalErasure, KeyTables):
     """:class:`memstrata.ports.RecordStore` on SQLite."""
 
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:
