@@ -15,9 +15,9 @@ from fastapi import FastAPI
 
 
 @contextmanager
-def live_server(app: FastAPI) -> Iterator[httpx2.Client]:
+def live_server(app: FastAPI, headers: dict[str, str] | None = None) -> Iterator[httpx2.Client]:
     """Serve ``app`` on 127.0.0.1 until the block ends; a client with the server as its base
-    URL."""
+    URL, sending ``headers`` (an API key) with every request."""
     # IPPROTO_TCP named, as `memstrata serve` binds it: asyncio sets TCP_NODELAY only then,
     # and without it every answer on a kept-alive connection waits out a delayed ACK
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -32,7 +32,9 @@ def live_server(app: FastAPI) -> Iterator[httpx2.Client]:
             if not thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the test server did not start")
             time.sleep(0.01)
-        with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        with httpx2.Client(
+            base_url=f"http://127.0.0.1:{port}", timeout=30, headers=headers
+        ) as client:
             yield client
     finally:
         server.should_exit = True

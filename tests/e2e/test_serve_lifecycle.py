@@ -101,9 +101,13 @@ def test_a_signal_ends_serve_while_a_request_is_embedding(
         )
     try:
         _wait_until(lambda: _healthy(port), proc, log, "healthz")
+        secret = (data / "admin.key").read_text(encoding="ascii").strip()
 
         def stuck_search() -> None:
-            url = f"http://127.0.0.1:{port}/v1/search?user=u&q=tea"
+            url = urllib.request.Request(
+                f"http://127.0.0.1:{port}/v1/search?user=u&q=tea",
+                headers={"Authorization": f"Bearer {secret}"},
+            )
             try:
                 with urllib.request.urlopen(url, timeout=120):
                     pass

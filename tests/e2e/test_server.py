@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,14 +20,15 @@ from fastapi.testclient import TestClient
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import TooLargeError
-from memstrata.server.http import create_app, status_for
+from memstrata.server.http import status_for
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
+from tests.keyed import keyed_client
 
 
 @pytest.fixture
 def client(memory: Memory) -> Iterator[TestClient]:
-    with TestClient(create_app(memory)) as c:
+    with keyed_client(memory) as c:
         yield c
 
 
@@ -129,9 +132,19 @@ def test_serve_loads_the_sample_and_answers_healthz(tmp_path: Path) -> None:
                 time.sleep(0.2)
         assert body is not None and body["status"] == "ok"
         url = f"http://127.0.0.1:{port}/v1/stats?user=demo"
-        with urllib.request.urlopen(url, timeout=5) as r:
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no key: 401, one shape
+            urllib.request.urlopen(url, timeout=5)
+        assert refused.value.code == 401
+        assert json.loads(refused.value.read())["error"] == "UnauthenticatedError"
+        key_file = tmp_path / "d" / "admin.key"  # the first start wrote an admin key
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+        secret = key_file.read_text(encoding="ascii").strip()
+        keyed = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret}"})
+        with urllib.request.urlopen(keyed, timeout=5) as r:
             assert json.loads(r.read())["episodes"] >= 10
-        assert "loaded the sample memory" in log.read_text()
+        logged = log.read_text()
+        assert "loaded the sample memory" in logged
+        assert str(key_file) in logged and secret not in logged  # where, never the key
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -143,7 +156,7 @@ def test_search_route(data_dir: Path) -> None:
 
     with (
         Memory.open(settings=load_settings(data_dir=data_dir), embedder=HashingEmbedder()) as mem,
-        TestClient(create_app(mem)) as client,
+        keyed_client(mem) as client,
     ):
         client.post(
             "/v1/remember",
@@ -232,7 +245,7 @@ def fast_memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
 @pytest.fixture
 def fast(fast_memory: Memory) -> Iterator[TestClient]:
     """A client over a memory with the hashing embedder; server errors come back as 500s."""
-    with TestClient(create_app(fast_memory), raise_server_exceptions=False) as c:
+    with keyed_client(fast_memory, raise_server_exceptions=False) as c:
         yield c
 
 
@@ -418,7 +431,7 @@ def test_an_unexpected_failure_is_a_500_without_a_traceback(
             raise RuntimeError("internal detail /secret/path")
 
         monkeypatch.setattr(m, "stats", broken)
-        with TestClient(create_app(m), raise_server_exceptions=False) as c:
+        with keyed_client(m, raise_server_exceptions=False) as c:
             body = assert_error(c.get("/v1/stats", params={"user": "a"}), 500, "InternalError")
     assert "secret" not in str(body)
 

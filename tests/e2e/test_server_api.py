@@ -17,10 +17,10 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
-from memstrata.server.http import create_app
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.e2e.live import live_server
+from tests.keyed import key_headers, keyed_app
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ALICE = {"user": "alice"}
@@ -35,7 +35,7 @@ def mem(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
 
 @pytest.fixture
 def http(mem: Memory) -> Iterator[httpx2.Client]:
-    with live_server(create_app(mem)) as client:
+    with live_server(keyed_app(mem), key_headers(mem)) as client:
         yield client
 
 

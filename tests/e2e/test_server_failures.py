@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 from memstrata.api import Memory
-from memstrata.server.http import create_app
 from memstrata.settings import load_settings
 from tests.integration.test_damaged_store import damaged_data_dir
+from tests.keyed import key_headers, keyed_client
 
 
 def test_a_damaged_store_is_503_with_how_to_recover(data_dir: Path) -> None:
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        headers = key_headers(mem)  # made before the damage: a damaged store takes no key
     damaged_data_dir(data_dir)
     with (
         Memory.open(settings=load_settings(data_dir=data_dir)) as mem,
-        TestClient(create_app(mem), raise_server_exceptions=False) as client,
+        keyed_client(mem, headers=headers, raise_server_exceptions=False) as client,
     ):
         r = client.get("/v1/list", params={"user": "alice", "limit": 1000})
         assert r.status_code == 503 and "doctor --repair" in r.text

@@ -30,8 +30,8 @@ from schemathesis import GenerationMode
 from memstrata.api import Memory
 from memstrata.document.ops import Operation, OpKind
 from memstrata.embed.fake import HashingEmbedder
-from memstrata.server.http import create_app
 from memstrata.settings import load_settings
+from tests.keyed import keyed_app, keyed_client
 from tests.reliability.sizes import report, size
 
 #: generated requests per operation and generation mode
@@ -69,8 +69,8 @@ def fuzzed(tmp_path: Path) -> Iterator[tuple[Any, TestClient, Seeded]]:
     settings_ = load_settings(data_dir=tmp_path / "mem", max_request_bytes=64_000)
     with Memory.open(settings=settings_, embedder=HashingEmbedder(dim=64)) as memory:
         seeded = Seeded(memory)
-        app = create_app(memory)
-        with TestClient(app, raise_server_exceptions=False) as client:
+        app = keyed_app(memory)
+        with keyed_client(memory, app=app, raise_server_exceptions=False) as client:
             yield schemathesis.openapi.from_asgi("/openapi.json", app), client, seeded
 
 
@@ -111,7 +111,7 @@ def _call(case: Any, client: TestClient, data: st.DataObject) -> Any:
     poison = data.draw(st.integers(0, 3), label="poison") == 0
     body = _poisoned(case, data) if poison else None
     if body is None:
-        return case.call()
+        return case.call(headers={"Authorization": client.headers["authorization"]})
     return client.request(
         case.method,
         case.formatted_path,

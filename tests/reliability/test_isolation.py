@@ -27,9 +27,9 @@ from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import MemstrataError
 from memstrata.ids import kind_of, new_id
 from memstrata.model import Granularity, Scope
-from memstrata.server.http import create_app
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
+from tests.keyed import keyed_client
 from tests.reliability.sizes import report, size
 
 PYTHON_EXAMPLES = size(8, 60)
@@ -241,7 +241,7 @@ def _isolated_in_python(generated: list[Scope]) -> None:
 @_settings(HTTP_EXAMPLES)
 @given(scope_sets(3))
 def _isolated_over_http(generated: list[Scope]) -> None:
-    with _memory() as memory, TestClient(create_app(memory)) as client:
+    with _memory() as memory, keyed_client(memory) as client:
         owned, readers = _setup(memory, generated)
         for reader in readers:
             checks["http"] += _http_checks(client, reader, owned)

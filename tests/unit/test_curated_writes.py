@@ -95,12 +95,11 @@ def test_profile_and_identity_written_by_hand_are_scrubbed(memory: Memory) -> No
 
 
 def test_http_patch_is_scrubbed(memory: Memory) -> None:
-    from fastapi.testclient import TestClient
 
-    from memstrata.server.http import create_app
+    from tests.keyed import keyed_client
 
     fact = memory.add_fact("Alice likes tea", ALICE)
-    client = TestClient(create_app(memory))
+    client = keyed_client(memory)
     r = client.patch(f"/v1/items/{fact.id}?user=alice", json={"changes": {"text": PRIVATE}})
     assert r.status_code == 200 and _clean(r.json()["text"])
 

@@ -7,15 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from memstrata.api import Memory
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.model import DocumentKind, Scope
-from memstrata.server.http import create_app
 from memstrata.settings import load_settings
 from tests.e2e.test_cli import Cli
+from tests.keyed import keyed_client
 
 ALICE = Scope("alice")
 
@@ -80,7 +79,7 @@ def test_a_stale_empty_batch_is_still_a_conflict(memory: Memory) -> None:
 def test_http_apply_of_nothing_keeps_the_version(memory: Memory) -> None:
     _seed(memory)
     rows = _history_rows(memory)
-    with TestClient(create_app(memory)) as client:
+    with keyed_client(memory) as client:
         r = client.post(
             "/v1/docs/essentials/apply",
             params={"user": "alice"},

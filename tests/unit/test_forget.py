@@ -79,12 +79,11 @@ def test_forget_erases_the_text_from_every_version_of_every_document(memory: Mem
 
 
 def test_forget_over_http_history(memory: Memory) -> None:
-    from fastapi.testclient import TestClient
 
-    from memstrata.server.http import create_app
+    from tests.keyed import keyed_client
 
     secret, _, _ = _seed(memory)
-    client = TestClient(create_app(memory))
+    client = keyed_client(memory)
     doc_id = next(d.id for d in memory.list(ALICE, "document") if d.key == "essentials")
     assert "depression" in client.get(f"/v1/items/{doc_id}/history?user=alice").text
     assert memory.forget(secret, ALICE).deleted == (secret,)
@@ -287,13 +286,11 @@ def test_forget_scope_from_the_cli_and_over_http(
 ) -> None:
     import io
 
-    from fastapi.testclient import TestClient
-
     from memstrata.cli import main
-    from memstrata.server.http import create_app
+    from tests.keyed import keyed_client
 
     _two_threads(memory)
-    client = TestClient(create_app(memory))
+    client = keyed_client(memory)
     r = client.delete("/v1/scopes", params={"user": "bob", "thread": "t2"})
     assert r.status_code == 200 and r.json()["counts"]["episodes"] == 1
     assert memory.stats(Scope("bob", "t2")).episodes == 0
@@ -386,11 +383,10 @@ def test_a_process_killed_after_the_commit_leaves_an_erasure_the_next_open_finis
 
 
 def test_forgetting_an_empty_scope_over_http_is_not_found(memory: Memory) -> None:
-    from fastapi.testclient import TestClient
 
-    from memstrata.server.http import create_app
+    from tests.keyed import keyed_client
 
-    r = TestClient(create_app(memory)).delete("/v1/scopes", params={"user": "nobody"})
+    r = keyed_client(memory).delete("/v1/scopes", params={"user": "nobody"})
     assert r.status_code == 404 and "holds nothing" in r.json()["message"]
 
 

@@ -412,16 +412,31 @@ def import_(directory: Path, user: str | None, data_dir: Path | None, as_json: b
         )
 
 
-@cli.command(help="Run the HTTP server (loads the sample memory into an empty store).")
+@cli.command(
+    help="Run the HTTP server (loads the sample memory into an empty store). Every request "
+    "needs an API key; the first start writes an admin key to <data dir>/admin.key."
+)
 @click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
 @click.option("--port", default=None, type=click.IntRange(1, 65535), help="Port (default 8765).")
 @click.option("--no-sample", is_flag=True, help="Do not load the sample memory.")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Serve without API keys: binds only the loopback and answers only requests for "
+    'localhost (auth = "local").',
+)
 @data_dir_option
-def serve(host: str | None, port: int | None, no_sample: bool, data_dir: Path | None) -> None:
+def serve(
+    host: str | None, port: int | None, no_sample: bool, local: bool, data_dir: Path | None
+) -> None:
     from memstrata.server import serve as run_server
 
     settings = settings_for(
-        data_dir=data_dir, host=host, port=port, load_sample=False if no_sample else None
+        data_dir=data_dir,
+        host=host,
+        port=port,
+        load_sample=False if no_sample else None,
+        auth="local" if local else None,
     )
     run_server(settings)
 

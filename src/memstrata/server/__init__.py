@@ -16,6 +16,8 @@ from memstrata.errors import ConfigError
 if TYPE_CHECKING:
     from types import FrameType
 
+    from memstrata.api import Memory
+    from memstrata.server.auth import AuthPolicy
     from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,32 @@ def _force_exit_after(delay_s: float, sig: int) -> None:
     timer.start()
 
 
+def auth_policy(memory: Memory, settings: Settings) -> AuthPolicy:
+    """The server's policy from the ``auth`` setting. With keys, the first start (no active
+    key in the store) creates an admin key for all users and writes it to
+    ``<data_dir>/admin.key`` (mode 0600); the log says where, never the key."""
+    from memstrata.server.auth import KeyAuth, LocalAuth, first_admin_key
+
+    if settings.auth == "local":
+        log.warning(
+            "serving without API keys (local mode): only requests for localhost, 127.0.0.1 "
+            "or [::1] are answered"
+        )
+        return LocalAuth()
+    path = settings.admin_key_path
+    if first_admin_key(memory.keys, path):
+        log.warning(
+            "created an admin API key for all users (first start); it is in %s (mode 0600): "
+            "send it as 'Authorization: Bearer <key>'",
+            path,
+        )
+    elif path.exists():
+        log.warning("API keys required; the admin key of the first start is in %s", path)
+    else:
+        log.warning("API keys required (memstrata keys create makes one)")
+    return KeyAuth(memory.keys)
+
+
 def serve(settings: Settings) -> None:
     """Open the memory, load the sample into an empty store, and serve until stopped.
 
@@ -78,6 +106,10 @@ def serve(settings: Settings) -> None:
     from memstrata.api import Memory
     from memstrata.server.http import create_app
 
+    if settings.auth == "local":
+        from memstrata.server.auth import check_local_host
+
+        check_local_host(settings.host)  # no keys: nothing but the loopback
     sock = listen(settings.host, settings.port)  # a busy port fails before anything loads
     try:
         memory = Memory.open(settings=settings)
@@ -103,7 +135,7 @@ def serve(settings: Settings) -> None:
                 super().handle_exit(sig, frame)
 
         config = uvicorn.Config(
-            create_app(memory),
+            create_app(memory, auth=auth_policy(memory, settings)),
             log_level="info",
             timeout_graceful_shutdown=math.ceil(grace),
         )

@@ -20,12 +20,15 @@ from memstrata.errors import (
     BusyError,
     ConfigError,
     ConflictError,
+    ForbiddenError,
     InvalidInputError,
     MemstrataError,
     NotFoundError,
     StoreError,
     TooLargeError,
+    UnauthenticatedError,
 )
+from memstrata.server.auth import AuthMiddleware, AuthPolicy
 from memstrata.server.deps import known_query_only
 from memstrata.server.errors import install_error_handlers
 from memstrata.server.limits import BodySizeLimit
@@ -36,6 +39,8 @@ from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
     (TooLargeError, 413),
     (InvalidInputError, 422),
+    (UnauthenticatedError, 401),
+    (ForbiddenError, 403),
     (NotFoundError, 404),
     (ConflictError, 409),
     (BusyError, 409),
@@ -56,8 +61,11 @@ ERROR_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
 }
 
 
-def create_app(memory: Memory, *, max_request_bytes: int | None = None) -> FastAPI:
-    """The app over ``memory``; request bodies over ``max_request_bytes`` (default: the
+def create_app(
+    memory: Memory, *, auth: AuthPolicy, max_request_bytes: int | None = None
+) -> FastAPI:
+    """The app over ``memory``, behind ``auth`` (API keys, or local mode: see
+    :mod:`memstrata.server.auth`); request bodies over ``max_request_bytes`` (default: the
     ``max_request_bytes`` setting) are refused with 413."""
     app = FastAPI(
         title="memstrata",
@@ -75,6 +83,8 @@ def create_app(memory: Memory, *, max_request_bytes: int | None = None) -> FastA
             settings.max_request_bytes if settings is not None else DEFAULT_MAX_REQUEST_BYTES
         )
     app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
+    # outermost: who is calling is known before anything reads the request
+    app.add_middleware(AuthMiddleware, policy=auth, status_for=status_for)
     for router in ROUTERS:
         app.include_router(router)
     return app
