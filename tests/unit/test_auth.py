@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from memstrata.api import Memory
 from memstrata.errors import ConfigError, ForbiddenError, UnauthenticatedError
@@ -272,3 +273,21 @@ def test_a_key_file_that_cannot_be_put_in_place_leaves_no_key_active(
 def test_unauthenticated_and_forbidden_have_their_status() -> None:
     assert status_for(UnauthenticatedError("x")) == 401
     assert status_for(ForbiddenError("x")) == 403
+
+
+def test_a_websocket_without_a_key_is_closed_before_it_is_accepted(memory: Memory) -> None:
+    app = _app(KeyAuth(memory.keys))
+
+    @app.websocket("/ws")
+    async def ws(socket: WebSocket) -> None:
+        await socket.accept()
+        await socket.send_text("accepted")
+        await socket.close()
+
+    secret = memory.keys.create("reader", ["alice"]).secret
+    with TestClient(app) as client:
+        with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/ws"):
+            pass
+        assert closed.value.code == 1008
+        with client.websocket_connect("/ws", headers=_bearer(secret)) as socket:
+            assert socket.receive_text() == "accepted"

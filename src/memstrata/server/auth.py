@@ -205,6 +205,9 @@ class AuthMiddleware:
                 key = await run_in_threadpool(self.policy.keys.authenticate, presented_key(headers))
                 scope[PRINCIPAL_KEY] = Principal.of(key)
         except MemstrataError as exc:
+            if scope["type"] == "websocket":  # refused before it is accepted
+                await send({"type": "websocket.close", "code": 1008, "reason": str(exc)[:120]})
+                return
             status = self.status_for(exc)
             extra = {"www-authenticate": 'Bearer realm="memstrata"'} if status == 401 else None
             response = error_response(status, type(exc).__name__, str(exc), headers=extra)
