@@ -414,10 +414,10 @@ def test_every_error_has_the_one_shape(fast: TestClient) -> None:
     r = fast.delete("/healthz")
     assert_error(r, 405, "MethodNotAllowedError")
     assert "GET" in r.headers["allow"]
-    body = assert_error(fast.get("/v1/stats"), 422, "InvalidInputError")
-    assert body["details"] == [
-        {"loc": ["query", "user"], "msg": "Field required", "type": "missing"}
-    ]
+    body = assert_error(fast.get("/v1/search", params={"user": "a"}), 422, "InvalidInputError")
+    assert body["details"] == [{"loc": ["query", "q"], "msg": "Field required", "type": "missing"}]
+    body = assert_error(fast.get("/v1/stats"), 422, "InvalidInputError")  # a key for all users
+    assert "name the user" in body["message"]
     assert_error(_raw(fast, "POST", "/v1/remember", "{not json"), 422, "InvalidInputError")
     assert_error(fast.get("/v1/items/fa_01J00000000000000000000000", params={"user": "a"}), 404)
 

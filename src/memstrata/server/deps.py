@@ -2,7 +2,9 @@
 
 A route reaches the :class:`~memstrata.api.Memory` only through :func:`get_memory` and its
 scope only through :func:`request_scope` (a scope in the query) or :func:`body_scope` (a scope
-in the body), so who may act in which scope is decided here, in one place.
+in the body), so who may act in which scope is decided here, in one place: the user comes
+from what the caller's API key allows (:mod:`memstrata.server.auth`). Each route also names
+the role it needs (``dependencies=[READER]``, ``[WRITER]`` or ``[ADMIN]``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pydantic import BaseModel
 from memstrata.api import Memory
 from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
-from memstrata.model import SCOPE_PART_PATTERN, Scope
+from memstrata.model import SCOPE_PART_PATTERN, KeyRole, Scope
+from memstrata.server.auth import Principal, principal, require, tenant_scope
 from memstrata.server.responses import Page
 from memstrata.server.schemas import ScopeIn
 
@@ -34,10 +37,15 @@ def get_memory(request: Request) -> Memory:
 
 
 def request_scope(
+    caller: Annotated[Principal, Depends(principal)],
     user: Annotated[
-        str,
-        Query(pattern=SCOPE_PART_PATTERN, description="the user whose memory the request acts in"),
-    ],
+        str | None,
+        Query(
+            pattern=SCOPE_PART_PATTERN,
+            description="the user whose memory the request acts in; with a key bound to one "
+            "user it may be left out, and a user outside the key's users is 403",
+        ),
+    ] = None,
     thread: Annotated[
         str | None, Query(pattern=SCOPE_PART_PATTERN, description="a thread of the user")
     ] = None,
@@ -45,14 +53,15 @@ def request_scope(
         str | None, Query(pattern=SCOPE_PART_PATTERN, description="an agent of the user")
     ] = None,
 ) -> Scope:
-    """The scope a request acts in, from its query."""
-    return Scope(user, thread, agent)
+    """The scope a request acts in, from its query, its user from what the caller's key
+    allows (:func:`memstrata.server.auth.tenant_user`)."""
+    return tenant_scope(caller, user, thread, agent)
 
 
 def body_scope(scope: ScopeIn, request: Request) -> Scope:
-    """The scope a request acts in, from a scope in its body."""
-    del request  # the request decides nothing yet; it will when keys bind tenants
-    return Scope(scope.user, scope.thread, scope.agent)
+    """The scope a request acts in, from a scope in its body, its user from what the
+    caller's key allows."""
+    return tenant_scope(principal(request), scope.user, scope.thread, scope.agent)
 
 
 def _query_names(dependant: Dependant) -> set[str]:
@@ -98,6 +107,12 @@ def page(items: Sequence[dict[str, Any]], limit: int, *, key: str) -> Page[dict[
 
 
 MemoryDep = Annotated[Memory, Depends(get_memory)]
+#: who is calling (their key's role and users)
+CallerDep = Annotated[Principal, Depends(principal)]
+#: what a route needs of the caller's role, as its ``dependencies``
+READER = Depends(require(KeyRole.READER))
+WRITER = Depends(require(KeyRole.WRITER))
+ADMIN = Depends(require(KeyRole.ADMIN))
 ScopeDep = Annotated[Scope, Depends(request_scope)]
 #: how many items a page holds
 Limit = Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="items per page")]

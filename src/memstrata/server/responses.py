@@ -159,3 +159,26 @@ class VersionPage(Page[VersionOut]):
 
 class HitPage(Page[HitOut]):
     """A page of search hits, best first."""
+
+
+class KeyOut(BaseModel):
+    """An API key as listed: its public fields, never the key itself."""
+
+    id: str
+    prefix: str = Field(description="the key's first characters, to tell keys apart")
+    name: str
+    role: Literal["admin", "writer", "reader"]
+    users: list[str] | None = Field(description="the users it serves; null: every user")
+    created_at: str
+    revoked_at: str | None
+    active: bool
+
+
+class NewKeyOut(KeyOut):
+    """A key just made: ``key`` is the key itself, shown this once."""
+
+    key: str
+
+
+class KeyPage(Page[KeyOut]):
+    """One page of API keys."""

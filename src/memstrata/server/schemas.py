@@ -143,7 +143,9 @@ ImportFormat = Literal["locomo", "longmemeval", "madial", "jsonl"]
 
 
 class ScopeIn(BodyIn):
-    user: ScopePart
+    user: ScopePart | None = Field(
+        None, description="may be left out with a key bound to one user (it is that user)"
+    )
     thread: ScopePart | None = None
     agent: ScopePart | None = None
 
@@ -273,6 +275,16 @@ class IdentityIn(BodyIn):
 
     text: str
     expected_version: int | None = Field(default=None, ge=0)
+
+
+class KeyIn(BodyIn):
+    """A new API key: its role and the users it serves (``null``: every user)."""
+
+    role: Literal["admin", "writer", "reader"]
+    users: list[ScopePart] | None = Field(
+        description="the users the key serves, or null for every user", min_length=1
+    )
+    name: str = Field("", max_length=200, description="a label to tell keys apart")
 
 
 class IdentityOut(BaseModel):
@@ -529,7 +541,8 @@ class ErrorOut(BaseModel):
 
     error: str = Field(
         description="the error class: InvalidInputError (422), TooLargeError (413), "
-        "NotFoundError (404), MethodNotAllowedError (405), ConflictError or BusyError (409), "
+        "UnauthenticatedError (401), ForbiddenError (403), NotFoundError (404), "
+        "MethodNotAllowedError (405), ConflictError or BusyError (409), "
         "StoreError (503), InternalError or another class of the exception tree (500)"
     )
     message: str = Field(description="what went wrong, for a person")

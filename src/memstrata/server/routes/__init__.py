@@ -12,6 +12,7 @@ from memstrata.server.routes import (
     export,
     health,
     identity,
+    keys,
     records,
     runs,
     search,
@@ -32,4 +33,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     erasure.router,
     export.router,
     stats.router,
+    keys.router,
 )

@@ -13,7 +13,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from memstrata import importers
 from memstrata.codec import record_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
-from memstrata.server.deps import MemoryDep, ScopeDep, body_scope
+from memstrata.server.deps import WRITER, MemoryDep, ScopeDep, body_scope
 from memstrata.server.responses import EpisodeOut
 from memstrata.server.schemas import ImportFormat, IngestOut, RememberIn
 
@@ -23,7 +23,9 @@ router = APIRouter(tags=["capture"])
 _UNSAFE = re.compile(r"[^\w.\-]+")
 
 
-@router.post("/v1/remember", status_code=201, response_model=list[EpisodeOut])
+@router.post(
+    "/v1/remember", dependencies=[WRITER], status_code=201, response_model=list[EpisodeOut]
+)
 def remember(body: RememberIn, request: Request, memory: MemoryDep) -> list[dict[str, Any]]:
     episodes = memory.remember(
         [t.turn() for t in body.turns],
@@ -34,7 +36,7 @@ def remember(body: RememberIn, request: Request, memory: MemoryDep) -> list[dict
     return [record_to_json(e) for e in episodes]
 
 
-@router.post("/v1/ingest", status_code=201)
+@router.post("/v1/ingest", dependencies=[WRITER], status_code=201)
 def ingest(
     file: Annotated[UploadFile, File(description="the conversation file")],
     format: Annotated[ImportFormat, Form(description="the file's format")],

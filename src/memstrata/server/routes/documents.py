@@ -11,7 +11,7 @@ from memstrata.document.format import serialize
 from memstrata.document.ops import Operation, operation_from_json, operation_to_json
 from memstrata.document.service import KEY_PATTERN, DocPreview
 from memstrata.errors import InvalidInputError
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
 from memstrata.server.responses import AppliedOut, DocOut, PreviewOut
 from memstrata.server.schemas import DocChangeIn
 
@@ -44,13 +44,13 @@ def preview_json(preview: DocPreview) -> dict[str, Any]:
     }
 
 
-@router.get("/v1/docs/{key}", response_model=DocOut)
+@router.get("/v1/docs/{key}", dependencies=[READER], response_model=DocOut)
 def doc_show(key: KeyPath, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     markdown, version = memory.doc_markdown(key, scope)
     return {"key": key, "version": version, "markdown": markdown}
 
 
-@router.post("/v1/docs/{key}/diff", response_model=PreviewOut)
+@router.post("/v1/docs/{key}/diff", dependencies=[READER], response_model=PreviewOut)
 def doc_diff(key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     preview = memory.preview_doc(
         key, scope, doc_change(body), expected_version=body.expected_version
@@ -58,7 +58,7 @@ def doc_diff(key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep
     return preview_json(preview)
 
 
-@router.post("/v1/docs/{key}/apply", response_model=AppliedOut)
+@router.post("/v1/docs/{key}/apply", dependencies=[WRITER], response_model=AppliedOut)
 def doc_apply(
     key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep
 ) -> dict[str, Any]:

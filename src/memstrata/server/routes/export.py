@@ -13,13 +13,14 @@ from typing import Literal
 from fastapi import APIRouter
 from fastapi.responses import Response, StreamingResponse
 
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import READER, MemoryDep, ScopeDep
 
 router = APIRouter(tags=["export"])
 
 
 @router.get(
     "/v1/export",
+    dependencies=[READER],
     response_class=Response,
     responses={
         200: {

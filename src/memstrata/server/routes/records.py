@@ -8,6 +8,8 @@ from fastapi import APIRouter, Query, Request
 
 from memstrata.codec import item_version_to_json, record_to_json
 from memstrata.server.deps import (
+    READER,
+    WRITER,
     CursorId,
     ItemPath,
     Limit,
@@ -22,7 +24,7 @@ from memstrata.server.schemas import FactIn, ListKind, UpdateIn
 router = APIRouter(tags=["records"])
 
 
-@router.post("/v1/facts", status_code=201, response_model=FactOut)
+@router.post("/v1/facts", dependencies=[WRITER], status_code=201, response_model=FactOut)
 def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any]:
     fact = memory.add_fact(
         body.text,
@@ -36,12 +38,12 @@ def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any
     return record_to_json(fact)
 
 
-@router.get("/v1/items/{item_id}", response_model=RecordOut)
+@router.get("/v1/items/{item_id}", dependencies=[READER], response_model=RecordOut)
 def get(item_id: ItemPath, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     return record_to_json(memory.get(item_id, scope))
 
 
-@router.patch("/v1/items/{item_id}", response_model=RecordOut)
+@router.patch("/v1/items/{item_id}", dependencies=[WRITER], response_model=RecordOut)
 def update(item_id: ItemPath, body: UpdateIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     record = memory.update(
         item_id,
@@ -52,7 +54,7 @@ def update(item_id: ItemPath, body: UpdateIn, memory: MemoryDep, scope: ScopeDep
     return record_to_json(record)
 
 
-@router.get("/v1/items/{item_id}/history", response_model=VersionPage)
+@router.get("/v1/items/{item_id}/history", dependencies=[READER], response_model=VersionPage)
 def history(
     item_id: ItemPath,
     memory: MemoryDep,
@@ -67,7 +69,7 @@ def history(
     return page([item_version_to_json(e) for e in entries], limit, key="version")
 
 
-@router.get("/v1/list", response_model=RecordPage)
+@router.get("/v1/list", dependencies=[READER], response_model=RecordPage)
 def list_(
     memory: MemoryDep,
     scope: ScopeDep,

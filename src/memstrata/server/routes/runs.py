@@ -15,7 +15,7 @@ from memstrata.curate.runs import Event, Run, RunState
 from memstrata.errors import NotFoundError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import Scope
-from memstrata.server.deps import Limit, MemoryDep, ScopeDep, body_scope
+from memstrata.server.deps import READER, WRITER, Limit, MemoryDep, ScopeDep, body_scope
 from memstrata.server.schemas import EventOut, RunIn, RunOut, RunPage
 
 router = APIRouter(tags=["runs"])
@@ -35,7 +35,7 @@ def visible_run(memory: MemoryDep, run_id: str, scope: Scope) -> Run:
     return run
 
 
-@router.post("/v1/runs", status_code=202)
+@router.post("/v1/runs", dependencies=[WRITER], status_code=202)
 def start_run(body: RunIn, request: Request, memory: MemoryDep) -> RunOut:
     """Start extracting or consolidating the scope in the background; one run per scope at
     a time (409 BusyError)."""
@@ -49,7 +49,7 @@ def start_run(body: RunIn, request: Request, memory: MemoryDep) -> RunOut:
     return RunOut.of(run)
 
 
-@router.get("/v1/runs")
+@router.get("/v1/runs", dependencies=[READER])
 def list_runs(
     memory: MemoryDep,
     scope: ScopeDep,
@@ -69,12 +69,12 @@ def list_runs(
     return RunPage(items=[RunOut.of(r) for r in runs], next_cursor=runs[-1].id if more else None)
 
 
-@router.get("/v1/runs/{run_id}")
+@router.get("/v1/runs/{run_id}", dependencies=[READER])
 def run_status(run_id: RunPath, memory: MemoryDep, scope: ScopeDep) -> RunOut:
     return RunOut.of(visible_run(memory, run_id, scope))
 
 
-@router.post("/v1/runs/{run_id}/cancel")
+@router.post("/v1/runs/{run_id}/cancel", dependencies=[WRITER])
 def cancel_run(run_id: RunPath, memory: MemoryDep, scope: ScopeDep) -> RunOut:
     """Ask the run to stop; it stops before its next step (the state says when it has)."""
     run = visible_run(memory, run_id, scope)
@@ -89,6 +89,7 @@ def _sse(event: Event) -> str:
 
 @router.get(
     "/v1/runs/{run_id}/events",
+    dependencies=[READER],
     response_class=StreamingResponse,
     responses={
         200: {

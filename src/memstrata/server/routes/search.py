@@ -7,14 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from memstrata.codec import hit_to_json
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import READER, MemoryDep, ScopeDep
 from memstrata.server.responses import HitPage, Page
 from memstrata.server.schemas import MAX_K, SearchIn
 
 router = APIRouter(tags=["search"])
 
 
-@router.get("/v1/search", response_model=HitPage)
+@router.get("/v1/search", dependencies=[READER], response_model=HitPage)
 def search(
     params: Annotated[SearchIn, Query()], memory: MemoryDep, scope: ScopeDep
 ) -> Page[dict[str, Any]]:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import READER, MemoryDep, ScopeDep
 from memstrata.server.schemas import (
     ContextIn,
     ContextOut,
@@ -19,19 +19,19 @@ from memstrata.server.schemas import (
 router = APIRouter(tags=["serving"])
 
 
-@router.get("/v1/wake-up")
+@router.get("/v1/wake-up", dependencies=[READER])
 def wake_up(params: Annotated[WakeUpIn, Query()], memory: MemoryDep, scope: ScopeDep) -> WakeUpOut:
     """The ``<memory>`` block to start a conversation with: identity and essentials."""
     return WakeUpOut.of(memory.wake_up(scope, budget=params.budget))
 
 
-@router.get("/v1/recall")
+@router.get("/v1/recall", dependencies=[READER])
 def recall(params: Annotated[RecallIn, Query()], memory: MemoryDep, scope: ScopeDep) -> RecallOut:
     """What memory holds about a topic: its documents and facts."""
     return RecallOut.of(memory.recall(params.topic, scope, budget=params.budget))
 
 
-@router.get("/v1/context")
+@router.get("/v1/context", dependencies=[READER])
 def context(
     params: Annotated[ContextIn, Query()], memory: MemoryDep, scope: ScopeDep
 ) -> ContextOut:

@@ -7,12 +7,12 @@ from typing import Any
 from fastapi import APIRouter
 
 from memstrata.codec import stats_to_json
-from memstrata.server.deps import MemoryDep, ScopeDep
+from memstrata.server.deps import READER, MemoryDep, ScopeDep
 from memstrata.server.responses import StatsOut
 
 router = APIRouter(tags=["stats"])
 
 
-@router.get("/v1/stats", response_model=StatsOut)
+@router.get("/v1/stats", dependencies=[READER], response_model=StatsOut)
 def stats(memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
     return stats_to_json(memory.stats(scope))
