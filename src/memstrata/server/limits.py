@@ -8,7 +8,7 @@ is counted as it arrives and refused as soon as it passes the limit. Either way 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, Final
 
 from memstrata.server.errors import error_response
 
@@ -32,7 +32,7 @@ class BodySizeLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await self._refuse(scope, receive, send, declared)
+            await self._refuse(scope, receive, send, declared, more=declared > 0)
             return
         chunks: list[bytes] = []
         size = 0
@@ -44,7 +44,9 @@ class BodySizeLimit:
             chunk = bytes(message.get("body", b""))
             size += len(chunk)
             if size > self.max_bytes:
-                await self._refuse(scope, receive, send, size)
+                await self._refuse(
+                    scope, receive, send, size, more=bool(message.get("more_body", False))
+                )
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -52,7 +54,19 @@ class BodySizeLimit:
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
         await self.app(scope, _replay([body], receive), send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
+    async def _refuse(
+        self, scope: Scope, receive: Receive, send: Send, size: int, *, more: bool
+    ) -> None:
+        # read (and drop) what the client is still sending, up to a bound, before answering:
+        # a socket closed with unread data resets the connection, and the client may lose the
+        # answer; past the bound the connection is closed all the same
+        drained = 0
+        while more and drained <= _DRAIN_FACTOR * self.max_bytes:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            drained += len(message.get("body", b""))
+            more = bool(message.get("more_body", False))
         response = error_response(
             413,
             "TooLargeError",
@@ -61,6 +75,10 @@ class BodySizeLimit:
         )
         response.headers["connection"] = "close"
         await response(scope, receive, send)
+
+
+#: how much of a refused body is read and dropped, in multiples of the limit
+_DRAIN_FACTOR: Final = 8
 
 
 def _content_length(scope: Scope) -> int | None:
