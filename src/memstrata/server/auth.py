@@ -313,7 +313,8 @@ def first_admin_key(keys: KeyService, path: Path) -> bool:
         with contextlib.suppress(OSError):
             temp.unlink()
         raise ConfigError(
-            f"cannot write the first admin key to {path}: {exc.strerror or exc}"
+            f"cannot write the first admin key to {path}: {exc.strerror or exc}; make a key "
+            "with `memstrata keys create` where the data directory can be written"
         ) from exc
     try:
         stored = keys.add(created, only_if_none=True)
