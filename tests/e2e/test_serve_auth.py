@@ -132,3 +132,91 @@ def test_the_api_description_and_liveness_need_no_key(data_dir: Path) -> None:
         assert client.get("/openapi.json").status_code == 200
         assert client.get("/docs").status_code == 200
         assert client.get("/v1/stats", params={"user": "a"}).status_code == 401
+
+
+def _call(
+    port: int, method: str, path: str, key: str | None, body: object = None
+) -> tuple[int, object]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data, headers=headers, method=method
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_running_server_keeps_roles_and_tenants_and_a_revoke_from_another_process(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "d"
+    port = _free_port()
+    env = {
+        **os.environ,
+        "MEMSTRATA_DATA_DIR": str(data),
+        "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
+        "MEMSTRATA_AUTO_CURATE": "false",
+        "MEMSTRATA_LOAD_SAMPLE": "false",
+    }
+    exe = str(Path(sys.executable).with_name("memstrata"))
+    log = tmp_path / "serve.log"
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            [exe, "serve", "--port", str(port)],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + 60  # a bound so a broken start cannot hang the suite
+        while not (data / "admin.key").exists() or _call(port, "GET", "/healthz", None)[0] != 200:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(log.read_text())
+            time.sleep(0.2)
+        admin = (data / "admin.key").read_text(encoding="ascii").strip()
+        for user, text in (("alice", "alice likes oolong"), ("bob", "bob's vault code 4711")):
+            body = {"scope": {"user": user}, "turns": [{"text": text}]}
+            assert _call(port, "POST", "/v1/remember", admin, body)[0] == 201
+        status, made = _call(
+            port, "POST", "/v1/keys", admin, {"role": "reader", "users": ["alice"]}
+        )
+        assert status == 201 and isinstance(made, dict)
+        reader = str(made["key"])
+        status, listed = _call(port, "GET", "/v1/list", reader)
+        assert status == 200 and isinstance(listed, dict)
+        assert [r["text"] for r in listed["items"]] == ["alice likes oolong"]
+        for method, path, body in (
+            ("GET", "/v1/list?user=bob", None),
+            ("GET", "/v1/search?user=bob&q=vault", None),
+            ("POST", "/v1/remember", {"scope": {}, "turns": [{"text": "planted"}]}),
+            ("DELETE", "/v1/scopes?user=alice", None),
+        ):
+            status, answer = _call(port, method, path, reader, body)
+            assert status == 403 and "4711" not in json.dumps(answer), (method, path, answer)
+        status, _ = _call(port, "GET", "/v1/list?user=alice&user=bob", reader)
+        assert status == 422
+        # revoked by another process (the CLI): refused at the server's next request
+        revoke = subprocess.run(
+            [exe, "keys", "revoke", str(made["id"])],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert revoke.returncode == 0, revoke.stderr
+        status, answer = _call(port, "GET", "/v1/list", reader)
+        assert status == 401 and isinstance(answer, dict) and "revoked" in str(answer["message"])
+        for user in ("alice", "bob"):  # nothing planted, nothing forgotten
+            status, stats = _call(port, "GET", f"/v1/stats?user={user}", admin)
+            assert status == 200 and isinstance(stats, dict) and stats["episodes"] == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
