@@ -258,6 +258,12 @@ class RecordStore(Protocol):
         :class:`NotFoundError` for an unknown id."""
         ...
 
+    def record_counts(self) -> dict[str, int]:
+        """Records of every user by kind (for operators' metrics; not scoped): ``episode``,
+        ``archived_episode``, ``fact`` (current), ``superseded_fact``, and each document kind
+        held (``identity``, ``profile``, ``essentials``, ``topic``...). Cheap: counts only."""
+        ...
+
 
 @runtime_checkable
 class ErasingStore(Protocol):

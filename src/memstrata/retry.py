@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Final, TypeVar
 
+from memstrata import telemetry
 from memstrata.errors import ConflictError
 
 T = TypeVar("T")
@@ -43,6 +44,8 @@ def retry_conflicts(
         except ConflictError:
             remaining = limit - (clock() - start)
             if remaining <= 0:
+                telemetry.record(telemetry.CONFLICT_RETRY, outcome="gave_up")
                 raise
+            telemetry.record(telemetry.CONFLICT_RETRY, outcome="retried")
             sleep(min(remaining, random.uniform(delay / 2, delay)))
             delay = min(2 * delay, _MAX_DELAY_S)

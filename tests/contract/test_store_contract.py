@@ -521,6 +521,31 @@ def test_stats(store: RecordStore) -> None:
     assert store.users() == ["alice"]
 
 
+def test_record_counts_cover_every_user(store: RecordStore) -> None:
+    assert store.record_counts() == {
+        "episode": 0,
+        "archived_episode": 0,
+        "fact": 0,
+        "superseded_fact": 0,
+    }
+    eps = [episode(ALICE_T1), episode(ALICE_T2), episode(BOB)]
+    store.add_episodes(ALICE, eps[:2])
+    store.add_episodes(BOB, eps[2:])
+    store.archive_episodes(ALICE, [eps[1].id])
+    f = store.add_fact(ALICE, fact(ALICE, (eps[0].id,)))
+    store.update_fact(ALICE, f.evolve(valid_to=T0), expected_version=1)
+    store.add_fact(BOB, fact(BOB, (eps[2].id,)))
+    store.put_document(ALICE, DocumentKind.TOPIC, "x", {}, expected_version=0)
+    store.put_document(BOB, DocumentKind.TOPIC, "y", {}, expected_version=0)
+    assert store.record_counts() == {
+        "episode": 2,
+        "archived_episode": 1,
+        "fact": 1,
+        "superseded_fact": 1,
+        "topic": 2,
+    }
+
+
 def test_generation_counts_writes_not_reads(store: RecordStore) -> None:
     assert store.generation("alice") == 0
     ep = episode(ALICE)

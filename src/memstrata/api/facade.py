@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from memstrata import telemetry
 from memstrata.api.common import IngestReport, ScopeLike, as_scope, document_passages, time_of
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
@@ -220,7 +221,7 @@ class Memory(CurationMixin):
         facts it does not state, by topic, within ``budget`` tokens; says what was left out."""
         from memstrata.layers import wake_up
 
-        return wake_up(
+        served = wake_up(
             self.store,
             as_scope(scope),
             now=self.clock.now(),
@@ -228,6 +229,8 @@ class Memory(CurationMixin):
             fall_back_to_user=fall_back_to_user,
             cache=self.fact_cache,
         )
+        telemetry.record(telemetry.TOKENS_SERVED, served.tokens, call="wake_up")
+        return served
 
     def recall(
         self, topic: str, scope: ScopeLike, *, budget: int = 1200, fall_back_to_user: bool = True
@@ -238,7 +241,7 @@ class Memory(CurationMixin):
         none when nothing is near. A thread with no memory of its own uses its user's."""
         from memstrata.layers import recall, serving_scope
 
-        return recall(
+        served = recall(
             self.store,
             serving_scope(
                 self.store, as_scope(scope), fall_back_to_user=fall_back_to_user, turns_count=True
@@ -249,6 +252,8 @@ class Memory(CurationMixin):
             cache=self.fact_cache,
             near=self._topics_near,
         )
+        telemetry.record(telemetry.TOKENS_SERVED, served.tokens, call="recall")
+        return served
 
     def _topics_near(self, topic: str, scope: Scope) -> list[str]:
         """The key of the scope's topic document nearest to ``topic`` in meaning, if any is
@@ -308,7 +313,9 @@ class Memory(CurationMixin):
             from memstrata.context import llm_router
 
             router = llm_router(llm)
-        return assemble(query, scope, self.store, search, budget=budget, router=router)
+        served = assemble(query, scope, self.store, search, budget=budget, router=router)
+        telemetry.record(telemetry.TOKENS_SERVED, served.tokens, call="context")
+        return served
 
     # sample memory -----------------------------------------------------------------
     def is_empty(self) -> bool:

@@ -273,6 +273,10 @@ class RecordsMixin(ForgettingMixin):
     def stats(self, scope: ScopeLike) -> Stats:
         return self.store.stats(as_scope(scope))
 
+    def record_counts(self) -> dict[str, int]:
+        """Records of every user by kind (for operators: the server's metrics); not scoped."""
+        return self.store.record_counts()
+
     def export(self, scope: ScopeLike) -> Iterator[dict[str, JsonValue]]:
         """Every record of the scope as JSON objects: episodes, then facts, then documents."""
         scope = as_scope(scope)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from memstrata import telemetry
 from memstrata.citations import missing_episodes
 from memstrata.document.format import (
     Bullet,
@@ -168,6 +169,7 @@ class DocumentService:
         """Preview a batch given as operations or as the whole edited markdown."""
         doc, version = self.get(scope, key)
         if expected_version is not None and expected_version != version:
+            telemetry.record(telemetry.CONFLICT)
             raise ConflictError(key, expected_version, version)
         ops = diff_documents(doc, parse(change)) if isinstance(change, str) else list(change)
         after, touched = apply_operations(doc, ops)
@@ -186,6 +188,7 @@ class DocumentService:
         text) writes nothing and returns the version it was checked against."""
         doc, version = self.get(scope, key)
         if version != expected_version:  # before anything is captured for uncited bullets
+            telemetry.record(telemetry.CONFLICT)
             raise ConflictError(key, expected_version, version)
         ops = [self._cited(op, scope) for op in ops]
         after, touched = apply_operations(doc, ops)

@@ -32,6 +32,7 @@ from memstrata.server.auth import AuthMiddleware, AuthPolicy
 from memstrata.server.deps import known_query_only
 from memstrata.server.errors import install_error_handlers
 from memstrata.server.limits import BodySizeLimit
+from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
 from memstrata.server.schemas import ErrorOut
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES
@@ -87,4 +88,5 @@ def create_app(
     app.add_middleware(AuthMiddleware, policy=auth, status_for=status_for)
     for router in ROUTERS:
         app.include_router(router)
+    install_operations(app, memory)
     return app

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 
+from memstrata import telemetry
 from memstrata.codec import format_time, parse_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.ids import new_id
@@ -79,6 +80,7 @@ class DocumentTables(FactTables):
             stored = None if row is None else int(row["version"])
             if (stored or 0) != expected_version:
                 name = row["id"] if row is not None else f"{kind.value}/{key}"
+                telemetry.record(telemetry.CONFLICT)
                 raise ConflictError(name, expected_version, stored)
             if row is None:
                 doc = Document(new_id("doc"), scope, kind, key, dict(content), 1, now, now)

@@ -8,6 +8,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 
+from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
 from memstrata.errors import ConflictError, NotFoundError
 from memstrata.ids import new_id
@@ -125,6 +126,7 @@ class ErasureTables(DocumentTables):
             ).fetchone()
             stored = None if row is None else int(row["version"])
             if stored != write.expected_version:
+                telemetry.record(telemetry.CONFLICT)
                 raise ConflictError(write.document_id, write.expected_version, stored)
 
     @staticmethod

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.model import Category, ChangeOp, Fact, FactFilter, HistoryOp, JsonValue, Scope
@@ -184,6 +185,7 @@ class FactTables(EpisodeTables):
             if stored is None:
                 raise NotFoundError(f"no fact {fact.id} in scope {scope}")
             if stored != expected_version:
+                telemetry.record(telemetry.CONFLICT)
                 raise ConflictError(fact.id, expected_version, stored)
             stored_fact = self._facts(
                 tx.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id = ?", (fact.id,)).fetchall()

@@ -158,6 +158,23 @@ class SqliteStore(ErasureTables, WalErasure, KeyTables):
                 "another user (--user) to give every record a new id"
             ) from exc
 
+    def record_counts(self) -> dict[str, int]:
+        ep = self._read(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(archived), 0) AS archived FROM episodes"
+        )[0]
+        fa = self._read(
+            "SELECT COALESCE(SUM(valid_to IS NULL), 0) AS current, "
+            "COALESCE(SUM(valid_to IS NOT NULL), 0) AS superseded FROM facts"
+        )[0]
+        docs = self._read("SELECT kind, COUNT(*) AS n FROM documents GROUP BY kind")
+        return {
+            "episode": ep["n"] - ep["archived"],
+            "archived_episode": ep["archived"],
+            "fact": fa["current"],
+            "superseded_fact": fa["superseded"],
+            **{r["kind"]: r["n"] for r in docs},
+        }
+
     def users(self) -> list[str]:
         rows = self._read(
             "SELECT user FROM episodes UNION SELECT user FROM facts "
