@@ -217,6 +217,17 @@ class Settings(BaseSettings):
         description="the largest HTTP request body the server reads; larger ones get 413",
     )
     trace: bool = Field(True, description="write the raw trace of captured turns")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="server processes sharing the listening socket (memstrata serve --workers)",
+    )
+    log_format: Literal["auto", "json", "text"] = Field(
+        "auto",
+        description="the server's log lines: json (one object a line, with the request id), "
+        "text, or auto (text on a terminal, json otherwise)",
+    )
     shutdown_timeout_s: float = Field(
         5.0,
         ge=0,

@@ -418,6 +418,18 @@ def import_(directory: Path, user: str | None, data_dir: Path | None, as_json: b
 )
 @click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
 @click.option("--port", default=None, type=click.IntRange(1, 65535), help="Port (default 8765).")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1, 64),
+    help="Server processes sharing the port (default 1).",
+)
+@click.option(
+    "--log-format",
+    default=None,
+    type=click.Choice(["auto", "json", "text"]),
+    help="Log lines as JSON or text (default auto: text on a terminal, else JSON).",
+)
 @click.option("--no-sample", is_flag=True, help="Do not load the sample memory.")
 @click.option(
     "--local",
@@ -427,7 +439,13 @@ def import_(directory: Path, user: str | None, data_dir: Path | None, as_json: b
 )
 @data_dir_option
 def serve(
-    host: str | None, port: int | None, no_sample: bool, local: bool, data_dir: Path | None
+    host: str | None,
+    port: int | None,
+    workers: int | None,
+    log_format: str | None,
+    no_sample: bool,
+    local: bool,
+    data_dir: Path | None,
 ) -> None:
     from memstrata.server import serve as run_server
 
@@ -435,6 +453,8 @@ def serve(
         data_dir=data_dir,
         host=host,
         port=port,
+        workers=workers,
+        log_format=log_format,
         load_sample=False if no_sample else None,
         auth="local" if local else None,
     )

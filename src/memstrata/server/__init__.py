@@ -97,25 +97,39 @@ def auth_policy(memory: Memory, settings: Settings) -> AuthPolicy:
 def serve(settings: Settings) -> None:
     """Open the memory, load the sample into an empty store, and serve until stopped.
 
-    On SIGTERM or SIGINT the server stops taking requests, gives those in flight
-    ``shutdown_timeout_s`` to finish, and ends the process shortly after even if one is
-    stuck (in an embedding, say): nothing acknowledged is lost, as every write is one
-    committed transaction."""
-    import uvicorn
-
-    from memstrata.api import Memory
-    from memstrata.server.http import create_app
+    Log lines go to stderr in ``settings.log_format``, each with its request id. With
+    ``settings.workers`` above 1, that many processes share the listening socket
+    (:mod:`memstrata.server.workers`). On SIGTERM or SIGINT the server stops taking requests,
+    gives those in flight ``shutdown_timeout_s`` to finish, and ends the process shortly after
+    even if one is stuck (in an embedding, say): nothing acknowledged is lost, as every write
+    is one committed transaction."""
+    from memstrata.server.requestlog import configure_server_logging
 
     if settings.auth == "local":
         from memstrata.server.auth import check_local_host
 
         check_local_host(settings.host)  # no keys: nothing but the loopback
+    configure_server_logging(settings.log_format)
     sock = listen(settings.host, settings.port)  # a busy port fails before anything loads
     try:
-        memory = Memory.open(settings=settings)
-    except BaseException:
+        if settings.workers > 1:
+            from memstrata.server.workers import serve_workers
+
+            serve_workers(settings, sock)
+        else:
+            _serve_one(settings, sock)
+    finally:
         sock.close()
-        raise
+
+
+def _serve_one(settings: Settings, sock: socket.socket) -> None:
+    """Serve on ``sock`` in this process."""
+    import uvicorn
+
+    from memstrata.api import Memory
+    from memstrata.server.http import create_app
+
+    memory = Memory.open(settings=settings)
     try:
         if settings.load_sample and memory.is_empty():
             report = memory.load_sample(settings.sample_user)
@@ -136,11 +150,12 @@ def serve(settings: Settings) -> None:
 
         config = uvicorn.Config(
             create_app(memory, auth=auth_policy(memory, settings)),
+            log_config=None,
             log_level="info",
+            access_log=False,
             timeout_graceful_shutdown=math.ceil(grace),
         )
         log.warning("memstrata serving on http://%s:%d", settings.host, settings.port)
         Server(config).run(sockets=[sock])
     finally:
-        sock.close()
         memory.close()

@@ -1,0 +1,214 @@
+"""Request ids and the server's log lines: one JSON object a line, or text for a person.
+
+Each HTTP request gets an id: the client's ``X-Request-ID`` when it is sane (1 to 128
+characters of letters, digits and ``._:-``), else a new one. The id goes back in the
+``X-Request-ID`` response header and, through a context variable that the thread running a
+route inherits, onto every log line written while the request is served. When the request is
+answered, one access line is logged on ``memstrata.access``: method, route template, status,
+duration in milliseconds, request id and the user when a route named it
+(:func:`note_user`). Never a query string, a header value or a body: no API key, no memory
+text reaches the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+import traceback
+import uuid
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, Literal, TextIO
+
+from memstrata.server.metrics import route_label
+
+if TYPE_CHECKING:
+    from memstrata.server.limits import ASGIApp, Message, Receive, Scope, Send
+
+HEADER: Final = "x-request-id"
+_SANE_ID: Final = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+#: the fields of an access line, beside the message
+ACCESS_FIELDS: Final = ("method", "route", "status", "duration_ms", "user", "client")
+
+access_log = logging.getLogger("memstrata.access")
+
+LogFormat = Literal["auto", "json", "text"]
+
+
+@dataclass(slots=True)
+class RequestInfo:
+    """What the log knows of the request being served."""
+
+    id: str
+    user: str | None = None
+
+
+_current: ContextVar[RequestInfo | None] = ContextVar("memstrata_request", default=None)
+
+
+def current_request_id() -> str | None:
+    """The id of the request being served in this context, if any."""
+    info = _current.get()
+    return None if info is None else info.id
+
+
+def note_user(user: str) -> None:
+    """Name the user the current request acts for (its access line says so). The info is
+    shared with the request's context, so a route running in a worker thread can set it."""
+    info = _current.get()
+    if info is not None:
+        info.user = user
+
+
+def request_id_from(headers: Iterable[tuple[bytes, bytes]]) -> str:
+    """The client's request id when it is sane, else a new one."""
+    for name, value in headers:
+        if name.lower() == HEADER.encode():
+            text = value.decode("latin-1")
+            if _SANE_ID.fullmatch(text):
+                return text
+            break
+    return uuid.uuid4().hex
+
+
+class RequestContext:
+    """ASGI middleware: gives each HTTP request its id, returns it in ``X-Request-ID`` and
+    logs the access line once the request is answered."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        info = RequestInfo(request_id_from(scope.get("headers", ())))
+        token = _current.set(info)
+        start = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                headers = [
+                    (k, v) for k, v in message.get("headers", ()) if k.lower() != HEADER.encode()
+                ]
+                headers.append((HEADER.encode(), info.id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            client = scope.get("client")
+            fields = {
+                "method": str(scope.get("method", "")),
+                "route": route_label(scope),
+                "status": status,
+                "duration_ms": round((time.perf_counter() - start) * 1000, 2),
+                "user": info.user,
+                "client": client[0] if client else None,
+            }
+            access_log.info(
+                "%s %s %d", fields["method"], fields["route"], status, extra={"access": fields}
+            )
+            _current.reset(token)
+
+
+class RequestIdFilter(logging.Filter):
+    """Puts the current request id on every record (``record.request_id``, None outside a
+    request)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = current_request_id()
+        return True
+
+
+def _time(record: logging.LogRecord) -> str:
+    at = datetime.fromtimestamp(record.created, tz=UTC)
+    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, pid, request id, the access
+    fields of an access line, and the traceback of an exception."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": _time(record),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            "pid": record.process,
+            "request_id": getattr(record, "request_id", None),
+        }
+        access = getattr(record, "access", None)
+        if isinstance(access, dict):
+            line.update({k: access[k] for k in ACCESS_FIELDS if access.get(k) is not None})
+        if record.exc_info and record.exc_info[1] is not None:
+            line["exception"] = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    """``<time> <level> <logger> [<request id>] <message> <k=v>...`` for a person."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        rid = getattr(record, "request_id", None)
+        text = f"{_time(record)} {record.levelname:<7} {record.name}"
+        if rid:
+            text += f" [{rid}]"
+        text += f" {record.getMessage()}"
+        access = getattr(record, "access", None)
+        if isinstance(access, dict):
+            text += f" {access['duration_ms']}ms"
+            if access.get("user"):
+                text += f" user={access['user']}"
+        if record.exc_info and record.exc_info[1] is not None:
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        return text
+
+
+#: the loggers a served process writes through the configured handler
+_LOGGERS: Final = ("memstrata", "uvicorn", "uvicorn.error")
+_HANDLER_NAME: Final = "memstrata-server"
+
+
+def resolve_format(log_format: LogFormat, stream: TextIO) -> Literal["json", "text"]:
+    """``auto`` is text on a terminal, JSON otherwise."""
+    if log_format != "auto":
+        return log_format
+    try:
+        return "text" if stream.isatty() else "json"
+    except (AttributeError, ValueError):
+        return "json"
+
+
+def configure_server_logging(log_format: LogFormat = "auto", stream: TextIO | None = None) -> str:
+    """Send memstrata's and uvicorn's log records, at INFO and up, to ``stream`` (stderr) in
+    ``log_format``, each with its request id; returns the format chosen. Idempotent."""
+    out = stream if stream is not None else sys.stderr
+    chosen = resolve_format(log_format, out)
+    handler = logging.StreamHandler(out)
+    handler.set_name(_HANDLER_NAME)
+    handler.addFilter(RequestIdFilter())
+    handler.setFormatter(JsonFormatter() if chosen == "json" else TextFormatter())
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if h.get_name() == _HANDLER_NAME]:
+            logger.removeHandler(old)
+        if name == "uvicorn.error":
+            logger.handlers.clear()  # uvicorn's own console handler would say it twice
+            logger.propagate = True
+            continue
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    return chosen

@@ -1,0 +1,197 @@
+"""`memstrata serve --workers 2`: two processes on one port, the sample loaded once, metrics
+summed over the workers, JSON log lines with request ids, and a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers (lower-case names) and body."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+        return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+
+
+def _log_lines(log: Path) -> list[dict[str, Any]]:
+    lines = []
+    for raw in log.read_text(encoding="utf-8").splitlines():
+        try:
+            lines.append(json.loads(raw))
+        except ValueError:
+            continue  # a line a library printed itself
+    return lines
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
+    port = _free_port()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {
+        **os.environ,
+        "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
+        "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
+        "MEMSTRATA_AUTO_CURATE": "false",
+        "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "1",
+        "TMPDIR": str(tmp),
+    }
+    log = tmp_path / "serve.log"
+    cmd = [
+        str(Path(sys.executable).with_name("memstrata")),
+        "serve",
+        "--port",
+        str(port),
+        "--workers",
+        "2",
+    ]
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            [*cmd, "--log-format", "json"],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # so a failed test can end the workers too
+        )
+    try:
+        deadline = time.monotonic() + 120  # a bound so a broken start cannot hang the suite
+        ready: set[int] = set()
+        while len(ready) < 2:
+            assert time.monotonic() < deadline, log.read_text()
+            assert proc.poll() is None, log.read_text()
+            ready = {
+                line["pid"]
+                for line in _log_lines(log)
+                if line["message"].startswith("server worker ")
+            }
+            time.sleep(0.2)
+        assert len(ready) == 2 and proc.pid not in ready
+
+        # every request on a new connection: the kernel hands each to either worker
+        answered_by: set[int] = set()
+        sent = 0
+        while sent < 300 and len(answered_by) < 2:
+            status, headers, _ = _get(port, "/healthz")
+            sent += 1
+            assert status == 200 and headers["x-request-id"]
+            time.sleep(0.01)
+            if sent % 20 == 0:
+                answered_by = {
+                    line["pid"]
+                    for line in _log_lines(log)
+                    if line["logger"] == "memstrata.access" and line["route"] == "/healthz"
+                }
+        time.sleep(0.5)  # the last access lines reach the log
+        access = [
+            line
+            for line in _log_lines(log)
+            if line["logger"] == "memstrata.access" and line["route"] == "/healthz"
+        ]
+        assert {line["pid"] for line in access} == ready, "both workers answered"
+        assert len({line["request_id"] for line in access}) == len(access) == sent
+
+        # the sample was loaded once, by the supervisor
+        loads = [line for line in _log_lines(log) if "loaded the sample" in line["message"]]
+        assert len(loads) == 1 and loads[0]["pid"] == proc.pid
+        turns = int(loads[0]["message"].split(": ")[1].split()[0])
+        _, _, body = _get(port, "/v1/stats?user=demo")
+        assert json.loads(body)["episodes"] == turns
+
+        # /metrics, whichever worker answers, sums both workers' counts
+        for _ in range(4):
+            _, headers, body = _get(port, "/metrics")
+            assert headers["content-type"].startswith("text/plain")
+            total = 0.0
+            for family in text_string_to_metric_families(body.decode()):
+                for sample in family.samples:
+                    if (
+                        sample.name == "memstrata_http_requests_total"
+                        and sample.labels["route"] == "/healthz"
+                    ):
+                        total += sample.value
+                    if sample.name == "memstrata_records" and sample.labels["kind"] == "episode":
+                        assert sample.value == turns
+            assert total == sent
+
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)  # a bound so a hang fails the test instead of the suite
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"serve still running after SIGTERM:\n{log.read_text()}") from None
+        assert proc.returncode == 0, log.read_text()
+        assert not [pid for pid in ready if _alive(pid)]
+        assert list(tmp.iterdir()) == [], "the metrics directory is removed"
+        assert "Traceback" not in log.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+
+
+def test_a_worker_ends_when_its_supervisor_is_killed(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
+        "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
+        "MEMSTRATA_AUTO_CURATE": "false",
+    }
+    log = tmp_path / "serve.log"
+    exe = str(Path(sys.executable).with_name("memstrata"))
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            [exe, "serve", "--port", str(port), "--workers", "2", "--no-sample"],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            workers = {
+                line["pid"]
+                for line in _log_lines(log)
+                if line["message"].startswith("server worker ")
+            }
+            time.sleep(0.2)
+        proc.kill()  # SIGKILL: the supervisor cannot tell its workers anything
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while [pid for pid in workers if _alive(pid)]:
+            assert time.monotonic() < deadline, f"workers outlived the supervisor: {workers}"
+            time.sleep(0.2)
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
