@@ -125,14 +125,18 @@ def test_the_log_holds_no_query_string_header_value_or_body(
     )
     client.get(
         "/v1/search",
-        params={"user": "alice", "q": "turquoise lighthouse", "api_key": key},
+        params={"user": "alice", "q": "turquoise lighthouse"},
         headers={"Authorization": f"Bearer {key}"},
     )
+    refused = client.get("/v1/search", params={"user": "alice", "q": "x", "api_key": key})
+    assert refused.status_code == 422
     text = log_stream.getvalue()
     for secret in (key, "turquoise", "lighthouse", "Bearer"):
         assert secret not in text
-    routes = [a["route"] for a in access_lines(log_stream)]
-    assert routes == ["/v1/remember", "/v1/search"]
+    access = access_lines(log_stream)
+    assert [a["route"] for a in access] == ["/v1/remember", "/v1/search", "/v1/search"]
+    # the user from the body, from the query; none for a request refused before its scope
+    assert [a.get("user") for a in access] == ["alice", "alice", None]
 
 
 def test_an_unexpected_failure_is_logged_with_its_request_id(

@@ -23,6 +23,7 @@ from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import SCOPE_PART_PATTERN, KeyRole, Scope
 from memstrata.server.auth import Principal, principal, require, tenant_scope
+from memstrata.server.requestlog import note_user
 from memstrata.server.responses import Page
 from memstrata.server.schemas import ScopeIn
 
@@ -55,13 +56,17 @@ def request_scope(
 ) -> Scope:
     """The scope a request acts in, from its query, its user from what the caller's key
     allows (:func:`memstrata.server.auth.tenant_user`)."""
-    return tenant_scope(caller, user, thread, agent)
+    scope = tenant_scope(caller, user, thread, agent)
+    note_user(scope.user)  # for the access line
+    return scope
 
 
 def body_scope(scope: ScopeIn, request: Request) -> Scope:
     """The scope a request acts in, from a scope in its body, its user from what the
     caller's key allows."""
-    return tenant_scope(principal(request), scope.user, scope.thread, scope.agent)
+    acting = tenant_scope(principal(request), scope.user, scope.thread, scope.agent)
+    note_user(acting.user)  # for the access line
+    return acting
 
 
 def _query_names(dependant: Dependant) -> set[str]:
