@@ -75,6 +75,8 @@ def create_app(
         "answer has the body ErrorOut.",
         responses=ERROR_RESPONSES,
         dependencies=[Depends(known_query_only)],
+        docs_url=None,  # /docs and /redoc are served with local assets (operations)
+        redoc_url=None,
     )
     app.state.memory = memory
     install_error_handlers(app, status_for)

@@ -1,11 +1,13 @@
 """What an operator needs of the HTTP app, installed by ``create_app`` in one call: Prometheus
 metrics at ``/metrics`` (:mod:`memstrata.server.metrics`) and request ids on every log line
-with an access line per request (:mod:`memstrata.server.requestlog`)."""
+with an access line per request (:mod:`memstrata.server.requestlog`), and the API's
+documentation pages with local assets (:mod:`memstrata.server.docs_assets`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memstrata.server.docs_assets import install_docs
 from memstrata.server.metrics import install_metrics
 from memstrata.server.requestlog import RequestContext
 
@@ -20,6 +22,7 @@ def install_operations(app: FastAPI, memory: Memory) -> None:
     """Install the operator's parts on ``app`` (after its other middleware: the outermost
     layers see every request, a refused one too)."""
     install_metrics(app, memory)
+    install_docs(app)
     build = app.build_middleware_stack
 
     def build_with_request_context() -> ASGIApp:

@@ -1,0 +1,71 @@
+"""`/docs` and `/redoc` load only from this server: every URL in the pages is same-origin and
+answers, so the pages work offline."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from memstrata.api import Memory
+from memstrata.errors import ConfigError
+from memstrata.server.docs_assets import install_docs
+from memstrata.server.http import create_app
+
+URL_IN_PAGE = re.compile(r"""(?:src|href|spec-url)="([^"]*)"|url: '([^']*)'""")
+CONTENT_TYPES = {
+    ".js": ("javascript",),
+    ".css": ("text/css",),
+    ".png": ("image/png",),
+    ".json": ("application/json",),
+}
+
+
+@pytest.fixture
+def client(memory: Memory) -> Iterator[TestClient]:
+    with TestClient(create_app(memory)) as c:
+        yield c
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_pages_load_everything_from_this_server(client: TestClient, page: str) -> None:
+    r = client.get(page)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    html = r.text
+    assert "http://" not in html and "https://" not in html and "//cdn" not in html
+    urls = [a or b for a, b in URL_IN_PAGE.findall(html)]
+    assert "/openapi.json" in urls and len(urls) >= 3, urls
+    for url in urls:
+        assert url.startswith("/") and not url.startswith("//"), url
+        got = client.get(url)
+        assert got.status_code == 200, url
+        suffix = url[url.rfind(".") :]
+        assert any(t in got.headers["content-type"] for t in CONTENT_TYPES[suffix]), url
+        assert len(got.content) > 100, url
+
+
+def test_swagger_ui_reads_openapi_31_and_sends_nothing_to_a_validator(client: TestClient) -> None:
+    assert client.get("/openapi.json").json()["openapi"].startswith("3.1")
+    html = client.get("/docs").text
+    assert '"validatorUrl": null' in html
+    bundle = client.get("/docs/assets/swagger-ui-bundle.js").text
+    # Swagger UI 5 (OpenAPI 3.1 support) names its version in the bundle
+    assert re.search(r'"5\.\d+\.\d+"', bundle)
+
+
+def test_docs_pages_and_assets_are_not_in_the_api_schema(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert not [p for p in paths if p.startswith(("/docs", "/redoc"))]
+
+
+def test_a_missing_asset_is_a_404_in_the_one_error_shape(client: TestClient) -> None:
+    r = client.get("/docs/assets/no-such-file.js")
+    assert r.status_code == 404 and r.json()["error"] == "NotFoundError"
+
+
+def test_an_app_with_the_cdn_pages_is_refused() -> None:
+    with pytest.raises(ConfigError, match="/docs"):
+        install_docs(FastAPI())
