@@ -253,3 +253,76 @@ def bench_profile(path: Path, as_json: bool) -> None:
         print_json(result)
     else:
         click.echo(profile_table(result))
+
+
+@bench.command(
+    name="serve",
+    help="Requests/s and p50/p95 latency of the HTTP server (search, context, remember) under "
+    "concurrent clients on loopback, over a scope of synthetic bilingual turns.",
+)
+@click.option("--turns", default=10_000, show_default=True, type=click.IntRange(1, 1_000_000))
+@click.option("--clients", default=16, show_default=True, type=click.IntRange(1, 256))
+@click.option(
+    "--requests",
+    default=50,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Timed requests per client and route.",
+)
+@click.option(
+    "--workers",
+    default="1",
+    show_default=True,
+    help="Comma-separated server process counts, each measured in turn.",
+)
+@click.option(
+    "--routes",
+    default="search,context,remember",
+    show_default=True,
+    help="Comma-separated routes to load.",
+)
+@click.option(
+    "--embedder",
+    type=click.Choice(["fake", "configured"]),
+    default="fake",
+    show_default=True,
+    help="fake: the hashing embedder (fast, for throughput); configured: the settings' model.",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the filled store here (reused when it holds the turns already).",
+)
+@json_option
+def bench_serve(
+    turns: int,
+    clients: int,
+    requests: int,
+    workers: str,
+    routes: str,
+    embedder: str,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    from memstrata.bench.serve import run_serve_bench
+
+    try:
+        counts = [int(w) for w in workers.split(",") if w.strip()]
+    except ValueError:
+        raise InvalidInputError(
+            f"--workers must be numbers separated by commas: {workers!r}"
+        ) from None
+    if not counts or min(counts) < 1 or max(counts) > 64:
+        raise InvalidInputError("--workers needs counts from 1 to 64")
+    result = run_serve_bench(
+        turns=turns,
+        clients=clients,
+        requests=requests,
+        workers=counts,
+        routes=[r.strip() for r in routes.split(",") if r.strip()],
+        fake_embedder=embedder == "fake",
+        data_dir=data_dir,
+        progress=lambda text: click.echo(text, err=True),
+    )
+    _print_bench(result, as_json)
