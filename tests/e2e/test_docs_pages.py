@@ -56,6 +56,15 @@ def test_swagger_ui_reads_openapi_31_and_sends_nothing_to_a_validator(client: Te
     assert re.search(r'"5\.\d+\.\d+"', bundle)
 
 
+def test_assets_are_counted_under_their_mount(client: TestClient) -> None:
+    client.get("/docs/assets/swagger-ui.css")
+    client.get("/openapi.json")
+    metrics = client.get("/metrics").text
+    assert 'route="/docs/assets",status="200"' in metrics
+    assert 'route="/openapi.json",status="200"' in metrics
+    assert 'route="unmatched",status="200"' not in metrics
+
+
 def test_docs_pages_and_assets_are_not_in_the_api_schema(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert not [p for p in paths if p.startswith(("/docs", "/redoc"))]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
+from starlette.routing import Mount, Route
 
 from memstrata import telemetry
 from memstrata.errors import MemstrataError
@@ -63,8 +64,14 @@ class ProcessMetrics:
     """The metric objects of this process (one set, however many apps it serves)."""
 
     def __init__(self, multiprocess_dir: str | None) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        from prometheus_client import (
+            CollectorRegistry,
+            Counter,
+            Histogram,
+            disable_created_metrics,
+        )
 
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.multiprocess_dir = multiprocess_dir
         # in multiprocess mode the values live in files and a scrape reads them all
         self.registry: CollectorRegistry | None = (
@@ -218,12 +225,21 @@ class _Scrape:
 
 
 def route_label(scope: Scope) -> str:
-    """The template of the route that took the request (``/v1/items/{item_id}``), or
-    :data:`UNMATCHED`: a raw path would make a series per id."""
+    """The template of the route that took the request (``/v1/items/{item_id}``), the path
+    of the mount that did (``/docs/assets``), or :data:`UNMATCHED`: a raw path would make a
+    series per id."""
     route = scope.get("route")
     path = getattr(route, "path", None)
     if isinstance(path, str) and path:
         return path
+    endpoint = scope.get("endpoint")  # a plain route (/openapi.json) or a mount sets only this
+    if endpoint is not None:
+        for other in getattr(scope.get("app"), "routes", ()):
+            if isinstance(other, Mount | Route) and endpoint in (
+                getattr(other, "endpoint", None),
+                other.app,
+            ):
+                return other.path
     return UNMATCHED
 
 
