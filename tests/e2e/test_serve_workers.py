@@ -56,6 +56,7 @@ def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
         "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
         "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
         "MEMSTRATA_AUTO_CURATE": "false",
+        "MEMSTRATA_AUTH": "local",  # no API keys: loopback only
         "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "1",
         "TMPDIR": str(tmp),
     }

@@ -268,7 +268,9 @@ def run_serve_bench(
     unknown = [r for r in routes if r not in ROUTES]
     if unknown:
         raise InvalidInputError(f"unknown route(s) {unknown}; expected {', '.join(ROUTES)}")
+    # no API keys: the local mode, which serves the loopback only
     env = {"MEMSTRATA_AUTO_CURATE": "false", "MEMSTRATA_LOAD_SAMPLE": "false"}
+    env["MEMSTRATA_AUTH"] = "local"
     if fake_embedder:
         env["MEMSTRATA_EMBEDDER__PROVIDER"] = "fake"
     with tempfile.TemporaryDirectory(prefix="memstrata-bench-serve-") as tmp:

@@ -16,6 +16,8 @@ from memstrata.errors import ConfigError
 if TYPE_CHECKING:
     from types import FrameType
 
+    from fastapi import FastAPI
+
     from memstrata.api import Memory
     from memstrata.server.auth import AuthPolicy
     from memstrata.settings import Settings
@@ -122,12 +124,18 @@ def serve(settings: Settings) -> None:
         sock.close()
 
 
+def served_app(memory: Memory, settings: Settings) -> FastAPI:
+    """The app ``memstrata serve`` runs over ``memory``, in one process or in each worker."""
+    from memstrata.server.http import create_app
+
+    return create_app(memory, auth=auth_policy(memory, settings))
+
+
 def _serve_one(settings: Settings, sock: socket.socket) -> None:
     """Serve on ``sock`` in this process."""
     import uvicorn
 
     from memstrata.api import Memory
-    from memstrata.server.http import create_app
 
     memory = Memory.open(settings=settings)
     try:
@@ -149,7 +157,7 @@ def _serve_one(settings: Settings, sock: socket.socket) -> None:
                 super().handle_exit(sig, frame)
 
         config = uvicorn.Config(
-            create_app(memory, auth=auth_policy(memory, settings)),
+            served_app(memory, settings),
             log_config=None,
             log_level="info",
             access_log=False,

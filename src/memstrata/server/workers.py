@@ -55,7 +55,7 @@ class WorkerApp:
 
     def __call__(self) -> FastAPI:
         from memstrata.api import Memory
-        from memstrata.server.http import create_app
+        from memstrata.server import served_app
         from memstrata.server.metrics import use_multiprocess
         from memstrata.server.requestlog import configure_server_logging
 
@@ -69,7 +69,7 @@ class WorkerApp:
             sys.exit(STARTUP_FAILURE)  # the supervisor stops instead of restarting it
         if self.settings.auto_curate:
             memory.start_auto_curation(self.settings.curate_after_s)
-        app = create_app(memory)
+        app = served_app(memory, self.settings)
         serving = app.router.lifespan_context
 
         @asynccontextmanager
