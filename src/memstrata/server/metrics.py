@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from prometheus_client.registry import Collector
 
     from memstrata.api import Memory
-    from memstrata.curate.runs import Event
+    from memstrata.curate.runs import Event, RunRegistry
     from memstrata.server.limits import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class ProcessMetrics:
         )
         self._run_layers: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._followed: list[object] = []  # run registries already followed (kept alive)
+        self._followed: weakref.WeakSet[RunRegistry] = weakref.WeakSet()  # runs followed
         telemetry.subscribe(self.on_telemetry)
 
     def on_telemetry(self, name: str, value: float, labels: Mapping[str, str]) -> None:
@@ -143,9 +144,9 @@ class ProcessMetrics:
         """Count the runs of ``memory`` (once per memory)."""
         registry = memory.runs
         with self._lock:
-            if any(r is registry for r in self._followed):
+            if registry in self._followed:
                 return
-            self._followed.append(registry)
+            self._followed.add(registry)
         registry.subscribe(self.on_run_event)
 
     def collectors(self) -> list[Collector]:
