@@ -196,3 +196,72 @@ def test_a_worker_ends_when_its_supervisor_is_killed(tmp_path: Path) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
+
+
+# Imported by every interpreter started with it on PYTHONPATH, spawned workers included: a
+# worker's server ignores the signal to stop, as a wedged one would.
+DEAF_WORKER = """
+import os
+if os.environ.get("MEMSTRATA_TEST_DEAF_WORKER"):
+    import uvicorn.server
+
+    uvicorn.server.Server.handle_exit = lambda self, sig, frame: None
+"""
+
+
+def test_a_worker_that_does_not_stop_is_killed_after_the_grace(tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(DEAF_WORKER, encoding="utf-8")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(hooks), os.environ.get("PYTHONPATH", "")]),
+        "MEMSTRATA_TEST_DEAF_WORKER": "1",
+        "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
+        "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
+        "MEMSTRATA_AUTO_CURATE": "false",
+        "MEMSTRATA_AUTH": "local",
+        "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "0",
+    }
+    log = tmp_path / "serve.log"
+    exe = str(Path(sys.executable).with_name("memstrata"))
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            [exe, "serve", "--port", str(port), "--workers", "2", "--no-sample"],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            workers = {
+                line["pid"]
+                for line in _log_lines(log)
+                if line["message"].startswith("server worker ")
+            }
+            time.sleep(0.2)
+        assert _get(port, "/healthz")[0] == 200
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)  # a bound so a hang fails the test instead of the suite
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"serve still running after SIGTERM:\n{log.read_text()}") from None
+        assert proc.returncode == 0, log.read_text()
+        killed = {line["message"] for line in _log_lines(log) if "still busy" in line["message"]}
+        assert killed == {
+            f"server worker {pid} still busy 2 s after the signal; killing it" for pid in workers
+        }
+        assert not [pid for pid in workers if _alive(pid)]
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
