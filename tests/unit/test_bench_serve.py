@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.bench.serve import USER, requests_for, run_serve_bench
+from memstrata.bench.serve import WRITER, requests_for, run_serve_bench
 from memstrata.errors import InvalidInputError
 
 
@@ -52,7 +52,7 @@ def test_requests_are_bilingual_and_well_formed() -> None:
     assert any("%E" in r.path for r in search)  # a Chinese query, percent-encoded
     [remember] = requests_for("remember", 1)
     body = json.loads(remember.body or b"")
-    assert body["scope"]["user"] == USER and body["turns"][0]["text"]
+    assert body["scope"]["user"] == WRITER and body["turns"][0]["text"]
     with pytest.raises(InvalidInputError, match="unknown route"):
         requests_for("nope", 1)
 

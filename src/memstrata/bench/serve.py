@@ -36,6 +36,8 @@ from memstrata.errors import ConfigError, InvalidInputError
 from memstrata.model import JsonValue, Turn
 
 USER: Final = "bench"
+#: the user whose scope remember writes to, so that the searched scope keeps its size
+WRITER: Final = "bench-writes"
 #: routes measured, in order, with the path the server must serve for each
 ROUTES: Final = {"search": "/v1/search", "context": "/v1/context", "remember": "/v1/remember"}
 QUERIES: Final = (
@@ -167,7 +169,7 @@ def requests_for(route: str, n: int, *, offset: int = 0) -> list[Request]:
             out.append(Request("GET", f"/v1/context?{params}"))
         elif route == "remember":
             body = {
-                "scope": {"user": USER, "thread": "load"},
+                "scope": {"user": WRITER},  # the searched scope keeps its size
                 "turns": [{"text": f"{query} ({i}) 我记下了这件事", "speaker": "user"}],
             }
             out.append(Request("POST", "/v1/remember", json.dumps(body).encode()))
