@@ -3,6 +3,7 @@ conflicts and retries, curation runs and records by kind."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -103,10 +104,17 @@ def test_records_by_kind_are_read_at_scrape_time(client: TestClient, memory: Mem
 def test_tokens_served_by_wake_up_and_context(client: TestClient, memory: Memory) -> None:
     before = scrape(client)
     remember(client, "alice", "I'm allergic to peanuts.", "我下个月打算去京都旅行。")
-    woke = memory.wake_up("alice", budget=800)
-    ctx = memory.context("any restaurant tips for my trip?", "alice", budget=1000)
+    woke = client.get("/v1/wake-up", params={"user": "alice", "budget": 800}).json()
+    ctx = client.get(
+        "/v1/context", params={"user": "alice", "q": "any restaurant tips for my trip?"}
+    ).json()
+    recalled = memory.recall("travel", "alice")
     after = scrape(client)
-    for call, served in (("wake_up", woke.tokens), ("context", ctx.tokens)):
+    for call, served in (
+        ("wake_up", woke["tokens"]),
+        ("context", ctx["tokens"]),
+        ("recall", recalled.tokens),
+    ):
         grew_sum = value(after, "memstrata_served_tokens_sum", call=call) - value(
             before, "memstrata_served_tokens_sum", call=call
         )
@@ -114,7 +122,7 @@ def test_tokens_served_by_wake_up_and_context(client: TestClient, memory: Memory
             before, "memstrata_served_tokens_count", call=call
         )
         assert (grew_sum, grew_count) == (served, 1)
-    assert ctx.tokens > 0
+    assert ctx["tokens"] > 0
 
 
 def test_conflicts_and_retries(client: TestClient, memory: Memory) -> None:
@@ -159,6 +167,15 @@ def test_curation_runs_are_counted(client: TestClient, memory: Memory) -> None:
     remember(client, "alice", "I'm allergic to peanuts.", "I prefer short answers.")
     memory.extract("alice")
     memory.consolidate("alice")
+    # a run started over HTTP, in the background, is counted when it finishes
+    run = client.post("/v1/runs", json={"scope": {"user": "alice"}, "kind": "consolidate"})
+    assert run.status_code == 202, run.text
+    deadline = time.monotonic() + 60  # a bound, not a timing
+    path = f"/v1/runs/{run.json()['id']}"
+    # finished_at is set after the last event, whose listeners have counted it
+    while client.get(path, params={"user": "alice"}).json()["finished_at"] is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     after = scrape(client)
     runs = "memstrata_curation_runs_total"
     started = sum(
@@ -171,7 +188,9 @@ def test_curation_runs_are_counted(client: TestClient, memory: Memory) -> None:
     done -= sum(
         v for (n, labels), v in before.items() if n == runs and ("status", "done") in labels
     )
-    assert started >= 1 and done == started
+    assert started >= 2 and done == started
+    layers = {dict(labels)["layer"] for (n, labels) in after if n == runs}
+    assert "curation" in layers, layers
     assert all(("layer", "unknown") not in labels for (n, labels) in after if n == runs)
 
 
