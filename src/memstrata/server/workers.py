@@ -144,6 +144,7 @@ def serve_workers(settings: Settings, sock: socket.socket) -> None:
                 "loaded the sample memory: %d turns for user %r", report.turns, settings.sample_user
             )
     metrics_dir = tempfile.mkdtemp(prefix="memstrata-metrics-")
+    before = os.environ.get(MULTIPROC_ENV)
     os.environ[MULTIPROC_ENV] = metrics_dir  # inherited by every worker, read at its start
     grace = settings.shutdown_timeout_s
     try:
@@ -168,5 +169,8 @@ def serve_workers(settings: Settings, sock: socket.socket) -> None:
         if supervisor.failed_to_start():
             raise ConfigError("a server worker could not start; its error is in the log above")
     finally:
-        os.environ.pop(MULTIPROC_ENV, None)
+        if before is None:
+            os.environ.pop(MULTIPROC_ENV, None)
+        else:
+            os.environ[MULTIPROC_ENV] = before
         shutil.rmtree(metrics_dir, ignore_errors=True)
