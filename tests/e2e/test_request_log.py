@@ -177,3 +177,20 @@ def test_auto_is_text_on_a_terminal_and_json_otherwise() -> None:
     assert resolve_format("auto", Tty()) == "text"
     assert resolve_format("auto", io.StringIO()) == "json"
     assert resolve_format("json", Tty()) == "json"
+
+
+def test_lines_go_to_the_stderr_of_the_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    saved = {n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate) for n in LOGGERS}
+    first = io.StringIO()
+    monkeypatch.setattr("sys.stderr", first)
+    try:
+        configure_server_logging("json")
+        first.close()  # replaced and closed, as a test runner does with what it captured
+        second = io.StringIO()
+        monkeypatch.setattr("sys.stderr", second)
+        logging.getLogger("memstrata.test").warning("still heard")
+    finally:
+        for n, (handlers, propagate) in saved.items():
+            logging.getLogger(n).handlers[:] = handlers
+            logging.getLogger(n).propagate = propagate
+    assert json.loads(second.getvalue())["message"] == "still heard"

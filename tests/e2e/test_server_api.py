@@ -402,7 +402,8 @@ def test_records_documents_identity_and_forget_over_http(http: httpx2.Client) ->
         for path, ops_ in http.get("/openapi.json").json()["paths"].items()
         for method in ops_
     }
-    assert len(routes) == 30 and "GET /v1/runs/{run_id}/events" in routes
+    assert len(routes) == 31 and "GET /v1/runs/{run_id}/events" in routes
+    assert "GET /metrics" in routes
 
 
 def test_every_json_answer_has_a_schema(http: httpx2.Client) -> None:

@@ -111,8 +111,8 @@ def serve(settings: Settings) -> None:
         from memstrata.server.auth import check_local_host
 
         check_local_host(settings.host)  # no keys: nothing but the loopback
-    configure_server_logging(settings.log_format)
     sock = listen(settings.host, settings.port)  # a busy port fails before anything loads
+    configure_server_logging(settings.log_format)
     try:
         if settings.workers > 1:
             from memstrata.server.workers import serve_workers

@@ -181,6 +181,22 @@ _LOGGERS: Final = ("memstrata", "uvicorn", "uvicorn.error")
 _HANDLER_NAME: Final = "memstrata-server"
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted (never a stream that
+    was replaced and closed since, as under a test runner that captures it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        del value  # always the current stderr
+
+
 def resolve_format(log_format: LogFormat, stream: TextIO) -> Literal["json", "text"]:
     """``auto`` is text on a terminal, JSON otherwise."""
     if log_format != "auto":
@@ -194,9 +210,8 @@ def resolve_format(log_format: LogFormat, stream: TextIO) -> Literal["json", "te
 def configure_server_logging(log_format: LogFormat = "auto", stream: TextIO | None = None) -> str:
     """Send memstrata's and uvicorn's log records, at INFO and up, to ``stream`` (stderr) in
     ``log_format``, each with its request id; returns the format chosen. Idempotent."""
-    out = stream if stream is not None else sys.stderr
-    chosen = resolve_format(log_format, out)
-    handler = logging.StreamHandler(out)
+    chosen = resolve_format(log_format, stream if stream is not None else sys.stderr)
+    handler = logging.StreamHandler(stream) if stream is not None else StderrHandler()
     handler.set_name(_HANDLER_NAME)
     handler.addFilter(RequestIdFilter())
     handler.setFormatter(JsonFormatter() if chosen == "json" else TextFormatter())
