@@ -265,3 +265,54 @@ def test_a_worker_that_does_not_stop_is_killed_after_the_grace(tmp_path: Path) -
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
+
+
+# Makes every worker fail as it opens the memory (the supervisor never calls this).
+BROKEN_WORKER = """
+import os
+if os.environ.get("MEMSTRATA_TEST_BROKEN_WORKER"):
+    import memstrata.server.metrics as metrics
+
+    def broken(directory):
+        raise RuntimeError("this worker cannot start")
+
+    metrics.use_multiprocess = broken
+"""
+
+
+def test_workers_that_cannot_start_end_the_server_with_a_config_error(tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(BROKEN_WORKER, encoding="utf-8")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(hooks), os.environ.get("PYTHONPATH", "")]),
+        "MEMSTRATA_TEST_BROKEN_WORKER": "1",
+        "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
+        "MEMSTRATA_EMBEDDER__PROVIDER": "fake",
+        "MEMSTRATA_AUTO_CURATE": "false",
+        "MEMSTRATA_AUTH": "local",
+        "TMPDIR": str(tmp),
+    }
+    exe = str(Path(sys.executable).with_name("memstrata"))
+    proc = subprocess.Popen(
+        [exe, "serve", "--port", str(_free_port()), "--workers", "2", "--no-sample"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=120)  # a bound so a hang fails the test
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+        raise AssertionError("serve kept restarting workers that cannot start") from None
+    text = out.decode()
+    assert proc.returncode == 6, text
+    assert "this worker cannot start" in text
+    assert "error: a server worker could not start" in text
+    assert list(tmp.iterdir()) == [], "the metrics directory is removed"
