@@ -183,6 +183,7 @@ def test_lines_go_to_the_stderr_of_the_moment(monkeypatch: pytest.MonkeyPatch) -
     saved = {n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate) for n in LOGGERS}
     first = io.StringIO()
     monkeypatch.setattr("sys.stderr", first)
+    logging.getLogger("memstrata").addHandler(logging.StreamHandler(first))  # e.g. the CLI's
     try:
         configure_server_logging("json")
         first.close()  # replaced and closed, as a test runner does with what it captured

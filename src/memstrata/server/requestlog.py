@@ -178,7 +178,6 @@ class TextFormatter(logging.Formatter):
 
 #: the loggers a served process writes through the configured handler
 _LOGGERS: Final = ("memstrata", "uvicorn", "uvicorn.error")
-_HANDLER_NAME: Final = "memstrata-server"
 
 
 class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -212,15 +211,14 @@ def configure_server_logging(log_format: LogFormat = "auto", stream: TextIO | No
     ``log_format``, each with its request id; returns the format chosen. Idempotent."""
     chosen = resolve_format(log_format, stream if stream is not None else sys.stderr)
     handler = logging.StreamHandler(stream) if stream is not None else StderrHandler()
-    handler.set_name(_HANDLER_NAME)
     handler.addFilter(RequestIdFilter())
     handler.setFormatter(JsonFormatter() if chosen == "json" else TextFormatter())
     for name in _LOGGERS:
         logger = logging.getLogger(name)
-        for old in [h for h in logger.handlers if h.get_name() == _HANDLER_NAME]:
-            logger.removeHandler(old)
+        # the server's lines have one handler: a console handler of uvicorn's or the CLI's
+        # one-line stderr handler would write each line a second time
+        logger.handlers.clear()
         if name == "uvicorn.error":
-            logger.handlers.clear()  # uvicorn's own console handler would say it twice
             logger.propagate = True
             continue
         logger.addHandler(handler)
