@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from memstrata.api import Memory
 from memstrata.errors import ConfigError
 from memstrata.server.docs_assets import install_docs
-from memstrata.server.http import create_app
+from tests.keyed import keyed_client
 
 URL_IN_PAGE = re.compile(r"""(?:src|href|spec-url)="([^"]*)"|url: '([^']*)'""")
 CONTENT_TYPES = {
@@ -26,7 +26,7 @@ CONTENT_TYPES = {
 
 @pytest.fixture
 def client(memory: Memory) -> Iterator[TestClient]:
-    with TestClient(create_app(memory)) as c:
+    with keyed_client(memory) as c:
         yield c
 
 
@@ -78,3 +78,15 @@ def test_a_missing_asset_is_a_404_in_the_one_error_shape(client: TestClient) -> 
 def test_an_app_with_the_cdn_pages_is_refused() -> None:
     with pytest.raises(ConfigError, match="/docs"):
         install_docs(FastAPI())
+
+
+def test_the_pages_and_their_assets_need_no_key_and_metrics_does(memory: Memory) -> None:
+    from fastapi.testclient import TestClient
+
+    from tests.keyed import keyed_app
+
+    with TestClient(keyed_app(memory)) as anonymous:
+        for url in ("/docs", "/redoc", "/docs/assets/swagger-ui-bundle.js", "/openapi.json"):
+            assert anonymous.get(url).status_code == 200, url
+        assert anonymous.get("/metrics").status_code == 401
+        assert anonymous.get("/docs/assets/../v1/stats?user=alice").status_code in (401, 404)

@@ -14,12 +14,12 @@ from memstrata import telemetry
 from memstrata.api import Memory
 from memstrata.ids import new_id
 from memstrata.retry import retry_conflicts
-from memstrata.server.http import create_app
+from tests.keyed import keyed_client
 
 
 @pytest.fixture
 def client(memory: Memory) -> Iterator[TestClient]:
-    with TestClient(create_app(memory)) as c:
+    with keyed_client(memory) as c:
         yield c
 
 

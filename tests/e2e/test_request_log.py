@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from memstrata.api import Memory
-from memstrata.server.http import create_app
 from memstrata.server.requestlog import configure_server_logging, resolve_format
+from tests.keyed import keyed_client
 
 LOGGERS = ("memstrata", "uvicorn", "uvicorn.error")
 
@@ -42,7 +42,7 @@ def log_stream() -> Iterator[io.StringIO]:
 
 @pytest.fixture
 def client(memory: Memory) -> Iterator[TestClient]:
-    with TestClient(create_app(memory)) as c:
+    with keyed_client(memory) as c:
         yield c
 
 
@@ -117,26 +117,25 @@ def test_lines_logged_inside_a_route_carry_its_request_id(
 def test_the_log_holds_no_query_string_header_value_or_body(
     client: TestClient, log_stream: io.StringIO
 ) -> None:
-    key = "msk_live_0123456789abcdef"
+    key = client.headers["authorization"].split()[1]  # the client's own, valid key
     client.post(
         "/v1/remember",
         json={"scope": {"user": "alice"}, "turns": [{"text": "the body says turquoise"}]},
-        headers={"Authorization": f"Bearer {key}", "X-API-Key": key},
     )
-    client.get(
-        "/v1/search",
-        params={"user": "alice", "q": "turquoise lighthouse"},
-        headers={"Authorization": f"Bearer {key}"},
-    )
+    client.get("/v1/search", params={"user": "alice", "q": "turquoise lighthouse"})
     refused = client.get("/v1/search", params={"user": "alice", "q": "x", "api_key": key})
     assert refused.status_code == 422
+    unknown = "ms_" + "x" * 43
+    assert (
+        client.get("/v1/stats", headers={"Authorization": f"Bearer {unknown}"}).status_code == 401
+    )
     text = log_stream.getvalue()
-    for secret in (key, "turquoise", "lighthouse", "Bearer"):
+    for secret in (key, key[:11], unknown, "turquoise", "lighthouse", "Bearer"):
         assert secret not in text
     access = access_lines(log_stream)
-    assert [a["route"] for a in access] == ["/v1/remember", "/v1/search", "/v1/search"]
+    assert [a["status"] for a in access] == [201, 200, 422, 401]
     # the user from the body, from the query; none for a request refused before its scope
-    assert [a.get("user") for a in access] == ["alice", "alice", None]
+    assert [a.get("user") for a in access] == ["alice", "alice", None, None]
 
 
 def test_an_unexpected_failure_is_logged_with_its_request_id(
@@ -146,7 +145,7 @@ def test_an_unexpected_failure_is_logged_with_its_request_id(
         raise RuntimeError("the disk is on fire")
 
     monkeypatch.setattr(memory, "stats", broken)
-    with TestClient(create_app(memory), raise_server_exceptions=False) as client:
+    with keyed_client(memory, raise_server_exceptions=False) as client:
         r = client.get("/v1/stats", params={"user": "alice"}, headers={"X-Request-ID": "boom-1"})
     assert r.status_code == 500 and r.headers["x-request-id"] == "boom-1"
     mine = [line for line in lines(log_stream) if line["request_id"] == "boom-1"]

@@ -50,7 +50,11 @@ from memstrata.server.limits import Scope as AsgiScope
 log = logging.getLogger(__name__)
 
 #: paths served without a key: liveness and the API's description (no memory in them)
-PUBLIC_PATHS: Final = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect"})
+PUBLIC_PATHS: Final = frozenset(
+    {"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+)
+#: path prefixes served without a key: the documentation pages' scripts and styles
+PUBLIC_PREFIXES: Final = ("/docs/assets/",)
 #: host names a local-mode server answers to (any port)
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 #: where the middleware leaves the caller in the ASGI scope
@@ -177,6 +181,11 @@ def presented_key(headers: Iterable[tuple[bytes, bytes]]) -> str:
     return found.pop()
 
 
+def is_public(path: str) -> bool:
+    """Whether ``path`` is served without a key (:data:`PUBLIC_PATHS`, :data:`PUBLIC_PREFIXES`)."""
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+
+
 class AuthMiddleware:
     """ASGI middleware: decide who is calling before anything else reads the request.
 
@@ -201,7 +210,7 @@ class AuthMiddleware:
                 if refusal is not None:
                     raise ForbiddenError(refusal)
                 scope[PRINCIPAL_KEY] = LOCAL
-            elif scope.get("path") not in PUBLIC_PATHS:
+            elif not is_public(str(scope.get("path", ""))):
                 key = await run_in_threadpool(self.policy.keys.authenticate, presented_key(headers))
                 scope[PRINCIPAL_KEY] = Principal.of(key)
         except MemstrataError as exc:

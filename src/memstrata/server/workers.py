@@ -136,8 +136,10 @@ def serve_workers(settings: Settings, sock: socket.socket) -> None:
     import uvicorn
 
     from memstrata.api import Memory
+    from memstrata.server import auth_policy
 
     with Memory.open(settings=settings) as memory:  # the sample is loaded once, here
+        auth_policy(memory, settings)  # and the first admin key made once, before the workers
         if settings.load_sample and memory.is_empty():
             report = memory.load_sample(settings.sample_user)
             log.warning(
