@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
 from memstrata.curate.essentials import DEFAULT_ESSENTIALS_BUDGET, Selection, choose_user, select
-from memstrata.curate.profile import apply_promotions, promotions
+from memstrata.curate.profile import promotions
 from memstrata.curate.runs import RunRegistry
 from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, topic_key
 from memstrata.document.format import Citation
+from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService
 from memstrata.index.tokenize import tokenize
@@ -125,6 +126,27 @@ def _facts_digest(facts: Sequence[Fact]) -> str:
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
+@dataclass(slots=True)
+class _ProfileHands:
+    """The profile slots consolidation wrote that a person left as they were (``managed``,
+    "fields.<key>" / "preferences.<key>"), the facts behind slots a person deleted or edited
+    (``withheld`` from L1), and the values a person took out of a slot (``refused``: slot ->
+    digests); ``legacy``: a state from before this record."""
+
+    managed: set[str]
+    withheld: set[str]
+    refused: dict[str, set[str]]
+    legacy: bool = False
+
+
+def _profile_values(profile: Profile) -> dict[str, str]:
+    return {
+        f"{section}.{key}": slot.value
+        for section, slots in (("fields", profile.fields), ("preferences", profile.preferences))
+        for key, slot in slots.items()
+    }
+
+
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
@@ -177,17 +199,24 @@ class Consolidator:
             self._apply(scope, key, facts, gone_texts, surfaces, report)
         for key in sorted({topic_key(f) for f in replaced} - set(plans)):
             self._apply(scope, key, [], gone_texts, surfaces, report)
-        selection = self.selection(scope, current)
-        record = self._essentials(
-            scope, selection, state.content.get("essentials") if state is not None else None, report
-        )
-        report.promoted = self._promote(scope, selection)
+        prior = state.content if state is not None else {}
+        withheld = self._essentials_withheld(scope, prior.get("essentials"))
+        withheld |= self._profile_record(scope, prior).withheld
+        kept = [f for f in current if f.id not in withheld]  # a person's edits stand for them
+        selection = self.selection(scope, kept)
+        record = self._essentials(scope, selection, prior.get("essentials"), report)
+        profile_record, report.promoted = self._promote(scope, selection, kept, prior)
         marker = max(new_ids) if new_ids else last
         self.store.put_document(
             scope,
             DocumentKind.STATE,
             STATE_KEY,
-            {"last_fact_id": marker, "essentials": record, "facts": seen},
+            {
+                "last_fact_id": marker,
+                "essentials": record,
+                "profile": profile_record,
+                "facts": seen,
+            },
             expected_version=0 if state is None else state.version,
         )
         return report
@@ -208,6 +237,36 @@ class Consolidator:
             user=user,
         )
 
+    def _essentials_managed(
+        self, scope: Scope, doc: CuratedDocument, previous: JsonValue | None
+    ) -> tuple[dict[str, tuple[str, list[str]]], set[str]]:
+        """The essentials bullets consolidation wrote and the person left as they were (id ->
+        text, facts), and the facts of the bullets a person edited or deleted (withheld)."""
+        bullets = {b.id: b for s in doc.sections for b in s.bullets}
+        known = previous if isinstance(previous, dict) else None
+        managed: dict[str, tuple[str, list[str]]] = {}
+        withheld: set[str] = set()
+        if known is not None:
+            withheld = {str(f) for f in known.get("withheld", [])}
+            for bullet_id, entry in dict(known.get("bullets", {})).items():
+                facts = [str(f) for f in entry.get("facts", [])]
+                present = bullets.get(bullet_id)
+                if present is None or _digest(present.text) != entry.get("digest"):
+                    withheld |= set(facts)  # deleted or edited by hand: as the person left it
+                else:
+                    managed[bullet_id] = (present.text, facts)
+        else:  # written before this record: bullets made from facts are consolidation's
+            texts = {f.text for f in _all_facts(self.store, scope)}
+            managed = {b.id: (b.text, []) for b in bullets.values() if b.text in texts}
+        return managed, withheld
+
+    def _essentials_withheld(self, scope: Scope, previous: JsonValue | None) -> set[str]:
+        """The facts the essentials, as a person left them, withhold from L1."""
+        if not isinstance(previous, dict):
+            return set()
+        doc, _ = self.docs.get(scope, ESSENTIALS_KEY)
+        return self._essentials_managed(scope, doc, previous)[1]
+
     def _essentials(
         self,
         scope: Scope,
@@ -223,21 +282,7 @@ class Consolidator:
         def attempt() -> None:
             doc, version = self.docs.get(scope, ESSENTIALS_KEY)
             bullets = {b.id: (s.heading, b) for s in doc.sections for b in s.bullets}
-            known = previous if isinstance(previous, dict) else None
-            managed: dict[str, tuple[str, list[str]]] = {}
-            withheld: set[str] = set()
-            if known is not None:
-                withheld = {str(f) for f in known.get("withheld", [])}
-                for bullet_id, entry in dict(known.get("bullets", {})).items():
-                    facts = [str(f) for f in entry.get("facts", [])]
-                    present = bullets.get(bullet_id)
-                    if present is None or _digest(present[1].text) != entry.get("digest"):
-                        withheld |= set(facts)  # deleted or edited by hand: as the person left it
-                    else:
-                        managed[bullet_id] = (present[1].text, facts)
-            else:  # written before this record: bullets made from facts are consolidation's
-                texts = {f.text for f in _all_facts(self.store, scope)}
-                managed = {b.id: (b.text, []) for _, b in bullets.values() if b.text in texts}
+            managed, withheld = self._essentials_managed(scope, doc, previous)
             by_text: dict[str, list[str]] = defaultdict(list)  # a bullet a person moved: kept
             for bullet_id, (text, _) in managed.items():
                 by_text[text].append(bullet_id)
@@ -375,39 +420,102 @@ class Consolidator:
                 report.removed += len(gone)
         return report
 
-    def _promote(self, scope: Scope, selection: Selection) -> list[str]:
+    def _profile_record(
+        self, scope: Scope, prior: Mapping[str, JsonValue], current: Profile | None = None
+    ) -> _ProfileHands:
+        """What a person did to the profile since consolidation last wrote it (``current``:
+        the stored profile, read when not given)."""
+        if current is None:
+            stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
+            current = Profile() if stored is None else Profile.from_document(stored)
+        values = _profile_values(current)
+        known = prior.get("profile")
+        if not isinstance(known, dict):  # no record: first run, or a state from before it
+            legacy = bool(prior)  # the older rule wrote the slots it found over the profile
+            return _ProfileHands(set(values) if legacy else set(), set(), {}, legacy)
+        hands = _ProfileHands(
+            set(),
+            {str(f) for f in known.get("withheld", [])},
+            {str(k): {str(d) for d in v} for k, v in dict(known.get("refused", {})).items()},
+        )
+        for key, entry in dict(known.get("slots", {})).items():
+            present = values.get(key)
+            if present is not None and _digest(present) == entry.get("digest"):
+                hands.managed.add(key)
+                continue
+            # deleted or edited by hand: its facts and its value are not written again
+            hands.withheld |= {str(f) for f in entry.get("facts", [])}
+            hands.refused.setdefault(key, set()).add(str(entry.get("digest")))
+        return hands
+
+    def _promote(
+        self,
+        scope: Scope,
+        selection: Selection,
+        facts: Sequence[Fact],
+        prior: Mapping[str, JsonValue],
+    ) -> tuple[dict[str, JsonValue], list[str]]:
         """The user's slots into the profile, and style preferences that two or more sessions
         now support (see :mod:`curate.profile`); a person's profile edit made meanwhile is
-        re-read and kept (compare-and-swap retried)."""
-        return retry_conflicts(lambda: self._promote_once(scope, selection.profile))
+        re-read and kept (compare-and-swap retried). Returns the record of what this wrote and
+        the slots it changed."""
+        return retry_conflicts(lambda: self._promote_once(scope, selection, facts, prior))
 
-    def _promote_once(self, scope: Scope, slots: dict[str, Slot]) -> list[str]:
-        facts = [
-            f
-            for f in _all_facts(self.store, scope, FactFilter(current_only=True))
-            if f.category == Category.PREFERENCE
-        ]
-        episodes = self.store.get_episodes(scope, sorted({s for f in facts for s in f.sources}))
-        found = promotions(facts, episodes)
+    def _promote_once(
+        self,
+        scope: Scope,
+        selection: Selection,
+        facts: Sequence[Fact],
+        prior: Mapping[str, JsonValue],
+    ) -> tuple[dict[str, JsonValue], list[str]]:
+        liked = [f for f in facts if f.category == Category.PREFERENCE]
+        episodes = self.store.get_episodes(scope, sorted({s for f in liked for s in f.sources}))
         stored = self.store.get_document(scope, DocumentKind.PROFILE, "profile")
         current = Profile() if stored is None else Profile.from_document(stored)
-        updated = apply_promotions(current, found)
-        if slots:
-            updated = Profile({**updated.fields, **slots}, updated.preferences, updated.version)
-        if self.docs.scrub is not None:  # the one scrub of curated text
-            scrub = self.docs.scrub
-            updated = Profile(
-                fields={
-                    k: replace(v, value=scrub(v.value, scope)) for k, v in updated.fields.items()
-                },
-                preferences={
-                    k: replace(v, value=scrub(v.value, scope))
-                    for k, v in updated.preferences.items()
-                },
-                version=updated.version,
+        hands = self._profile_record(scope, prior, current)
+        wanted: dict[str, tuple[Slot, tuple[str, ...]]] = {
+            f"fields.{k}": (slot, selection.profile_facts.get(k, ()))
+            for k, slot in selection.profile.items()
+        }
+        for found in promotions(liked, episodes):
+            wanted[f"{found.section}.{found.key}"] = (
+                Slot(found.value, found.sources, 1.0),
+                found.facts,
             )
+        sections = {"fields": dict(current.fields), "preferences": dict(current.preferences)}
+        if not hands.legacy:  # a slot consolidation wrote that L1 no longer states goes
+            for key in hands.managed - set(wanted):
+                section, name = key.split(".", 1)
+                sections[section].pop(name, None)
+        written: dict[str, JsonValue] = {}
+        for key, (slot, backing) in wanted.items():
+            section, name = key.split(".", 1)
+            if name in sections[section] and key not in hands.managed:
+                continue  # a slot a person wrote or edited is theirs
+            if self.docs.scrub is not None:  # the one scrub of curated text
+                slot = replace(slot, value=self.docs.scrub(slot.value, scope))
+            if _digest(slot.value) in hands.refused.get(key, ()):
+                continue  # a value a person took out of this slot stays out
+            sections[section][name] = slot
+            written[key] = {"digest": _digest(slot.value), "facts": list(backing)}
+        if hands.legacy:  # the older rule: what it wrote and L1 still states is now recorded
+            written.update(
+                {
+                    key: {"digest": _digest(value), "facts": []}
+                    for key, value in _profile_values(
+                        Profile(sections["fields"], sections["preferences"])
+                    ).items()
+                    if key in hands.managed and key not in written
+                }
+            )
+        record: dict[str, JsonValue] = {
+            "slots": dict(sorted(written.items())),
+            "withheld": sorted(hands.withheld),
+            "refused": {k: sorted(v) for k, v in sorted(hands.refused.items())},
+        }
+        updated = Profile(sections["fields"], sections["preferences"], current.version)
         if updated.to_content() == current.to_content():
-            return []
+            return record, []
         self.store.put_document(
             scope,
             DocumentKind.PROFILE,
@@ -417,7 +525,7 @@ class Consolidator:
         )
         before = current.to_content()
         after = updated.to_content()
-        return [
+        return record, [
             f"{section}.{key}"
             for section in ("fields", "preferences")
             for key in after[section]

@@ -191,12 +191,16 @@ def wake_up(
             shown, heading = shown + 1, section
         result.left_out["essentials"] = len(bullets) - shown
         stated |= {_normal(b.text) for _, b in bullets}
-    # facts the essentials speak for (as they stand, edits and deletions included) stay out
-    if essentials is not None:
-        covered = coverage(store, scope)
-        current = [
-            f for f in current if not covered.in_essentials(f) and _normal(f.text) not in stated
-        ]
+    # facts the essentials or the profile speak for (as they stand, edits and deletions
+    # included) stay out: each thing is served once
+    covered = coverage(store, scope)
+    current = [
+        f
+        for f in current
+        if not (essentials is not None and covered.in_essentials(f))
+        and not covered.in_profile(f)
+        and _normal(f.text) not in stated
+    ]
     # a "preference" that is a feeling or a reaction stays in L2: L1 serves those with an object
     current = [f for f in current if f.category != Category.PREFERENCE or not is_feeling(f.text)]
     facts = rank_facts(current, now, DecayPolicy())

@@ -180,3 +180,14 @@ def test_consolidate_follow_and_modes(cli: Cli) -> None:
     assert isinstance(audit, dict) and audit["findings"] == []
     dedup = cli.json("consolidate", "--user", "alice", "--mode", "dedup")
     assert isinstance(dedup, dict) and dedup["bullets_merged"] == 0
+
+
+def test_consolidate_names_the_user_per_run(cli: Cli) -> None:
+    for text, who in [("I'm from Sweden.", "Caroline"), ("My husband cooks.", "Melanie")]:
+        cli("remember", text, "--user", "alice", "--speaker", who)
+    cli("consolidate", "--user", "alice", "--user-speaker", "Melanie")
+    woke = cli.json("wake-up", "--user", "alice")
+    assert isinstance(woke, dict)
+    text = str(woke["text"])
+    assert "- name: Melanie" in text and "- partner: husband" in text
+    assert "People: Caroline" in text

@@ -99,13 +99,20 @@ class CurationMixin(RecordsMixin):
             return self._runs
 
     def consolidate(
-        self, scope: ScopeLike, *, mode: str = "update", remove: bool = False
+        self,
+        scope: ScopeLike,
+        *,
+        mode: str = "update",
+        remove: bool = False,
+        user_speaker: str | None = None,
     ) -> ConsolidationReport:
         """Consolidate curated documents. ``update``: facts new since the last run become
         bullets of their topic documents (and essentials), citing the same episodes, and
-        superseded ones are removed. ``audit``: bullets are checked against their evidence and
-        unsupported ones flagged (deleted with ``remove``). ``dedup``: near-duplicate bullets
-        are merged, their citations united."""
+        superseded ones are removed; L1 is chosen again, the user being the speaker
+        ``user_speaker`` names (default: the ``user_speaker`` setting; see
+        :func:`memstrata.curate.essentials.choose_user`). ``audit``: bullets are checked
+        against their evidence and unsupported ones flagged (deleted with ``remove``).
+        ``dedup``: near-duplicate bullets are merged, their citations united."""
         from memstrata.consolidate import Consolidator
 
         settings = self.settings or load_settings()
@@ -114,7 +121,7 @@ class CurationMixin(RecordsMixin):
             self.documents,
             self.runs,
             essentials_budget=settings.essentials_budget,
-            user_speaker=settings.user_speaker,
+            user_speaker=user_speaker or settings.user_speaker,
         )
         scope = as_scope(scope)
         if mode == "update":

@@ -65,6 +65,13 @@ def forget(
     help="update: extract facts from new turns first.",
 )
 @click.option("--remove", is_flag=True, help="audit: delete the unsupported bullets.")
+@click.option(
+    "--user-speaker",
+    default=None,
+    metavar="NAME",
+    help="update: the speaker who is the scope's user in L1 (default: the user_speaker "
+    "setting, else the speaker with the most user turns).",
+)
 @click.option("--follow", is_flag=True, help="Print progress events (on stderr) as they happen.")
 @data_dir_option
 @json_option
@@ -73,6 +80,7 @@ def consolidate(
     mode: str,
     extract: bool,
     remove: bool,
+    user_speaker: str | None,
     follow: bool,
     data_dir: Path | None,
     as_json: bool,
@@ -87,7 +95,7 @@ def consolidate(
                 )
             )
         extracted = mem.extract(scope) if extract and mode == "update" else None
-        report = mem.consolidate(scope, mode=mode, remove=remove)
+        report = mem.consolidate(scope, mode=mode, remove=remove, user_speaker=user_speaker)
     result = {
         "mode": mode,
         "extracted": len(extracted.stored) if extracted else 0,

@@ -73,6 +73,7 @@ class Selection:
     people: dict[str, Person]  # by name, the user first
     entries: list[Entry]  # what fits the budget, in section order
     profile: dict[str, Slot]  # the user's slots for the profile document
+    profile_facts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # slot -> its facts
 
 
 def _value(entry: Entry) -> str:
@@ -267,7 +268,15 @@ def select(
         if me is not None
         else {}
     )
-    return Selection(user, people, chosen, profile)
+    profile_facts = (
+        {
+            label(key): tuple(dict.fromkeys(f for e in entries for f in e.facts))
+            for key, entries in me.slots.items()
+        }
+        if me is not None
+        else {}
+    )
+    return Selection(user, people, chosen, profile, profile_facts)
 
 
 def _unnamed(facts: Sequence[Fact]) -> str:

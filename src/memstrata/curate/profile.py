@@ -50,6 +50,7 @@ class Promotion:
     value: str
     sources: tuple[str, ...]
     sessions: int
+    facts: tuple[str, ...] = ()  # the supporting facts' ids
 
 
 def _key_value(fact: Fact) -> tuple[str, str, str] | None:
@@ -83,7 +84,9 @@ def promotions(
         chosen = _key_value(latest)
         sources = tuple(dict.fromkeys(s for f in backing for s in f.sources))
         text = chosen[2] if chosen is not None and section == "fields" else latest.text
-        out.append(Promotion(section, key, text, sources, len(sessions)))
+        out.append(
+            Promotion(section, key, text, sources, len(sessions), tuple(f.id for f in backing))
+        )
     return out
 
 

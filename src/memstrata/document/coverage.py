@@ -4,8 +4,9 @@ Consolidation files every new current fact in its topic's document (:func:`topic
 chooses, within a token budget, the facts the essentials document states; it records in the
 scope's ``state/consolidation`` document the last fact id it has read and which facts the
 essentials bullets it wrote stand for (``essentials``: bullet id -> a digest of its text and
-its fact ids, and
-``withheld``: the facts of bullets a person edited or deleted). From then on the document, as
+its fact ids, and ``withheld``: the facts of bullets a person edited or deleted), and likewise
+for the profile's slots (``profile``: ``slots``, ``withheld`` and ``refused``, the values a
+person took out of a slot). From then on the document, as
 a person may have edited it, is what memory says about those facts: a bullet edited or deleted
 by hand must not come back from the facts it was made from. A state written before that
 record existed means the older rule: every profile and preference fact and every fact of
@@ -69,6 +70,7 @@ class Coverage:
     through: str | None = None
     essentials: frozenset[str] | None = None
     record: Mapping[str, Any] = field(default_factory=dict)
+    profile: frozenset[str] = frozenset()  # facts behind the profile's slots, or withheld by it
 
     def in_essentials(self, fact: Fact) -> bool:
         """Whether the essentials document, as it stands now, speaks for ``fact``."""
@@ -78,6 +80,11 @@ class Coverage:
             return belongs_in_essentials(fact)
         return fact.id in self.essentials
 
+    def in_profile(self, fact: Fact) -> bool:
+        """Whether the profile, as it stands now, speaks for ``fact`` (a slot consolidation
+        wrote from it, or one a person deleted or edited): wake_up does not serve it again."""
+        return self.through is not None and fact.id <= self.through and fact.id in self.profile
+
 
 def coverage(store: RecordStore, scope: Scope) -> Coverage:
     """The scope's :class:`Coverage`, from its consolidation state."""
@@ -86,11 +93,19 @@ def coverage(store: RecordStore, scope: Scope) -> Coverage:
         return Coverage()
     last = state.content.get("last_fact_id")
     record = state.content.get("essentials")
+    kept = state.content.get("profile")
+    profile = frozenset(_facts_of(kept) if isinstance(kept, Mapping) else ())
     if not isinstance(record, Mapping):
-        return Coverage(str(last) if last else None)
-    facts = {str(f) for entry in record.get("bullets", {}).values() for f in entry.get("facts", ())}
-    facts |= {str(f) for f in record.get("withheld", ())}
-    return Coverage(str(last) if last else None, frozenset(facts), record)
+        return Coverage(str(last) if last else None, profile=profile)
+    return Coverage(str(last) if last else None, frozenset(_facts_of(record)), record, profile)
+
+
+def _facts_of(record: Mapping[str, Any]) -> set[str]:
+    """The facts a record of L1 items stands for: its items' (``bullets`` or ``slots``) and
+    the ``withheld`` ones."""
+    items = record.get("bullets", record.get("slots", {}))
+    facts = {str(f) for entry in items.values() for f in entry.get("facts", ())}
+    return facts | {str(f) for f in record.get("withheld", ())}
 
 
 def readable(stored: Document) -> CuratedDocument | None:
