@@ -46,21 +46,21 @@ ROOM = Scope("u", thread="conv")
         (
             "Painting landscapes and still life is Melanie's favorite!",
             "Melanie",
-            ("favorite", "Painting landscapes and still life"),
+            ("favorite", "painting landscapes and still life"),
         ),
         ("Nate's dog is so happy.", "Nate", ("pets", "dog")),
         ("Jon lives in Boston now.", "Jon", ("residence", "Boston")),
         (
             "Gina works as a manager at a clothing store.",
             "Gina",
-            ("job", "a manager at a clothing store"),
+            ("job", "manager at a clothing store"),
         ),
         ("Tim is from England.", "Tim", ("home_country", "England")),
         ("Maria speaks Spanish and English.", "Maria", ("languages", "Spanish and English")),
         (
             "Jon lost their job as a banker yesterday, so Jon is gonna take a shot.",
             "Jon",
-            ("former job", "a banker"),
+            ("former job", "banker"),
         ),
         (
             "Unfortunately, Gina also lost their job at Door Dash this month.",
@@ -85,7 +85,7 @@ ROOM = Scope("u", thread="conv")
         (
             "Maria just adopted this cute pup from a shelter last week.",
             "Maria",
-            ("pets", "cute pup"),
+            ("pets", "pup"),
         ),
         ("Allergic to peanuts: check restaurant recommendations", "Lin", ("allergies", "peanuts")),
         # Chinese, hand-written
@@ -96,7 +96,7 @@ ROOM = Scope("u", thread="conv")
         ("小红在阿里巴巴工作", "小红", ("employer", "阿里巴巴")),
         ("小红的丈夫很会做饭", "小红", ("partner", "丈夫")),
         ("小红有两个孩子", "小红", ("children", "两个孩子")),
-        ("小红养了一只猫", "小红", ("pets", "一只猫")),
+        ("小红养了一只猫", "小红", ("pets", "猫")),
         ("小红对花生过敏", "小红", ("allergies", "花生")),
         ("小红会说粤语", "小红", ("languages", "粤语")),
         ("小红最喜欢的水果是芒果", "小红", ("favorite 水果", "芒果")),
@@ -139,7 +139,7 @@ def test_preferences_need_an_object(text: str, name: str, expected: str | None) 
 
 def test_a_pronoun_or_the_slots_own_word_is_no_value() -> None:
     assert slots_in("Nate spends time with their pets.", "Nate") == []
-    assert slots_in("Nate has a dog named Max.", "Nate") == [SlotFill("pets", "a dog")]
+    assert slots_in("Nate has a dog named Max.", "Nate") == [SlotFill("pets", "dog")]
 
 
 @pytest.mark.parametrize(
@@ -322,7 +322,7 @@ def test_a_chinese_conversation_of_two_gets_a_profile_and_people(memory: Memory)
     assert fields["allergies"] == "花生" and fields["favorite 水果"] == "芒果"
     doc, _ = memory.doc("essentials", ROOM)
     sections = {s.heading: [b.text for b in s.bullets] for s in doc.sections}
-    assert "pets: 一只猫" in sections["People: 小明"]
+    assert "pets: 猫" in sections["People: 小明"]
     assert "小明喜欢爬山" in sections["People: 小明"]
 
 

@@ -25,7 +25,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from memstrata.curate.slots import ORDER, SlotFill, label, preference_of, slots_in, subject_of
+from memstrata.curate.slots import (
+    ORDER,
+    SlotFill,
+    label,
+    preference_of,
+    same_thing,
+    slots_in,
+    subject_of,
+)
 from memstrata.model import Category, Episode, Fact, Role, Slot
 from memstrata.tokens import TokenCounter
 
@@ -150,12 +158,23 @@ def _person(
         return (latest.valid_from.isoformat(), latest.id)
 
     keys = sorted(values, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k))
-    for key in keys:
-        ranked = sorted(  # best supported, a specific word before the slot's own name, newest
-            values[key].items(),
+
+    def rank(groups: Iterable[tuple[str, list[Fact]]], key: str) -> list[tuple[str, list[Fact]]]:
+        return sorted(  # best supported, a specific word before the slot's own name, newest
+            groups,
             key=lambda kv: (_sessions(kv[1], session_of), kv[0] != key, newest(kv[1])),
             reverse=True,
         )
+
+    for key in keys:
+        merged: list[tuple[str, list[Fact]]] = []  # near-duplicates are one value
+        for value, backing_of in rank(values[key].items(), key):
+            same = next((i for i, (kept, _) in enumerate(merged) if same_thing(kept, value)), None)
+            if same is None:
+                merged.append((value, list(backing_of)))
+            else:
+                merged[same] = (merged[same][0], merged[same][1] + backing_of)
+        ranked = rank(merged, key)
         if SlotFill(key, "").single:
             ranked = ranked[:1]
         told = [wording[f"{label(key)}: {value}"] for value, _ in ranked]

@@ -215,7 +215,11 @@ def _english(text: str, name: str) -> list[SlotFill]:
         )
         if match and not re.match(r"(?:it|this|that|they|these|those)\b", match["o"], flags):
             kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
-            out.append(SlotFill(kind, _clip(match["o"])))
+            value = _clip(match["o"])
+            first_word, _, rest = value.partition(" ")
+            if rest and rest == rest.lower():  # capitalised only as the sentence's start
+                value = f"{first_word.lower()} {rest}"
+            out.append(SlotFill(kind, value))
     return out
 
 
@@ -314,13 +318,102 @@ _NOT_A_VALUE: Final = frozenset(
 
 
 def slots_in(text: str, name: str) -> list[SlotFill]:
-    """The slots ``text`` fills for the person called ``name`` (each value once; a pronoun or
-    the slot's own word, "pets", is no value)."""
+    """The slots ``text`` fills for the person called ``name``, each value a clean noun
+    phrase (:func:`clean_value`; each value once; a pronoun or the slot's own word, "pets",
+    is no value)."""
     text = with_subject(text, name)
     found = _chinese(text, name) if _cjk(text) else []
     if re.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
         found += _english(text, name)
-    return list(dict.fromkeys(f for f in found if f.value.casefold() not in _NOT_A_VALUE))
+    cleaned = (clean_value(f, name) for f in found)
+    return list(dict.fromkeys(f for f in cleaned if f.value.casefold() not in _NOT_A_VALUE))
+
+
+#: what a speaker says of a thing, not what the thing is: no part of a slot's value
+_EVALUATIVE: Final = frozenset(
+    "amazing awesome great cute lovely beautiful wonderful incredible fantastic adorable "  # noqa: SIM905
+    "gorgeous sweet nice cool super so really very totally absolutely perfect delicious "
+    "yummy brilliant stunning fabulous terrific excellent favorite favourite fave".split()
+)
+_DETERMINERS: Final = frozenset(
+    "the a an this that these those their his her my our your its some".split()  # noqa: SIM905
+)
+#: a favourite whose kind the fact leaves unsaid, when the value says it (a closed class)
+_COLOURS: Final = frozenset(
+    "red orange yellow green blue purple violet pink brown black white grey gray gold silver "  # noqa: SIM905
+    "turquoise teal navy beige maroon lavender cyan magenta indigo".split()
+)
+_ZH_LEAD: Final = re.compile(
+    r"^(?:(?:这|那|一)(?:个|只|条|家|本|部|首|位|名|件|种|款|道)|(?:她|他|我|它|他们|她们)的|"
+    r"(?:非常|特别|超级?|很|最)?(?:可爱|漂亮|好吃|美味|好看|棒|超棒|很棒|美丽|不错)的)"
+)
+
+
+def clean_value(fill: SlotFill, name: str) -> SlotFill:
+    """A slot value as a noun phrase naming the thing: it ends at a clause boundary (the
+    person's own name starts a new clause: "a theme from a movie Tim [enjoys]"), without
+    leading determiners or possessives (the label already says whose and what) nor the
+    speaker's appraisal (evaluative adjectives and intensifiers: "this amazing chocolate
+    tart" -> "chocolate tart"); numbers and descriptive words stay ("two dogs", "acoustic
+    guitar"). A favourite whose kind is unsaid takes it from a closed-class value (a colour:
+    "favorite: Blue" -> "favorite color: blue"); a pro-form kind ("one") says nothing."""
+    key, value = fill.key, fill.value.strip()
+    if _cjk(value):
+        while (trimmed := _ZH_LEAD.sub("", value)) != value and trimmed:
+            value = trimmed
+        value = value.removeprefix(f"{name}的") or value
+        if key == "favorite" and value.endswith("色") and len(value) <= 3:
+            key = "favorite 颜色"
+        return SlotFill(key, value)
+    value = re.split(rf"\s+{re.escape(name)}\b", value, maxsplit=1)[0].strip(" ,")
+    words = value.split()
+    own = {f"{name.casefold()}'s", f"{name.casefold()}’s"}
+    while len(words) > 1 and (
+        words[0].casefold() in _DETERMINERS
+        or words[0].casefold() in own
+        or words[0].casefold() in _EVALUATIVE
+    ):
+        words = words[1:]
+    value = " ".join(words)
+    if key.startswith("favorite "):
+        kind = " ".join(w for w in key.split()[1:] if w != "one")
+        key = f"favorite {kind}" if kind else "favorite"
+    if key == "favorite" and value.casefold() in _COLOURS:
+        key, value = "favorite color", value.casefold()
+    return SlotFill(key, value)
+
+
+def _stem(word: str) -> str:
+    word = word.casefold()
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[-3:-2] in ("s", "x", "z", "h") and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _diminutive(short: str, long: str) -> bool:
+    """``long`` is ``short``'s diminutive ("pup" / "puppy", "dog" / "doggy")."""
+    return len(short) >= 3 and long in (f"{short}y", f"{short}ie", f"{short}{short[-1]}y")
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Whether two values of one slot name the same thing: the same words (plurals aside),
+    one more specific than the other with the same head ("guitar" / "acoustic guitar"), or
+    a head and its diminutive ("pup" / "puppy"); in Chinese, one containing the other."""
+    if _cjk(a) or _cjk(b):
+        return bool(a) and bool(b) and (a in b or b in a)
+    left = [_stem(w) for w in re.findall(r"[\w'-]+", a)]
+    right = [_stem(w) for w in re.findall(r"[\w'-]+", b)]
+    if not left or not right:
+        return False
+    if left == right:
+        return True
+    if len(left) == 1 and len(right) == 1:
+        return _diminutive(left[0], right[0]) or _diminutive(right[0], left[0])
+    return left[-1] == right[-1] and (set(left) <= set(right) or set(right) <= set(left))
 
 
 @functools.lru_cache(maxsize=65_536)  # wake_up asks again for the same facts at every call
