@@ -437,3 +437,17 @@ def test_a_full_buffer_of_other_events_is_not_said_missed(
     wait_run(http, run["id"])
     events = sse(http.get(f"/v1/runs/{run['id']}/events", params=ALICE).text)
     assert [e["event"] for e in events] == ["started", "step", "report", "done"]
+
+
+def test_a_consolidation_run_names_the_user(http: httpx2.Client, mem: Memory) -> None:
+    turns = [
+        {"text": "I'm from Sweden.", "speaker": "Caroline", "session_id": "s1"},
+        {"text": "My husband cooks.", "speaker": "Melanie", "session_id": "s1"},
+    ]
+    assert http.post("/v1/remember", json={"scope": ALICE, "turns": turns}).status_code == 201
+    body = {"scope": ALICE, "kind": "consolidate", "user_speaker": "Melanie"}
+    started = http.post("/v1/runs", json=body)
+    assert started.status_code == 202, started.text
+    assert wait_run(http, started.json()["id"])["state"] == "done"
+    fields = mem.profile("alice").fields
+    assert fields["name"].value == "Melanie" and fields["partner"].value == "husband"

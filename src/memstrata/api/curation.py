@@ -141,6 +141,7 @@ class CurationMixin(RecordsMixin):
         mode: str = "update",
         extract: bool = True,
         remove: bool = False,
+        user_speaker: str | None = None,
     ) -> Run:
         """Start curating the scope in a background thread and return its run at once:
         ``extract`` extracts facts from the turns no fact cites yet; ``consolidate`` does
@@ -148,7 +149,8 @@ class CurationMixin(RecordsMixin):
         ``extract`` is off). One run per scope at a time (:class:`BusyError`). The run's
         events (its own, and those of the documents it writes) replay from
         :attr:`runs`; its report is ``run.result`` once it is done. Cancelling it stops it
-        before its next step (consolidation, after extraction)."""
+        before its next step (consolidation, after extraction). ``user_speaker`` names the
+        scope's user for this run, as in :meth:`consolidate`."""
         scope = as_scope(scope)
         if kind not in ("extract", "consolidate"):
             raise InvalidInputError(f"unknown run kind {kind!r}; expected extract or consolidate")
@@ -157,7 +159,7 @@ class CurationMixin(RecordsMixin):
         run = self.runs.open(CURATION, str(scope), scope=scope)
         worker = threading.Thread(
             target=self._carry,
-            args=(run, scope, kind, mode, extract, remove),
+            args=(run, scope, kind, mode, extract, remove, user_speaker),
             name=f"memstrata-{run.id}",
             daemon=True,
         )
@@ -167,7 +169,14 @@ class CurationMixin(RecordsMixin):
         return run
 
     def _carry(
-        self, run: Run, scope: Scope, kind: RunKind, mode: str, extract: bool, remove: bool
+        self,
+        run: Run,
+        scope: Scope,
+        kind: RunKind,
+        mode: str,
+        extract: bool,
+        remove: bool,
+        user_speaker: str | None,
     ) -> None:
         try:
             with self.runs.running(run):
@@ -178,7 +187,9 @@ class CurationMixin(RecordsMixin):
                     result["extraction"] = extracted.to_json()
                 if kind == "consolidate" and not run.cancelled:
                     run.emit("step", step="consolidate", mode=mode)
-                    report = self.consolidate(scope, mode=mode, remove=remove)
+                    report = self.consolidate(
+                        scope, mode=mode, remove=remove, user_speaker=user_speaker
+                    )
                     result["consolidation"] = report.to_json()
                 run.result = result
                 run.emit("report", result=result)

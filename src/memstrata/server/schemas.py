@@ -370,6 +370,9 @@ class RunIn(BodyIn):
     mode: Mode = "update"
     extract: bool = True
     remove: bool = False
+    user_speaker: Label | None = Field(
+        None, description="the speaker who is the scope's user in L1 (default: the setting)"
+    )
 
 
 # responses ---------------------------------------------------------------------------

@@ -45,6 +45,7 @@ def start_run(body: RunIn, request: Request, memory: MemoryDep) -> RunOut:
         mode=body.mode,
         extract=body.extract,
         remove=body.remove,
+        user_speaker=body.user_speaker,
     )
     return RunOut.of(run)
 
