@@ -26,7 +26,7 @@ def test_a_stated_slot_fills_at_once_a_style_preference_needs_two_sessions(
     report = memory.consolidate(ALICE)
     assert report.promoted == ["fields.name", "fields.job"]
     profile = memory.profile(ALICE)
-    assert profile.fields["job"].value == "a backend engineer" and profile.preferences == {}
+    assert profile.fields["job"].value == "backend engineer" and profile.preferences == {}
     assert profile.fields["job"].confidence == 0.5  # one session
     second = _say(memory, "As a backend engineer I care about latency", "s2")
     memory.add_fact(

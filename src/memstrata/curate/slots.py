@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -45,6 +46,32 @@ ORDER: Final = (
     "instruments",
 )
 _LABELS: Final = {"home_country": "home country"}
+
+
+class _Patterns:
+    """``re``'s search, match, finditer and split over patterns compiled once: the patterns
+    here are built per person's name, more of them than ``re``'s own cache keeps, and
+    compiling them again for every fact was most of an L1 recomputation."""
+
+    @staticmethod
+    @functools.lru_cache(maxsize=16_384)
+    def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+        return re.compile(pattern, flags)
+
+    def search(self, pattern: str, text: str, flags: int = 0) -> re.Match[str] | None:
+        return self.compiled(pattern, flags).search(text)
+
+    def match(self, pattern: str, text: str, flags: int = 0) -> re.Match[str] | None:
+        return self.compiled(pattern, flags).match(text)
+
+    def finditer(self, pattern: str, text: str, flags: int = 0) -> Iterator[re.Match[str]]:
+        return self.compiled(pattern, flags).finditer(text)
+
+    def split(self, pattern: str, text: str, maxsplit: int = 0, flags: int = 0) -> list[str]:
+        return self.compiled(pattern, flags).split(text, maxsplit)
+
+
+_rx: Final = _Patterns()
 
 _BREAK: Final = re.compile(
     r"\s+[-–—]\s+|[;!?()（）。；！？，]|\.(?:\s|$)|,\s+(?:it|this|that|they|which|but|so|and|"
@@ -134,7 +161,7 @@ def _english(text: str, name: str) -> list[SlotFill]:
     flags = re.IGNORECASE
 
     def first(pattern: str, key: str, group: str = "o", ignore_case: bool = True) -> None:
-        match = re.search(pattern, text, flags if ignore_case else 0)
+        match = _rx.search(pattern, text, flags if ignore_case else 0)
         if match and match[group]:
             value = _clip(match[group])
             if value:
@@ -172,19 +199,19 @@ def _english(text: str, name: str) -> list[SlotFill]:
         rf"{s}\s+{_LEAD_ADVERBS}(?:lost|quit|left) {own} job at (?P<o>[\w&.' -]+)",
         "former employer",
     )
-    match = re.search(rf"{own} (?P<o>{_PARTNERS}){_NAME_AFTER}", text, flags)
+    match = _rx.search(rf"{own} (?P<o>{_PARTNERS}){_NAME_AFTER}", text, flags)
     if match:
         out.append(SlotFill("partner", _with_name(match)))
-    elif match := re.search(rf"{subject}.*\bwith the (?P<o>wife|husband)\b", text, flags):
+    elif match := _rx.search(rf"{subject}.*\bwith the (?P<o>wife|husband)\b", text, flags):
         out.append(SlotFill("partner", match["o"].lower()))
-    elif re.search(rf"{subject}(?:is|got) married\b", text, flags):
+    elif _rx.search(rf"{subject}(?:is|got) married\b", text, flags):
         out.append(SlotFill("partner", "married"))
-    for match in re.finditer(
+    for match in _rx.finditer(
         rf"{own} (?P<o>{_CHILDREN})\b(?!['’]s? (?:friend|school)){_NAME_AFTER}", text
     ):
         out.append(SlotFill("children", _with_name(match)))
     first(rf"{subject}has (?P<o>{_NUMBERS} (?:{_CHILDREN}))\b", "children")
-    for match in re.finditer(rf"{own} (?P<o>{_PETS})\b{_NAME_AFTER}", text):
+    for match in _rx.finditer(rf"{own} (?P<o>{_PETS})\b{_NAME_AFTER}", text):
         out.append(SlotFill("pets", _with_name(match)))
     first(
         rf"{subject}(?:has|got|adopted) (?:this |these )?"
@@ -193,27 +220,27 @@ def _english(text: str, name: str) -> list[SlotFill]:
     )
     first(rf"\b{s} is allergic to (?P<o>.+)", "allergies")
     first(rf"{subject}(?:speaks|is fluent in) (?P<o>[A-Z][\w ]+)", "languages", ignore_case=False)
-    for match in re.finditer(
+    for match in _rx.finditer(
         rf"{subject}(?:plays|is learning|learned|started playing|is playing) (?:the )?"
         rf"(?P<o>{_INSTRUMENTS})\b",
         text,
         flags,
     ):
         out.append(SlotFill("instruments", match["o"].lower()))
-    match = re.search(
+    match = _rx.search(
         rf"{own} fav(?:o|ou)rite(?: (?P<k>[\w -]{{1,30}}?))? is (?P<o>.+)", text, flags
     )
     if match:
         kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
         out.append(SlotFill(kind, _clip(match["o"])))
     else:
-        match = re.search(
+        match = _rx.search(
             rf"^(?P<o>[\w\"'“” -]{{2,60}}?)(?:'s| is| are)\s+(?:one of )?{own} "
             rf"(?:fav(?:o|ou)rite|fave)s?(?: (?P<k>[a-z]+))?\b",
             text,
             flags,
         )
-        if match and not re.match(r"(?:it|this|that|they|these|those)\b", match["o"], flags):
+        if match and not _rx.match(r"(?:it|this|that|they|these|those)\b", match["o"], flags):
             kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
             value = _clip(match["o"])
             first_word, _, rest = value.partition(" ")
@@ -235,7 +262,7 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
     out: list[SlotFill] = []
 
     def first(pattern: str, key: str, value: str | None = None) -> None:
-        match = re.search(pattern, text)
+        match = _rx.search(pattern, text)
         if match:
             found = value or _clip(match["o"])
             if found:
@@ -248,7 +275,7 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
     )
     if out and out[-1].key == "home_country" and not out[-1].value:
         out.pop()
-    match = re.search(rf"{s}是(?P<p>[^，。的]{{1,6}})人", text)
+    match = _rx.search(rf"{s}是(?P<p>[^，。的]{{1,6}})人", text)
     if match and not any(f.key == "home_country" for f in out):
         out.append(SlotFill("home_country", match["p"]))
     first(rf"{own}老家在(?P<o>[^，。,；;！!\s]{{1,12}})", "home_country")
@@ -264,10 +291,12 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
     if not any(f.key == "partner" for f in out):
         first(rf"{s}(?:已经)?(?:结婚了|已婚)", "partner", "已婚")
     first(rf"{s}有(?P<o>[一二两三四五\d]个(?:孩子|儿子|女儿))", "children")
-    for match in re.finditer(rf"{own}(?P<o>孩子|儿子|女儿)", text):
+    for match in _rx.finditer(rf"{own}(?P<o>孩子|儿子|女儿)", text):
         out.append(SlotFill("children", match["o"]))
     first(rf"{s}(?:养了|养着|有)(?P<o>[一二两三四五\d]?(?:只|条)?\S{{0,4}}?(?:猫|狗|宠物))", "pets")
-    for match in re.finditer(rf"{own}(?P<o>猫|狗|宠物)(?:叫(?P<n>[^，。,；;！!\s]{{1,6}}))?", text):
+    for match in _rx.finditer(
+        rf"{own}(?P<o>猫|狗|宠物)(?:叫(?P<n>[^，。,；;！!\s]{{1,6}}))?", text
+    ):
         out.append(SlotFill("pets", f"{match['o']}{match['n']}" if match["n"] else match["o"]))
     first(rf"{s}对(?P<o>[^，。,；;！!\s]{{1,12}})过敏", "allergies")
     first(rf"{s}(?:会说|能说|说|讲)(?P<o>[^，。,；;！!\s]{{1,8}}?(?:语|话|文))", "languages")
@@ -275,7 +304,7 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
         rf"{s}(?:会|在学|学)?(?:弹|拉|吹|打)(?P<o>钢琴|吉他|小提琴|大提琴|长笛|单簧管|鼓|古筝|二胡)",
         "instruments",
     )
-    match = re.search(rf"{s}最喜欢的(?P<k>\S{{1,6}}?)是(?P<o>[^，。,；;！!]{{1,20}})", text)
+    match = _rx.search(rf"{s}最喜欢的(?P<k>\S{{1,6}}?)是(?P<o>[^，。,；;！!]{{1,20}})", text)
     if match:
         out.append(SlotFill(f"favorite {match['k']}", match["o"].strip()))
     return out
@@ -323,7 +352,7 @@ def slots_in(text: str, name: str) -> list[SlotFill]:
     is no value)."""
     text = with_subject(text, name)
     found = _chinese(text, name) if _cjk(text) else []
-    if re.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
+    if _rx.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
         found += _english(text, name)
     cleaned = (clean_value(f, name) for f in found)
     return list(dict.fromkeys(f for f in cleaned if f.value.casefold() not in _NOT_A_VALUE))
@@ -365,7 +394,7 @@ def clean_value(fill: SlotFill, name: str) -> SlotFill:
         if key == "favorite" and value.endswith("色") and len(value) <= 3:
             key = "favorite 颜色"
         return SlotFill(key, value)
-    value = re.split(rf"\s+{re.escape(name)}\b", value, maxsplit=1)[0].strip(" ,")
+    value = _rx.split(rf"\s+{re.escape(name)}\b", value, maxsplit=1)[0].strip(" ,")
     words = value.split()
     own = {f"{name.casefold()}'s", f"{name.casefold()}’s"}
     while len(words) > 1 and (
@@ -450,13 +479,13 @@ def preference_of(text: str, name: str) -> str | None:
     """``text`` as a preference with an object, in its shortest form ("Melanie loves camping
     trips with their fam"), or None when it states a feeling, a reaction or no object."""
     text = with_subject(text, name)
-    if _cjk(text) and not re.match(rf"{re.escape(name)}\s+[A-Za-z]", text):
-        match = re.match(rf"^{re.escape(name)}", text)
+    if _cjk(text) and not _rx.match(rf"{re.escape(name)}\s+[A-Za-z]", text):
+        match = _rx.match(rf"^{re.escape(name)}", text)
         found = _PREFER_ZH.search(text, match.end()) if match else None
         if found is None or found.start() - match.end() > 3 or _NO_OBJECT_ZH.match(found["o"]):  # type: ignore[union-attr]
             return None
         return f"{name}{text[match.end() : found.start()]}{found['v']}{found['o'].strip()}"  # type: ignore[union-attr]
-    match = re.match(
+    match = _rx.match(
         rf"^(?:(?:now|also|and|so),?\s+)?{re.escape(name)}\s+{_LEAD_ADVERBS}", text, re.IGNORECASE
     )
     if match is None:
