@@ -113,3 +113,40 @@ def test_the_user_is_named_per_run(memory: Memory) -> None:
     assert fields["name"].value == "Melanie" and fields["partner"].value == "husband"
     doc, _ = memory.doc("essentials", other)
     assert "People: Caroline" in [s.heading for s in doc.sections]
+
+
+def test_a_legacy_state_keeps_the_profile_and_records_it(memory: Memory) -> None:
+    """A state written before the profile record: what the older rule wrote is taken as
+    consolidation's (overwritten when L1 states it, kept otherwise), then recorded."""
+    _conversation(memory)
+    state = memory.store.get_document(ROOM, DocumentKind.STATE, "consolidation")
+    assert state is not None and "profile" in state.content
+    legacy = {k: v for k, v in state.content.items() if k not in ("profile", "facts")}
+    memory.store.put_document(
+        ROOM, DocumentKind.STATE, "consolidation", legacy, expected_version=state.version
+    )
+    profile = memory.profile(ROOM)
+    source = profile.fields["name"].sources
+    fields = {**profile.fields, "employer": Slot("Acme", source)}
+    memory.put_profile(Profile(fields, profile.preferences, profile.version), ROOM)
+    _later(memory)
+    fields = memory.profile(ROOM).fields
+    assert fields["employer"].value == "Acme" and fields["home country"].value == "Sweden"
+    state = memory.store.get_document(ROOM, DocumentKind.STATE, "consolidation")
+    assert state is not None and "fields.home country" in state.content["profile"]["slots"]
+
+
+def test_a_chinese_slot_deleted_by_hand_stays_deleted(memory: Memory) -> None:
+    for text, session in [("我住在杭州。", "s1"), ("我对花生过敏。", "s1")]:
+        _say(memory, text, "小红", session)
+    memory.extract(ROOM)
+    memory.consolidate(ROOM)
+    profile = memory.profile(ROOM)
+    assert profile.fields["residence"].value == "杭州"
+    memory.put_profile(_without(profile, "residence"), ROOM)
+    _say(memory, "我很喜欢爬山。", "小红", "s2")
+    memory.extract(ROOM)
+    memory.consolidate(ROOM)
+    fields = memory.profile(ROOM).fields
+    assert "residence" not in fields and fields["allergies"].value == "花生"
+    assert "杭州" not in memory.wake_up(ROOM).text
