@@ -37,6 +37,7 @@ from memstrata.model import (
     Category,
     DeleteReason,
     DocumentKind,
+    EpisodeFilter,
     Fact,
     FactFilter,
     JsonValue,
@@ -226,16 +227,21 @@ class Consolidator:
         from its current ``facts`` (read when not given)."""
         if facts is None:
             facts = _all_facts(self.store, scope, FactFilter(current_only=True))
-        turns = list(self.store.iter_episodes(scope))
-        user = choose_user(turns, self.user_speaker)
         cited = {s for f in facts for s in f.sources}
-        return select(
-            facts,
-            [e for e in turns if e.id in cited or e.speaker == user],
-            counter=self.counter,
-            budget=self.essentials_budget,
-            user=user,
+        named = self.user_speaker
+        first = (
+            self.store.list_episodes(scope, EpisodeFilter(speaker=named), limit=1)
+            if named and named not in ("user", "assistant")
+            else []
         )
+        if first:  # the user is named and speaks here: only the cited turns are read
+            user: str | None = named
+            turns = [*first, *self.store.get_episodes(scope, sorted(cited - {first[0].id}))]
+        else:  # the user is the speaker with the most user turns: every turn is counted
+            every = list(self.store.iter_episodes(scope))
+            user = choose_user(every, named)
+            turns = [e for e in every if e.id in cited or e.speaker == user]
+        return select(facts, turns, counter=self.counter, budget=self.essentials_budget, user=user)
 
     def _essentials_managed(
         self, scope: Scope, doc: CuratedDocument, previous: JsonValue | None

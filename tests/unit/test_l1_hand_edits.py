@@ -150,3 +150,15 @@ def test_a_chinese_slot_deleted_by_hand_stays_deleted(memory: Memory) -> None:
     fields = memory.profile(ROOM).fields
     assert "residence" not in fields and fields["allergies"].value == "花生"
     assert "杭州" not in memory.wake_up(ROOM).text
+
+
+def test_a_named_user_reads_only_the_cited_turns_and_chooses_the_same(memory: Memory) -> None:
+    from memstrata.consolidate import Consolidator
+
+    _conversation(memory)
+    counted = Consolidator(memory.store, memory.documents, memory.runs).selection(ROOM)
+    named = Consolidator(
+        memory.store, memory.documents, memory.runs, user_speaker="Caroline"
+    ).selection(ROOM)
+    assert counted.user == named.user == "Caroline"
+    assert counted.entries == named.entries and counted.profile == named.profile
