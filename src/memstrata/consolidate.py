@@ -10,7 +10,10 @@ and key facts, then the people's): the user's slots fill the profile document, t
 ``essentials`` document. Bullets it wrote that are no longer selected are deleted (reason
 ``low-signal``: they stay in their topic documents), bullets a person edited, moved or deleted
 are left as the person made them, and the facts of edited or deleted ones are not offered
-again. Style preferences (tone, verbosity, code style) are promoted only when two or more
+again. The profile is kept the same way: a slot a person deleted or edited withholds its facts
+from L1 and its value from that slot; a slot a person wrote or edited is theirs; a slot this
+wrote that L1 no longer states is removed (the state records each slot's value digest and
+facts). Style preferences (tone, verbosity, code style) are promoted only when two or more
 sessions support them (:mod:`curate.profile`). Every change goes through the document
 operations (compare-and-swap, per-bullet history) inside a run that holds its (layer, key), so
 two consolidations of the same document never interleave.

@@ -8,8 +8,9 @@ user's facts ("The user ...", "用户...") belong to the user. Everyone else who
 of the people.
 
 For each person, :mod:`memstrata.curate.slots` reads the profile slots the facts state and the
-preferences that have an object. A value's support is the number of distinct sessions whose
-turns its facts cite; a single-valued slot keeps its best-supported value (ties: the newest). A
+preferences that have an object. Values of a slot that name the same thing
+(:func:`memstrata.curate.slots.same_thing`) are one value. A value's support is the number of
+distinct sessions whose turns its facts cite; a single-valued slot keeps its best-supported value (ties: the newest). A
 key fact is any other fact of importance :data:`KEY_IMPORTANCE` or more (importance rises with
 support, :mod:`memstrata.curate.merge`). The budget is filled in this order, each part best
 supported first: the user's slots, the user's preferences, the people's slots, the user's key
