@@ -38,6 +38,12 @@ from memstrata.tokens import HeuristicTokenCounter
             SlotFill("favorite color", "blue"),
         ),
         ("Harry Potter is Tim's favorite book.", "Tim", SlotFill("favorite book", "Harry Potter")),
+        ("The Hobbit is John's favorite too.", "John", SlotFill("favorite", "The Hobbit")),
+        (
+            "Drawing flowers is one of Caroline's faves.",
+            "Caroline",
+            SlotFill("favorite", "drawing flowers"),
+        ),
         ("Maria got a puppy two weeks ago!", "Maria", SlotFill("pets", "puppy")),
         ("Nate has two turtles.", "Nate", SlotFill("pets", "two turtles")),  # a number stays
         (

@@ -10,13 +10,13 @@ of the people.
 For each person, :mod:`memstrata.curate.slots` reads the profile slots the facts state and the
 preferences that have an object. Values of a slot that name the same thing
 (:func:`memstrata.curate.slots.same_thing`) are one value. A value's support is the number of
-distinct sessions whose turns its facts cite; a single-valued slot keeps its best-supported value (ties: the newest). A
-key fact is any other fact of importance :data:`KEY_IMPORTANCE` or more (importance rises with
-support, :mod:`memstrata.curate.merge`). The budget is filled in this order, each part best
-supported first: the user's slots, the user's preferences, the people's slots, the user's key
-facts, the people's preferences, the people's key facts; what does not fit stays in the L2
-topic documents. Sections come out as ``Profile``, ``Preferences``, ``Key facts`` (the user's)
-and ``People: <name>`` for each other person.
+distinct sessions whose turns its facts cite; a single-valued slot keeps its best-supported
+value (ties: the newest). A key fact is any other fact of importance :data:`KEY_IMPORTANCE` or
+more (importance rises with support, :mod:`memstrata.curate.merge`). The budget is filled in
+this order, each part best supported first: the user's slots, the user's preferences, the
+people's slots, the user's key facts, the people's preferences, the people's key facts; what
+does not fit stays in the L2 topic documents. Sections come out as ``Profile``, ``Preferences``,
+``Key facts`` (the user's) and ``People: <name>`` for each other person.
 """
 
 from __future__ import annotations

@@ -372,6 +372,8 @@ _COLOURS: Final = frozenset(
     "red orange yellow green blue purple violet pink brown black white grey gray gold silver "  # noqa: SIM905
     "turquoise teal navy beige maroon lavender cyan magenta indigo".split()
 )
+#: words after "favorite" that name no kind of thing ("one of their favorites too")
+_NOT_A_KIND: Final = frozenset("one ones too also as well ever now all of".split())  # noqa: SIM905
 _ZH_LEAD: Final = re.compile(
     r"^(?:(?:这|那|一)(?:个|只|条|家|本|部|首|位|名|件|种|款|道)|(?:她|他|我|它|他们|她们)的|"
     r"(?:非常|特别|超级?|很|最)?(?:可爱|漂亮|好吃|美味|好看|棒|超棒|很棒|美丽|不错)的)"
@@ -385,7 +387,8 @@ def clean_value(fill: SlotFill, name: str) -> SlotFill:
     speaker's appraisal (evaluative adjectives and intensifiers: "this amazing chocolate
     tart" -> "chocolate tart"); numbers and descriptive words stay ("two dogs", "acoustic
     guitar"). A favourite whose kind is unsaid takes it from a closed-class value (a colour:
-    "favorite: Blue" -> "favorite color: blue"); a pro-form kind ("one") says nothing."""
+    "favorite: Blue" -> "favorite color: blue"); a pro-form or an adverb after "favorite"
+    ("one", "too") names no kind."""
     key, value = fill.key, fill.value.strip()
     if _cjk(value):
         while (trimmed := _ZH_LEAD.sub("", value)) != value and trimmed:
@@ -397,15 +400,19 @@ def clean_value(fill: SlotFill, name: str) -> SlotFill:
     value = _rx.split(rf"\s+{re.escape(name)}\b", value, maxsplit=1)[0].strip(" ,")
     words = value.split()
     own = {f"{name.casefold()}'s", f"{name.casefold()}’s"}
-    while len(words) > 1 and (
-        words[0].casefold() in _DETERMINERS
-        or words[0].casefold() in own
-        or words[0].casefold() in _EVALUATIVE
+    while (
+        len(words) > 1
+        and not (words[0][0].isupper() and words[1][0].isupper())  # a title: "The Hobbit"
+        and (
+            words[0].casefold() in _DETERMINERS
+            or words[0].casefold() in own
+            or words[0].casefold() in _EVALUATIVE
+        )
     ):
         words = words[1:]
     value = " ".join(words)
     if key.startswith("favorite "):
-        kind = " ".join(w for w in key.split()[1:] if w != "one")
+        kind = " ".join(w for w in key.split()[1:] if w not in _NOT_A_KIND)
         key = f"favorite {kind}" if kind else "favorite"
     if key == "favorite" and value.casefold() in _COLOURS:
         key, value = "favorite color", value.casefold()
