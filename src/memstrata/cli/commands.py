@@ -542,6 +542,7 @@ from memstrata.cli import (  # noqa: E402
     doc_commands,
     doctor_commands,
     keys_commands,
+    mcp_commands,
 )
 
 __all__ = [
@@ -551,4 +552,5 @@ __all__ = [
     "doc_commands",
     "doctor_commands",
     "keys_commands",
+    "mcp_commands",
 ]

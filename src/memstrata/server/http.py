@@ -91,4 +91,7 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     install_operations(app, memory)
+    from memstrata.server.mcp.http import mount_mcp
+
+    mount_mcp(app, memory)  # MCP over streamable HTTP at /mcp, on the same memory
     return app

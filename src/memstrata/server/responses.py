@@ -182,3 +182,9 @@ class NewKeyOut(KeyOut):
 
 class KeyPage(Page[KeyOut]):
     """One page of API keys."""
+
+
+class RememberOut(BaseModel):
+    """The turns stored, as episodes (the MCP tool ``remember``)."""
+
+    episodes: list[EpisodeOut]

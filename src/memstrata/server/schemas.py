@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from memstrata.api.capture import MAX_LABEL_CHARS
+from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import (
     SCOPE_PART_PATTERN,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from memstrata.api.common import IngestReport
     from memstrata.context import Context
     from memstrata.curate.runs import Event, Run
+    from memstrata.document.ops import Operation
     from memstrata.layers import Recall, WakeUp
 
 #: how deep objects and arrays may nest in a request body (what is stored must read back)
@@ -170,8 +172,9 @@ class TurnIn(BodyIn):
         )
 
 
-class RememberIn(BodyIn):
-    scope: ScopeIn
+class TurnsIn(BodyIn):
+    """Turns to store verbatim, as one batch (``remember``; the MCP tool of that name)."""
+
     turns: list[TurnIn] = Field(min_length=1)
     surface: Annotated[
         Label,
@@ -181,14 +184,24 @@ class RememberIn(BodyIn):
     session_id: Label | None = None
 
 
-class FactIn(BodyIn):
+class RememberIn(TurnsIn):
     scope: ScopeIn
+
+
+class FactFieldsIn(BodyIn):
+    """A fact to add (``add_fact``; the MCP tool ``remember_fact``). Without ``sources`` its
+    own words are stored as a turn (surface ``manual``) and cited."""
+
     text: Text
     category: Category = Category.OTHER
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     importance: float = Field(0.5, ge=0.0, le=1.0)
     topic: Text | None = None
-    sources: list[ItemId] = Field(default_factory=list)
+    sources: list[ItemId] = Field(default_factory=list, description="ids of the turns it rests on")
+
+
+class FactIn(FactFieldsIn):
+    scope: ScopeIn
 
 
 class ChangesIn(BodyIn):
@@ -268,6 +281,19 @@ class DocChangeIn(BodyIn):
     markdown: str | None = None
     operations: list[OperationIn] | None = None
     expected_version: int | None = Field(default=None, ge=0)
+
+    def change(self) -> str | list[Operation]:
+        """The change proposed: the whole edited markdown, or the operations."""
+        from memstrata.document.ops import operation_from_json
+
+        if (self.markdown is None) == (self.operations is None):
+            raise InvalidInputError("give either markdown or operations")
+        if self.markdown is not None:
+            return self.markdown
+        return [
+            operation_from_json(op.model_dump(exclude_none=True), i)
+            for i, op in enumerate(self.operations or [])
+        ]
 
 
 class IdentityIn(BodyIn):

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from memstrata.document.format import serialize
-from memstrata.document.ops import Operation, operation_from_json, operation_to_json
+from memstrata.document.ops import operation_to_json
 from memstrata.document.service import KEY_PATTERN, DocPreview
 from memstrata.errors import InvalidInputError
 from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
@@ -20,18 +20,6 @@ router = APIRouter(tags=["documents"])
 KeyPath = Annotated[
     str, Path(pattern=KEY_PATTERN, description="essentials, or a topic document's key")
 ]
-
-
-def doc_change(body: DocChangeIn) -> str | list[Operation]:
-    """The change a body proposes: the whole edited markdown, or operations."""
-    if (body.markdown is None) == (body.operations is None):
-        raise InvalidInputError("give either markdown or operations")
-    if body.markdown is not None:
-        return body.markdown
-    return [
-        operation_from_json(op.model_dump(exclude_none=True), i)
-        for i, op in enumerate(body.operations or [])
-    ]
 
 
 def preview_json(preview: DocPreview) -> dict[str, Any]:
@@ -52,9 +40,7 @@ def doc_show(key: KeyPath, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]
 
 @router.post("/v1/docs/{key}/diff", dependencies=[READER], response_model=PreviewOut)
 def doc_diff(key: KeyPath, body: DocChangeIn, memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
-    preview = memory.preview_doc(
-        key, scope, doc_change(body), expected_version=body.expected_version
-    )
+    preview = memory.preview_doc(key, scope, body.change(), expected_version=body.expected_version)
     return preview_json(preview)
 
 
@@ -64,9 +50,7 @@ def doc_apply(
 ) -> dict[str, Any]:
     if body.expected_version is None:
         raise InvalidInputError("apply needs expected_version (compare-and-swap)")
-    preview = memory.preview_doc(
-        key, scope, doc_change(body), expected_version=body.expected_version
-    )
+    preview = memory.preview_doc(key, scope, body.change(), expected_version=body.expected_version)
     applied, version = memory.apply_doc(
         key, scope, preview.operations, expected_version=body.expected_version
     )
