@@ -25,17 +25,25 @@ _FIRST_DELAY_S: Final = 0.002
 _MAX_DELAY_S: Final = 0.25
 
 
+#: how the backoff waits and tells the time (module attributes, so a test can replace them)
+wait: Callable[[float], None] = time.sleep
+now: Callable[[], float] = time.monotonic
+
+
 def retry_conflicts(
     attempt: Callable[[], T],
     *,
     deadline_s: float | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> T:
     """``attempt()``, called again after each :class:`ConflictError` until it succeeds, raises
     another error, or ``deadline_s`` (default :data:`UPDATE_DEADLINE_S`) has passed, when the
-    last conflict is raised. ``attempt`` must re-read what it writes."""
+    last conflict is raised. ``attempt`` must re-read what it writes. ``sleep`` and ``clock``
+    default to :data:`wait` and :data:`now` as they are at the call."""
     limit = UPDATE_DEADLINE_S if deadline_s is None else deadline_s
+    sleep = sleep or wait
+    clock = clock or now
     start = clock()
     delay = _FIRST_DELAY_S
     while True:

@@ -101,11 +101,18 @@ def test_conflicts_past_the_deadline_are_raised(
 ) -> None:
     from memstrata import retry
 
-    monkeypatch.setattr(retry, "UPDATE_DEADLINE_S", 0.05)
+    clock = [0.0]  # the backoff's own time: each wait moves it on, nothing else does
+
+    def wait(seconds: float) -> None:
+        clock[0] += seconds
+
+    monkeypatch.setattr(retry, "wait", wait)
+    monkeypatch.setattr(retry, "now", lambda: clock[0])
     fact, writer = _contested_fact(memory, monkeypatch, times=float("inf"))
     with pytest.raises(ConflictError):
         memory.update(fact.id, ALICE, importance=0.9)
-    assert writer.calls > 2
+    # waits of at most 0.25 s until 5 s have passed: at least 20 attempts, then the conflict
+    assert writer.calls >= 20 and clock[0] >= retry.UPDATE_DEADLINE_S
 
 
 def test_backoff_grows_with_jitter_and_stops_at_the_deadline() -> None:
