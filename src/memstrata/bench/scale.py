@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from time import perf_counter
+from typing import Final
 
 from memstrata.bench.metrics import percentile
 from memstrata.embed.base import embed_queries
@@ -44,7 +45,9 @@ _EN = tuple(_EN_TEXT.split())
 _ZH = list(
     "我们周末去爬山吃饭家人项目会议数据库迁移钢琴课女儿生日咖啡茶跑步马拉松预算航班酒店花园菜谱汤医生预约电影音乐会吉他小说画博物馆自行车修理电脑手机相机狗猫学校考试"
 )
-_QUERIES = (
+
+#: bilingual queries over the synthetic turns (``bench scale`` and ``bench serve`` ask them)
+QUERIES: Final = (
     "when is the piano lesson",
     "女儿的生日是哪天",
     "database migration deadline",
@@ -54,7 +57,9 @@ _QUERIES = (
     "dentist appointment time",
     "马拉松训练怎么样",
     "which novel did I read",
-    "修理自行车",
+    "修理自行车 bike repair",
+    "我们上次去哪个博物馆 museum",
+    "coffee or tea in the morning",
 )
 
 
@@ -142,7 +147,7 @@ def run_scale(
     ranking: RankingConfig | None = None,
 ) -> dict[str, JsonValue]:
     query_texts = [
-        _QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(queries)
+        QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}") for i in range(queries)
     ]
     started = perf_counter()
     vectors = [Query(q, query_embedder.embed_query(q)) for q in query_texts]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from memstrata.bench.metrics import percentile
-from memstrata.bench.scale import synthetic_turns
+from memstrata.bench.scale import QUERIES, synthetic_turns
 from memstrata.errors import ConfigError, InvalidInputError
 from memstrata.model import JsonValue, Turn
 
@@ -40,20 +40,6 @@ USER: Final = "bench"
 WRITER: Final = "bench-writes"
 #: routes measured, in order, with the path the server must serve for each
 ROUTES: Final = {"search": "/v1/search", "context": "/v1/context", "remember": "/v1/remember"}
-QUERIES: Final = (
-    "when is the piano lesson",
-    "女儿的生日是哪天",
-    "database migration deadline",
-    "周末去哪里爬山了",
-    "what did we cook from the recipe",
-    "预算 budget for the flight",
-    "dentist appointment time",
-    "马拉松训练怎么样",
-    "which novel did I read",
-    "修理自行车 bike repair",
-    "我们上次去哪个博物馆 museum",
-    "coffee or tea in the morning",
-)
 REQUEST_TIMEOUT_S: Final = 120.0
 START_TIMEOUT_S: Final = 600.0
 _SESSION_TURNS: Final = 20
