@@ -182,3 +182,29 @@ def test_the_cli_prints_a_table_or_json(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["bench", "extraction", "--data", str(MINI), "--budget", "400", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["strict_f1"] == 0.4 and result["wake_up_quality"]["budget"] == 400
+
+
+def test_the_oracle_takes_each_evidence_turn_of_the_observations_speaker_whole(
+    tmp_path: Path,
+) -> None:
+    base = run_extraction(RuleExtractor(), MINI, sample=0)
+    before = base["oracle_whole_turns"]
+    assert isinstance(before, dict)
+    facts, gold = before["facts"], base["observations"]
+    correct = round(before["strict_precision"] * facts)
+    found = round(before["strict_recall"] * gold)
+    path = _with_turns(
+        tmp_path,
+        [{"speaker": "Ana", "dia_id": "D1:3", "text": "I adopted a puppy named Max last week."}],
+        [["Ana adopted a puppy called Max.", "D1:3"]],
+    )
+    data = json.loads(path.read_text())
+    data[0]["observation"]["session_1_observation"]["Ben"].append(
+        ["Ben has a dog.", "D1:3"]  # Ana's turn: not a turn Ben said, so no oracle fact of Ben's
+    )
+    path.write_text(json.dumps(data))
+    after = run_extraction(RuleExtractor(), path, sample=0)["oracle_whole_turns"]
+    assert isinstance(after, dict)
+    assert after["facts"] == facts + 1  # Ana's turn, whole; nothing for Ben
+    assert after["strict_precision"] == round((correct + 1) / (facts + 1), 4)
+    assert after["strict_recall"] == round((found + 1) / (gold + 2), 4)  # Ben's unmatched

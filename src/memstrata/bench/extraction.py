@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +38,7 @@ from memstrata.ids import new_id
 from memstrata.importers.base import read_json
 from memstrata.importers.locomo import load_locomo
 from memstrata.index.tokenize import is_cjk, tokenize
-from memstrata.model import Candidate, Episode, JsonValue, Scope
+from memstrata.model import Candidate, Category, Episode, JsonValue, Scope
 from memstrata.ports import Extractor
 
 if TYPE_CHECKING:
@@ -135,6 +136,23 @@ def _score(
     )
 
 
+def _oracle_facts(
+    episodes: Sequence[Episode], dia_of: dict[str, str], gold: list[Observation]
+) -> list[Candidate]:
+    """The facts of an extractor that knew the gold: for each turn an observation rests on, the
+    turn's whole text, about the observation's speaker when that speaker said it. Scored like
+    any extractor, it bounds what choosing turns well can reach on this gold."""
+    episode_of = {dia: e for e in episodes if (dia := dia_of[e.id])}
+    evidence = sorted(
+        {(obs.speaker, turn) for obs in gold for turn in obs.turns if turn in episode_of}
+    )
+    return [
+        Candidate(episode_of[turn].text, Category.OTHER, 1.0, 0.5, (episode_of[turn].id,), speaker)
+        for speaker, turn in evidence
+        if episode_of[turn].speaker == speaker
+    ]
+
+
 def _ratio(a: int, b: int) -> float:
     return round(a / b, 4) if b else 0.0
 
@@ -153,6 +171,7 @@ def run_extraction(
     raw = read_json(path)
     guards = GuardConfig()
     tally = _Tally()
+    oracle = _Tally()
     per_category: Counter[str] = Counter()
     samples: list[dict[str, Any]] = []
     judged: list[tuple[str, str | None]] = []
@@ -179,6 +198,7 @@ def run_extraction(
         per_category.update(c.category.value for c in kept)
         judged.extend((c.text, c.subject) for c in kept)
         _score(kept, dia_of, gold, tally)
+        _score(_oracle_facts(episodes, dia_of, gold), dia_of, gold, oracle)
         samples.extend(
             {
                 "fact": c.text,
@@ -201,6 +221,14 @@ def run_extraction(
         "strict_recall": recall,
         "strict_f1": f1,
         "facts": tally.facts,
+        # what an extractor that knew which turns the gold rests on, and took each whole
+        # turn as one fact, scores: how far choosing turns well can go on this gold
+        "oracle_whole_turns": {
+            "facts": oracle.facts,
+            "strict_precision": (o_p := _ratio(oracle.correct, oracle.facts)),
+            "strict_recall": (o_r := _ratio(oracle.strict_found, oracle.gold)),
+            "strict_f1": round(_f1(o_p, o_r), 4),
+        },
         "facts_by_category": dict(sorted(per_category.items())),
         "fact_quality": quality_shares(judged, seed=seed),
     }

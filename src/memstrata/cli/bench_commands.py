@@ -212,6 +212,12 @@ def _extraction_table(result: dict[str, Any]) -> str:
         ("observation_recall", "lenient recall"),
     ):
         lines.append(f"{label:<22}{result[key]:>8.3f}")
+    oracle = result["oracle_whole_turns"]
+    lines.append(
+        f"(an oracle taking each gold evidence turn whole: precision "
+        f"{oracle['strict_precision']:.3f}, recall {oracle['strict_recall']:.3f}, "
+        f"F1 {oracle['strict_f1']:.3f})"
+    )
     lines += ["", f"{'share of':<22}{'facts':>8}{'wake_up':>10}"]
     lines.append(f"{'(count)':<22}{facts['count']:>8}{served['count']:>10}")
     for key, label in _FLAW_LABELS.items():
