@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,10 +46,24 @@ def test_local_mode_refuses_to_bind_anything_but_the_loopback(
     assert not (tmp_path / "d").exists()  # refused before anything was opened
 
 
-def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+def _call(
+    port: int,
+    method: str,
+    path: str,
+    key: str | None,
+    body: object = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, Any]:
+    headers = {**(headers or {}), **({"Authorization": f"Bearer {key}"} if key else {})}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data, headers=headers, method=method
+    )
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
@@ -84,22 +99,24 @@ def test_local_mode_serves_without_keys_and_only_requests_for_the_loopback(
         deadline = time.monotonic() + 60  # a bound so a broken start cannot hang the suite
         while True:
             try:
-                if _get(port, "/healthz", {})[0] == 200:
+                if _call(port, "GET", "/healthz", None)[0] == 200:
                     break
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(log.read_text())
             time.sleep(0.2)
-        status, body = _get(port, "/v1/stats?user=demo", {})
+        status, body = _call(port, "GET", "/v1/stats?user=demo", None)
         assert status == 200 and isinstance(body["episodes"], int) and body["episodes"] >= 10
-        status, body = _get(port, "/v1/stats?user=demo", {"Host": f"localhost:{port}"})
+        status, body = _call(
+            port, "GET", "/v1/stats?user=demo", None, headers={"Host": f"localhost:{port}"}
+        )
         assert status == 200
         for headers in (
             {"Host": f"rebound.example:{port}"},
             {"Host": f"127.0.0.1:{port}", "Origin": "http://rebound.example"},
         ):
-            status, body = _get(port, "/v1/stats?user=demo", headers)
+            status, body = _call(port, "GET", "/v1/stats?user=demo", None, headers=headers)
             assert status == 403 and body["error"] == "ForbiddenError", body
         assert not (data / "admin.key").exists()  # no key made in local mode
         assert "without API keys" in log.read_text()
@@ -132,24 +149,6 @@ def test_the_api_description_and_liveness_need_no_key(data_dir: Path) -> None:
         assert client.get("/openapi.json").status_code == 200
         assert client.get("/docs").status_code == 200
         assert client.get("/v1/stats", params={"user": "a"}).status_code == 401
-
-
-def _call(
-    port: int, method: str, path: str, key: str | None, body: object = None
-) -> tuple[int, object]:
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", data=data, headers=headers, method=method
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 def test_a_running_server_keeps_roles_and_tenants_and_a_revoke_from_another_process(
