@@ -39,6 +39,36 @@ def _log_lines(log: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def _serve_two_workers(
+    port: int, env: dict[str, str], log: Path, *args: str
+) -> subprocess.Popen[bytes]:
+    """`memstrata serve --workers 2` on ``port``, its output in ``log``, in a session of its
+    own so a failed test can end the workers too."""
+    exe = str(Path(sys.executable).with_name("memstrata"))
+    with log.open("wb") as log_fh:
+        return subprocess.Popen(
+            [exe, "serve", "--port", str(port), "--workers", "2", *args],
+            env=env,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def _wait_for_workers(proc: subprocess.Popen[bytes], log: Path) -> set[int]:
+    """The pids of the two workers, once both have logged their start."""
+    deadline = time.monotonic() + 120  # a bound so a broken start cannot hang the suite
+    workers: set[int] = set()
+    while len(workers) < 2:
+        assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+        workers = {
+            line["pid"] for line in _log_lines(log) if line["message"].startswith("server worker ")
+        }
+        time.sleep(0.2)
+    return workers
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -61,35 +91,9 @@ def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
         "TMPDIR": str(tmp),
     }
     log = tmp_path / "serve.log"
-    cmd = [
-        str(Path(sys.executable).with_name("memstrata")),
-        "serve",
-        "--port",
-        str(port),
-        "--workers",
-        "2",
-    ]
-    with log.open("wb") as log_fh:
-        proc = subprocess.Popen(
-            [*cmd, "--log-format", "json"],
-            env=env,
-            stdout=log_fh,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # so a failed test can end the workers too
-        )
+    proc = _serve_two_workers(port, env, log, "--log-format", "json")
     try:
-        deadline = time.monotonic() + 120  # a bound so a broken start cannot hang the suite
-        ready: set[int] = set()
-        while len(ready) < 2:
-            assert time.monotonic() < deadline, log.read_text()
-            assert proc.poll() is None, log.read_text()
-            ready = {
-                line["pid"]
-                for line in _log_lines(log)
-                if line["message"].startswith("server worker ")
-            }
-            time.sleep(0.2)
+        ready = _wait_for_workers(proc, log)
         assert len(ready) == 2 and proc.pid not in ready
 
         # every request on a new connection: the kernel hands each to either worker
@@ -162,27 +166,10 @@ def test_a_worker_ends_when_its_supervisor_is_killed(tmp_path: Path) -> None:
         "MEMSTRATA_AUTO_CURATE": "false",
     }
     log = tmp_path / "serve.log"
-    exe = str(Path(sys.executable).with_name("memstrata"))
-    with log.open("wb") as log_fh:
-        proc = subprocess.Popen(
-            [exe, "serve", "--port", str(port), "--workers", "2", "--no-sample"],
-            env=env,
-            stdout=log_fh,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    proc = _serve_two_workers(port, env, log, "--no-sample")
     workers: set[int] = set()
     try:
-        deadline = time.monotonic() + 120
-        while len(workers) < 2:
-            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
-            workers = {
-                line["pid"]
-                for line in _log_lines(log)
-                if line["message"].startswith("server worker ")
-            }
-            time.sleep(0.2)
+        workers = _wait_for_workers(proc, log)
         proc.kill()  # SIGKILL: the supervisor cannot tell its workers anything
         proc.wait(timeout=30)
         deadline = time.monotonic() + 60
@@ -225,27 +212,10 @@ def test_a_worker_that_does_not_stop_is_killed_after_the_grace(tmp_path: Path) -
         "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "0",
     }
     log = tmp_path / "serve.log"
-    exe = str(Path(sys.executable).with_name("memstrata"))
-    with log.open("wb") as log_fh:
-        proc = subprocess.Popen(
-            [exe, "serve", "--port", str(port), "--workers", "2", "--no-sample"],
-            env=env,
-            stdout=log_fh,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    proc = _serve_two_workers(port, env, log, "--no-sample")
     workers: set[int] = set()
     try:
-        deadline = time.monotonic() + 120
-        while len(workers) < 2:
-            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
-            workers = {
-                line["pid"]
-                for line in _log_lines(log)
-                if line["message"].startswith("server worker ")
-            }
-            time.sleep(0.2)
+        workers = _wait_for_workers(proc, log)
         assert _get(port, "/healthz")[0] == 200
         proc.send_signal(signal.SIGTERM)
         try:
