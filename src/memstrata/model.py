@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -554,6 +554,20 @@ class SearchHit:
     episodes: tuple[str, ...] = ()
     topic: str | None = None
     bullets: tuple[str, ...] = ()
+
+
+class SearchHits(list[SearchHit]):
+    """Search hits, best first, and how many entries the search could have found are still
+    waiting for their dense vectors: those were ranked lexically only (``partial``)."""
+
+    def __init__(self, hits: Iterable[SearchHit] = (), *, pending: int = 0) -> None:
+        super().__init__(hits)
+        self.pending = pending
+
+    @property
+    def partial(self) -> bool:
+        """Whether some entries were ranked without their dense vectors."""
+        return self.pending > 0
 
 
 @dataclass(frozen=True, slots=True)

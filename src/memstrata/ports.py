@@ -337,6 +337,20 @@ class ForgettingEmbedder(Embedder, Protocol):
     def forget(self, texts: Sequence[str]) -> None: ...
 
 
+@runtime_checkable
+class CachingEmbedder(Embedder, Protocol):
+    """An :class:`Embedder` that keeps the vectors it computed and can hand back those it
+    has without running its model: an index fills what is cached at once and leaves only the
+    rest to a background indexer."""
+
+    def cached_documents(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """Vectors of ``texts`` as :meth:`embed_documents` would give them, for those already
+        computed, and which rows were found (rows not found are zero)."""
+        ...
+
+
 QueryKind = Literal["question", "dialogue"]
 """What a search query is: a plain question (or keywords), or a dialogue (``Name: utterance``
 lines, the conversation so far). An embedder may encode the two differently."""

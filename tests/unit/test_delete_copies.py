@@ -330,7 +330,11 @@ def test_a_forget_purges_every_cached_vector_at_once(data_dir: Path, clock: Fixe
         assert [_cached(db, t) for t in _DERIVED] == [2, 2, 2, 2]  # one row per model
         mem.forget(secret, "u")
         assert [_cached(db, t) for t in _DERIVED] == [0, 0, 0, 0]  # no search needed
-        assert _cached(db, _BEFORE) == 2 and _cached(db, f"{_BEFORE}\n{_AFTER}") == 2
+        assert _cached(db, _BEFORE) == 2
+        # the turn after it now has a new context: pending, embedded by the next search
+        assert mem.pending("u") == 1
+        mem.search("door code", "u")
+        assert _cached(db, f"{_BEFORE}\n{_AFTER}") == 2 and mem.pending("u") == 0
 
 
 def test_a_forget_without_an_index_in_this_process_purges_the_cache(

@@ -62,6 +62,7 @@ class CaptureMixin(MemoryState):
         episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
         self.store.add_episodes(scope, episodes)
         self._capture(surface, episodes)
+        self._written(scope)
         if self._queue is not None:
             self._queue.touch(scope)
         return episodes
@@ -155,6 +156,7 @@ class CaptureMixin(MemoryState):
         everything = [e for _, episodes in prepared for e in episodes]
         self.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
         self._capture("import", everything)
+        self._written(Scope(user))
         return IngestReport(
             source=batch.source,
             format=batch.format,

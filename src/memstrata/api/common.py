@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
     from memstrata.curate.runs import RunRegistry
     from memstrata.index.config import RankingConfig
+    from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.manager import IndexManager
     from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache
@@ -165,9 +166,16 @@ class MemoryState:
         self._indexes: IndexManager | None = None
         self._runs: RunRegistry | None = None
         self._queue: DebounceQueue | None = None
+        self._indexer: BackgroundIndexer | None = None
         self._fact_cache: FactCache | None = None
         self._workers: list[threading.Thread] = []  # background curation runs
         self._index_lock = threading.Lock()
+
+    def _written(self, scope: Scope) -> None:
+        """Records of ``scope`` were written: the background indexer (if running) embeds
+        them now rather than at its next look at the store."""
+        if self._indexer is not None:
+            self._indexer.notify(scope.user)
 
     @property
     def max_turn_chars(self) -> int:

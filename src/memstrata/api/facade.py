@@ -9,6 +9,7 @@ and the sample memory.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -25,6 +26,7 @@ from memstrata.model import (
     Scope,
     SearchFilter,
     SearchHit,
+    SearchHits,
 )
 from memstrata.ports import Clock, Embedder
 from memstrata.settings import Settings, load_settings
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from memstrata.context import Context
     from memstrata.curate.queue import DebounceQueue
     from memstrata.index.config import RankingConfig
+    from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.manager import IndexManager
     from memstrata.layers import FactCache, Recall, WakeUp
 
@@ -109,6 +112,58 @@ class Memory(CurationMixin):
                 )
             return self._indexes
 
+    def start_indexer(self, *, poll_s: float = 2.0) -> BackgroundIndexer:
+        """Embed new records in a background thread as they arrive (from this process, or
+        any other writing to the same store, seen within ``poll_s``), so that searches never
+        wait for the model: until a record's vectors are in, it is found lexically and the
+        search says so (:attr:`SearchHits.partial`). Work left pending by an earlier process is
+        resumed. The server runs one; :meth:`close` stops it."""
+        from memstrata.index.indexer import BackgroundIndexer
+
+        manager = self.indexes
+        with self._index_lock:
+            if self._indexer is None:
+                lock = None if self.settings is None else self.settings.data_dir / "indexer.lock"
+                self._indexer = BackgroundIndexer(manager, poll_s=poll_s, lock_path=lock)
+            indexer = self._indexer
+        return indexer.start()
+
+    @property
+    def indexer(self) -> BackgroundIndexer | None:
+        """The background indexer, once :meth:`start_indexer` started it."""
+        return self._indexer
+
+    def index(
+        self,
+        user: str | None = None,
+        *,
+        progress: Callable[[str, int, int], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> dict[str, int]:
+        """Embed, in this thread, every record of ``user`` (or of every user) that has no
+        dense vector yet; per user, how many were embedded. ``progress(user, done, left)``
+        is called after each batch, ``stop()`` asked before each (what is left stays pending,
+        and is resumed by the next call or a background indexer)."""
+        users = [user] if user is not None else self.store.users()
+        done: dict[str, int] = {}
+        for name in users:
+            if stop is not None and stop():
+                break
+            index = self.indexes.index(name)
+            if progress is not None:
+                progress(name, 0, index.pending)
+
+            def report(count: int, left: int, name: str = name) -> None:
+                if progress is not None:
+                    progress(name, count, left)
+
+            done[name] = index.embed_pending(progress=report, stop=stop)
+        return done
+
+    def pending(self, user: str) -> int:
+        """How many of the user's records wait for their dense vectors (building the index)."""
+        return self.indexes.index(user).pending
+
     def start_auto_curation(self, delay_s: float = 30.0) -> DebounceQueue:
         """Extract and consolidate each thread once it has been quiet for ``delay_s``."""
         from memstrata.curate.queue import DebounceQueue
@@ -123,6 +178,8 @@ class Memory(CurationMixin):
         return self._queue
 
     def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.stop()
         self.stop_runs()
         if self._queue is not None:
             self._queue.stop()
@@ -146,13 +203,19 @@ class Memory(CurationMixin):
         granularity: Granularity | str = Granularity.TURN,
         filters: SearchFilter | None = None,
         rerank: bool = False,
-    ) -> list[SearchHit]:
+        wait: bool | None = None,
+    ) -> SearchHits:
         """Hybrid (lexical + dense) search of the scope's turns, sessions, facts or topics.
 
         Each hit carries its score components. The index follows every write, made here or
         by any other process, before it answers. With ``rerank`` the configured chat model
         reorders the best ``rerank_candidates`` hits (:mod:`memstrata.rerank`): the hits it
         picks come first, with an ``llm_rank`` component, whatever their scores.
+
+        Records whose dense vectors are not computed yet are ranked lexically, and the
+        answer counts them (``pending``, ``partial``), unless ``wait``: then they are embedded
+        first, in this thread. ``wait=None`` (the default) waits only when no background
+        indexer runs (:meth:`start_indexer`), since nothing else would embed them.
         """
         scope = as_scope(scope)
         if not isinstance(query, str) or not query.strip():
@@ -178,7 +241,13 @@ class Memory(CurationMixin):
         if filters is not None and not isinstance(filters, SearchFilter):
             raise InvalidInputError(f"filters must be a SearchFilter, not {type(filters).__name__}")
         filters = _in_utc(filters or SearchFilter())
+        if isinstance(wait, bool) or wait is None:
+            wait = (self._indexer is None or not self._indexer.running) if wait is None else wait
+        else:
+            raise InvalidInputError(f"wait must be true or false, not {type(wait).__name__}")
         index = self.indexes.index(scope.user)
+        if wait and index.pending:
+            index.embed_pending()
         plan = build_query(query, self.embedder, index.config)
         pool = k if llm is None else max(k, (self.settings or load_settings()).rerank_candidates)
         hits = index.search(plan, scope, k=pool, granularity=level, filters=filters)
@@ -186,7 +255,7 @@ class Memory(CurationMixin):
             return hits
         from memstrata.rerank import llm_reranker
 
-        return llm_reranker(llm)(query, hits)[:k]
+        return SearchHits(llm_reranker(llm)(query, hits)[:k], pending=hits.pending)
 
     # recovery ----------------------------------------------------------------------
     def restore_from_trace(self, scope: ScopeLike, *, missing: bool = False) -> list[Episode]:

@@ -91,6 +91,7 @@ class RecordsMixin(ForgettingMixin):
             updated_at=now,
         )
         stored = self.store.add_fact(scope, fact)
+        self._written(scope)
         if supersede:
             from memstrata.curate.supersede import supersede_older
 

@@ -99,23 +99,39 @@ def remember(
     help="The file's format.",
 )
 @click.option("--user", required=True, help="User id that receives the conversations.")
+@click.option(
+    "--no-index",
+    is_flag=True,
+    help="Store only; embed later (`memstrata index`, a search with --wait, or the server).",
+)
 @data_dir_option
 @json_option
-def ingest(file: Path, fmt: str, user: str, data_dir: Path | None, as_json: bool) -> None:
+def ingest(
+    file: Path, fmt: str, user: str, no_index: bool, data_dir: Path | None, as_json: bool
+) -> None:
     from memstrata import importers
+    from memstrata.cli.index_commands import embed_with_progress, progress_mode
     from memstrata.server.schemas import IngestOut
 
     batch = importers.load(file, fmt)  # parse and check the whole file before opening the store
     with memory_for(data_dir, create=True) as mem:
         report = mem.ingest(batch, user)
-    summary = IngestOut.of(report).model_dump()
+        summary: dict[str, object] = dict(IngestOut.of(report).model_dump())
+        if not as_json:
+            click.echo(
+                f"imported {report.turns} turns in {report.conversations} conversation(s) "
+                f"into user {user} ({summary['turns_per_s']} turns/s)"
+            )
+        if not no_index:  # stored already: a Ctrl-C here only leaves vectors for later
+            embedded = embed_with_progress(mem, user, "quiet" if as_json else progress_mode(False))
+            summary["embedded"] = embedded.get(user, 0)
+        summary["pending"] = mem.pending(user)
     if as_json:
         print_json(summary)
+    elif no_index:
+        click.echo("not embedded yet: `memstrata index` embeds them")
     else:
-        click.echo(
-            f"imported {report.turns} turns in {report.conversations} conversation(s) "
-            f"into user {user} ({summary['turns_per_s']} turns/s)"
-        )
+        click.echo(f"embedded {summary['embedded']} record(s); searchable by meaning")
 
 
 @cli.command(help="Show one episode, fact or document.")
@@ -203,6 +219,11 @@ def list_(
     help="Only current facts, or superseded ones too.",
 )
 @click.option("--rerank", is_flag=True, help="Let the configured chat model reorder the best hits.")
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Embed records that have no vector yet before searching (else they rank by words).",
+)
 @data_dir_option
 @json_option
 def search(
@@ -221,6 +242,7 @@ def search(
     include_archived: bool,
     current_only: bool,
     rerank: bool,
+    wait: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
@@ -246,6 +268,13 @@ def search(
             granularity=granularity,
             filters=filters,
             rerank=rerank,
+            wait=wait,
+        )
+    if hits.partial:
+        click.echo(
+            f"partial: {hits.pending} record(s) in this scope have no vectors yet and were "
+            "ranked by their words alone; `memstrata index` embeds them (or search with --wait)",
+            err=True,
         )
     if as_json:
         print_json([hit_to_json(h) for h in hits])
@@ -541,6 +570,7 @@ from memstrata.cli import (  # noqa: E402
     curate_commands,
     doc_commands,
     doctor_commands,
+    index_commands,
     keys_commands,
     mcp_commands,
 )
@@ -551,6 +581,7 @@ __all__ = [
     "curate_commands",
     "doc_commands",
     "doctor_commands",
+    "index_commands",
     "keys_commands",
     "mcp_commands",
 ]

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from memstrata.embed.base import embed_queries
 from memstrata.errors import ConfigError
-from memstrata.ports import QUERY_KINDS, Embedder, ForgettingEmbedder, QueryKind
+from memstrata.ports import QUERY_KINDS, CachingEmbedder, Embedder, ForgettingEmbedder, QueryKind
 
 
 class BlendEmbedder:
@@ -72,6 +72,21 @@ class BlendEmbedder:
             for i, part in enumerate(self.parts):
                 out[:, self._slice(i)] = part.embed_documents(texts) * self._scale
         return out
+
+    def cached_documents(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """The rows every model has cached (a model without a cache has none)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        found = np.ones(len(texts), dtype=bool)
+        for i, part in enumerate(self.parts):
+            if not isinstance(part, CachingEmbedder):
+                return out, np.zeros(len(texts), dtype=bool)
+            vectors, part_found = part.cached_documents(texts)
+            out[:, self._slice(i)] = vectors * self._scale
+            found &= part_found
+        out[~found] = 0.0
+        return out, found
 
     def close(self) -> None:
         """Close the models that hold resources (a cache's database)."""

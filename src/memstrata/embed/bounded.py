@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.embed.cache import CachedEmbedder
-from memstrata.ports import Embedder, ForgettingEmbedder, QueryKind
+from memstrata.ports import CachingEmbedder, Embedder, ForgettingEmbedder, QueryKind
 
 
 class BoundedEmbedder:
@@ -42,6 +42,14 @@ class BoundedEmbedder:
 
     def embed_queries(self, texts: Sequence[str], kind: QueryKind) -> NDArray[np.float32]:
         return embed_queries(self.inner, [bounded(t) for t in texts], kind)
+
+    def cached_documents(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """Forwarded to a model that keeps vectors; none found otherwise."""
+        if isinstance(self.inner, CachingEmbedder):
+            return self.inner.cached_documents([bounded(t) for t in texts])
+        return np.zeros((len(texts), self.dim), dtype=np.float32), np.zeros(len(texts), bool)
 
     def forget(self, texts: Sequence[str]) -> None:
         """Forwarded to a model that keeps copies, by the texts as it was given them."""

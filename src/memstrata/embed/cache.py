@@ -260,6 +260,25 @@ class CachedEmbedder:
             out[i] = found[h]
         return out
 
+    def cached_documents(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+        """The cached vectors of ``texts`` (the model is not run), and which were found."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        found_rows = np.zeros(len(texts), dtype=bool)
+        if not texts:
+            return out, found_rows
+        hashes = [text_hash(t) for t in texts]
+        with self._lock:
+            found = self._lookup(list(dict.fromkeys(hashes)))
+        for i, h in enumerate(hashes):
+            vector = found.get(h)
+            if vector is not None:
+                out[i] = vector
+                found_rows[i] = True
+        self.hits += int(found_rows.sum())
+        return out, found_rows
+
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return np.asarray(self.embed_queries([text], "question")[0], dtype=np.float32)
 

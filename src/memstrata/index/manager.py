@@ -15,6 +15,7 @@ search that already holds the old index keeps it, unchanged, until it is done.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Final
 
 from memstrata.errors import NotFoundError
@@ -36,8 +37,12 @@ class IndexManager:
         embedder: Embedder,
         config: RankingConfig | None = None,
         passages: PassageReader | None = None,
+        *,
+        deferred: bool = True,
     ) -> None:
         self.store = store
+        #: dense vectors not cached are left pending (see :meth:`embed_pending`)
+        self.deferred = deferred
         self.embedder = embedder
         self.config = config or RankingConfig()
         #: how curated documents become passages (None: documents are not indexed)
@@ -65,16 +70,47 @@ class IndexManager:
     def refresh(self, user: str | None = None) -> None:
         """Bring the built indexes (all, or one user's) up to date now; build none. A
         deletion on request drops the indexes' copies, and the cached vectors of every text
-        embedded with the deleted items, in the same operation, not at the next search."""
+        embedded with the deleted items, in the same operation, not at the next search; a
+        batch being embedded in the background is waited for first, so none of its vectors
+        is cached after the deletion's purge."""
         with self._guard:
             users = [user] if user is not None else list(self._indexes)
         for name in users:
             with self._lock(name):
                 index = self._indexes.get(name)
                 if index is not None:
-                    head = self.store.generation(name)
-                    if index.generation != head:
-                        self._catch_up(index, head)
+                    with index.quiet():  # no batch of deleted texts lands after this
+                        head = self.store.generation(name)
+                        if index.generation != head:
+                            self._catch_up(index, head)
+
+    def built(self) -> list[str]:
+        """The users whose index is built in this process."""
+        with self._guard:
+            return list(self._indexes)
+
+    def pending(self, user: str) -> int:
+        """How many of the user's entries wait for dense vectors (0 if not built)."""
+        with self._guard:
+            index = self._indexes.get(user)
+        return 0 if index is None else index.pending
+
+    def embed_pending(
+        self,
+        user: str,
+        *,
+        batch: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """Bring the user's index up to date and embed everything pending in it, in this
+        thread (see :meth:`UserIndex.embed_pending`); the count embedded."""
+        return self.index(user).embed_pending(batch=batch, progress=progress, stop=stop)
+
+    def fill_from_cache(self, user: str) -> int:
+        """Bring the user's index up to date and put in the pending vectors another process
+        has cached meanwhile, running no model; the count put in."""
+        return self.index(user).fill_from_cache()
 
     def drop(self, user: str | None = None) -> None:
         """Forget built indexes (all, or one user's); they rebuild on next use."""
@@ -86,7 +122,7 @@ class IndexManager:
 
     def _build(self, user: str, head: int) -> UserIndex:
         self.rebuilds += 1
-        index = UserIndex(user, self.embedder, self.config, self.passages)
+        index = UserIndex(user, self.embedder, self.config, self.passages, deferred=self.deferred)
         scope = Scope(user)
         batch = []
         for episode in self.store.iter_episodes(scope):

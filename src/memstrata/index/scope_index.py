@@ -21,8 +21,11 @@ search ranks sessions by their best turns.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -50,8 +53,9 @@ from memstrata.model import (
     Scope,
     SearchFilter,
     SearchHit,
+    SearchHits,
 )
-from memstrata.ports import Embedder, ForgettingEmbedder
+from memstrata.ports import CachingEmbedder, Embedder, ForgettingEmbedder
 
 _SEP: Final = "\x1f"
 _KINDS: Final = {
@@ -112,8 +116,17 @@ class UserIndex:
         embedder: Embedder,
         config: RankingConfig | None = None,
         passages: PassageReader | None = None,
+        *,
+        deferred: bool = False,
     ) -> None:
         self.user = user
+        #: dense vectors not cached are left pending for :meth:`embed_pending` (a background
+        #: indexer) instead of being computed in the write that adds the entry
+        self.deferred = deferred
+        #: slots whose dense vectors are still to be embedded, oldest first
+        self._pending: dict[int, None] = {}
+        #: held while a batch of pending entries is embedded and put in
+        self._batching = threading.Lock()
         #: how a curated document becomes passages (None: documents are not indexed)
         self.passages = passages
         self.embedder = embedder
@@ -295,6 +308,7 @@ class UserIndex:
             self.lexical.remove(slot)
             for view in self.views:
                 view.remove(slot)
+            self._pending.pop(slot, None)
             touched.discard(item_id)
         self._reindex(touched)
         if embedded and isinstance(self.embedder, ForgettingEmbedder):
@@ -330,6 +344,9 @@ class UserIndex:
         return "\n".join(parts)
 
     def _reindex(self, ids: Iterable[str]) -> None:
+        """Index ``ids`` lexically now, and densely: with vectors the embedder has cached at
+        once, the rest now (``deferred`` off) or queued as pending for :meth:`embed_pending`.
+        A slot's old vectors are dropped first: until its new ones are in, it is pending."""
         cfg = self.config
         slots: list[int] = []
         infos: list[SlotInfo] = []
@@ -343,9 +360,147 @@ class UserIndex:
             infos.append(info)
         if not slots:
             return
-        for view, prev in zip(self.views, cfg.dense_views, strict=True):
-            texts = [self._context(info, prev) for info in infos]
-            view.add(slots, self.embedder.embed_documents(texts))
+        for view in self.views:
+            for slot in slots:
+                view.remove(slot)
+        texts = [[self._context(info, prev) for info in infos] for prev in cfg.dense_views]
+        ready = np.ones(len(slots), dtype=bool)
+        vectors: list[NDArray[np.float32]] = []
+        if isinstance(self.embedder, CachingEmbedder):
+            for view_texts in texts:
+                cached, hit = self.embedder.cached_documents(view_texts)
+                vectors.append(cached)
+                ready &= hit
+        else:
+            ready[:] = False
+        if not self.deferred and not ready.all():
+            todo = np.flatnonzero(~ready)
+            fresh = [self.embedder.embed_documents([t[i] for i in todo]) for t in texts]
+            if not vectors:
+                vectors = [np.zeros((len(slots), self.embedder.dim), np.float32) for _ in texts]
+            for view_vectors, new in zip(vectors, fresh, strict=True):
+                view_vectors[todo] = new
+            ready[:] = True
+        chosen = np.flatnonzero(ready)
+        if len(chosen):
+            index = np.asarray(slots, dtype=np.int64)[chosen]
+            for view, view_vectors in zip(self.views, vectors, strict=True):
+                view.add(index, view_vectors[chosen])
+        for i, slot in enumerate(slots):
+            if ready[i]:
+                self._pending.pop(slot, None)
+            else:
+                self._pending[slot] = None
+
+    # dense vectors in the background ---------------------------------------------
+    @property
+    def pending(self) -> int:
+        """How many entries wait for their dense vectors (found lexically until then)."""
+        return len(self._pending)
+
+    def embed_pending(
+        self,
+        *,
+        batch: int = 64,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """Embed pending entries, ``batch`` at a time (up to ``limit``); the count embedded.
+
+        The model runs outside the index's lock, so searches go on meanwhile; each batch's
+        vectors go in under the write lock, for the entries whose text is still what was
+        embedded (an entry changed or deleted meanwhile is left to its newer state, and the
+        vectors of a deleted entry's texts are forgotten). ``progress(done, left)`` is called
+        after each batch; ``stop()`` is asked before each."""
+        done = 0
+        while limit is None or done < limit:
+            if stop is not None and stop():
+                break
+            size = batch if limit is None else min(batch, limit - done)
+            with self._batching:
+                with self.lock.reading():
+                    work = [
+                        (slot, info.id, [self._context(info, p) for p in self.config.dense_views])
+                        for slot in itertools.islice(self._pending, size)
+                        if (info := self.catalog.info[slot]) is not None
+                    ]
+                if not work:
+                    break
+                fresh = [
+                    self.embedder.embed_documents([texts[v] for _, _, texts in work])
+                    for v in range(len(self.views))
+                ]
+                done += self._install(work, fresh)
+            if progress is not None:
+                progress(done, self.pending)
+        return done
+
+    def fill_from_cache(self, *, chunk: int = 2000) -> int:
+        """Put in the vectors of pending entries that the embedder's cache now holds
+        (embedded by another process), without running the model; the count put in."""
+        if not isinstance(self.embedder, CachingEmbedder):
+            return 0
+        with self.lock.reading():
+            slots = list(self._pending)
+        done = 0
+        for start in range(0, len(slots), chunk):
+            with self._batching:
+                with self.lock.reading():
+                    work = [
+                        (slot, info.id, [self._context(info, p) for p in self.config.dense_views])
+                        for slot in slots[start : start + chunk]
+                        if slot in self._pending and (info := self.catalog.info[slot]) is not None
+                    ]
+                if not work:
+                    continue
+                found = [
+                    self.embedder.cached_documents([texts[v] for _, _, texts in work])
+                    for v in range(len(self.views))
+                ]
+                ready = np.logical_and.reduce([hit for _, hit in found])
+                rows = np.flatnonzero(ready)
+                if len(rows):
+                    done += self._install(
+                        [work[r] for r in rows], [vectors[rows] for vectors, _ in found]
+                    )
+        return done
+
+    def _install(
+        self, work: list[tuple[int, str, list[str]]], fresh: list[NDArray[np.float32]]
+    ) -> int:
+        """Put embedded vectors in for the entries still as they were embedded."""
+        kept: list[int] = []
+        dropped: set[str] = set()
+        with self.lock.writing():
+            for row, (slot, item_id, texts) in enumerate(work):
+                info = self.catalog.info[slot] if slot < len(self.catalog.info) else None
+                current = (
+                    None
+                    if info is None or info.id != item_id
+                    else [self._context(info, p) for p in self.config.dense_views]
+                )
+                if current == texts and slot in self._pending:
+                    kept.append(row)
+                    self._pending.pop(slot, None)
+                elif current is None:
+                    dropped.update(texts)
+            if kept:
+                slots = np.asarray([work[r][0] for r in kept], dtype=np.int64)
+                for view, vectors in zip(self.views, fresh, strict=True):
+                    view.add(slots, vectors[kept])
+            live = {t for r in kept for t in work[r][2]}
+        if dropped and isinstance(self.embedder, ForgettingEmbedder):
+            self.embedder.forget(sorted(dropped - live))
+        return len(kept)
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Wait for a batch being embedded to be put in (or dropped), and keep the next one
+        from starting meanwhile: a deletion's copies are purged after this, so no vector of
+        a deleted text is written to a cache after its purge."""
+        with self._batching:
+            yield
 
     # reads -----------------------------------------------------------------------
     def mask(
@@ -416,12 +571,16 @@ class UserIndex:
         self, query: Query, mask: NDArray[np.bool_], slots: NDArray[np.int64] | None = None
     ) -> NDArray[np.float32]:
         """The dense score of every slot (or of ``slots``): each view's cosines z-scored over
-        ``mask`` and averaged; for a dialogue, blended with the best single line's."""
+        ``mask`` and averaged; for a dialogue, blended with the best single line's. Entries
+        still waiting for their vectors score 0, the mean, whatever the query."""
         n = self.catalog.capacity
+        ready = mask
+        if self._pending and self.views:
+            ready = mask & self.views[0].alive(n)
 
         def views_score(vector: NDArray[np.float32]) -> NDArray[np.float32]:
             parts = [
-                _normalise(view.scores(vector, n, slots), mask, "zscore") for view in self.views
+                _normalise(view.scores(vector, n, slots), ready, "zscore") for view in self.views
             ]
             return np.asarray(np.mean(parts, axis=0), dtype=np.float32)
 
@@ -429,8 +588,8 @@ class UserIndex:
         if query.is_dialogue and self.config.line_weight > 0:
             best = np.max([views_score(v) for v in query.line_vectors], axis=0)
             w = self.config.line_weight
-            dense = (1 - w) * _normalise(dense, mask, "zscore") + w * _normalise(
-                np.asarray(best, dtype=np.float32), mask, "zscore"
+            dense = (1 - w) * _normalise(dense, ready, "zscore") + w * _normalise(
+                np.asarray(best, dtype=np.float32), ready, "zscore"
             )
         return dense
 
@@ -502,18 +661,25 @@ class UserIndex:
         k: int,
         granularity: Granularity,
         filters: SearchFilter,
-    ) -> list[SearchHit]:
+    ) -> SearchHits:
         """The best ``k`` hits for ``query`` in ``scope``, read under the shared lock: the
-        index as it was before or after any concurrent write, never halfway."""
+        index as it was before or after any concurrent write, never halfway. Entries still
+        waiting for their dense vectors are ranked lexically (see :meth:`dense_scores`) and
+        counted in the answer's ``pending``."""
         with self.lock.reading():
             mask = self.mask(scope, granularity, filters)
             if not mask.any():
-                return []
+                return SearchHits()
+            pending = 0
+            if self._pending and self.views:
+                pending = int((mask & ~self.views[0].alive(len(mask))).sum())
             lexical, dense, fused, mask = self.scores(query, mask, k)
             if granularity in (Granularity.SESSION, Granularity.TOPIC):
-                return self._groups_ranked(lexical, dense, fused, mask, k, granularity)
-            order = _top(fused, mask, k)
-            return [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
+                hits = self._groups_ranked(lexical, dense, fused, mask, k, granularity)
+            else:
+                order = _top(fused, mask, k)
+                hits = [self._hit(int(s), granularity, lexical, dense, fused) for s in order]
+            return SearchHits(hits, pending=pending)
 
     def _id(self, slot: int) -> str:
         info = self.catalog.info[slot]
@@ -597,6 +763,8 @@ def _normalise(
 ) -> NDArray[np.float32]:
     chosen = values[mask]
     out = np.zeros_like(values)
+    if not len(chosen):
+        return out
     if method == "zscore":
         std = float(chosen.std())
         out[mask] = (chosen - float(chosen.mean())) / std if std > 1e-9 else 0.0

@@ -146,6 +146,7 @@ def _serve_one(settings: Settings, sock: socket.socket) -> None:
                 report.turns,
                 settings.sample_user,
             )
+        memory.start_indexer()
         if settings.auto_curate:
             memory.start_auto_curation(settings.curate_after_s)
         grace = settings.shutdown_timeout_s

@@ -158,7 +158,11 @@ class VersionPage(Page[VersionOut]):
 
 
 class HitPage(Page[HitOut]):
-    """A page of search hits, best first."""
+    """A page of search hits, best first; ``partial`` when some records of the scope have
+    no dense vector yet (being embedded in the background) and were ranked by their words."""
+
+    partial: bool = Field(False, description="some records were ranked by their words alone")
+    pending: int = Field(0, ge=0, description="how many records still wait for their vectors")
 
 
 class KeyOut(BaseModel):

@@ -349,6 +349,11 @@ class SearchIn(QueryIn):
     include_archived: bool = Field(False, description="also archived turns")
     current_only: bool = Field(True, description="only current facts, not superseded ones")
     rerank: bool = Field(False, description="let the configured chat model reorder the hits")
+    wait: bool = Field(
+        False,
+        description="embed the scope's records that have no vector yet before searching "
+        "(else they are ranked by their words alone, and the answer is partial)",
+    )
     cursor: str | None = Field(
         None, pattern=r"^[0-9]{1,4}$", description="the next_cursor of the page before"
     )

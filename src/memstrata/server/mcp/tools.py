@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memstrata.codec import hit_to_json, record_to_json
+from memstrata.codec import record_to_json
 from memstrata.document.format import serialize
 from memstrata.errors import InvalidInputError
 from memstrata.model import Scope
@@ -23,7 +23,6 @@ from memstrata.server.responses import (
     DocOut,
     EpisodeOut,
     FactOut,
-    HitOut,
     HitPage,
     PreviewOut,
     RememberOut,
@@ -117,10 +116,7 @@ def _wake_up(memory: Memory, scope: Scope, args: WakeUpIn) -> WakeUpOut:
 def _search(memory: Memory, scope: Scope, args: SearchIn) -> HitPage:
     from memstrata.server.routes.search import search_page
 
-    hits, next_cursor = search_page(memory, scope, args)
-    return HitPage(
-        items=[HitOut.model_validate(hit_to_json(h)) for h in hits], next_cursor=next_cursor
-    )
+    return search_page(memory, scope, args)
 
 
 def _recall(memory: Memory, scope: Scope, args: RecallIn) -> RecallOut:
