@@ -100,14 +100,15 @@ class Loaded:
 def load_conversations(
     memory: Memory, conversations: Sequence[Conversation], scope_of: dict[str, Scope]
 ) -> Loaded:
-    """Store each conversation in its own scope, then build every scope's index."""
+    """Store each conversation in its own scope, then build every scope's index and embed
+    every turn (so searches are timed on a complete index)."""
     episodes: dict[str, list[Episode]] = {}
     started = perf_counter()
     for conv in conversations:
         episodes[conv.key] = memory.remember(conv.turns, scope_of[conv.key], surface="import")
     stored = perf_counter()
-    for conv in conversations:
-        memory.indexes.index(scope_of[conv.key].user)
+    for user in dict.fromkeys(scope_of[conv.key].user for conv in conversations):
+        memory.index(user)
     indexed = perf_counter()
     turns = sum(len(v) for v in episodes.values())
     return Loaded(episodes, turns, stored - started, indexed - stored)
