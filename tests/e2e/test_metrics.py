@@ -98,6 +98,11 @@ def test_records_by_kind_are_read_at_scrape_time(client: TestClient, memory: Mem
     memory.add_fact("Alice lives in Hangzhou", "alice", category="personal", sources=[eps[0]["id"]])  # type: ignore[list-item]
     samples = scrape(client)
     assert value(samples, "memstrata_records", kind="episode") == 3
+    assert value(samples, "memstrata_index_pending") == 0  # no index built yet
+    memory.indexes.index("alice")  # built: its 2 turns and 1 fact wait for their vectors
+    assert value(scrape(client), "memstrata_index_pending") == 3
+    memory.index("alice")
+    assert value(scrape(client), "memstrata_index_pending") == 0
     assert value(samples, "memstrata_records", kind="fact") == 1
 
 

@@ -129,6 +129,11 @@ class Memory(CurationMixin):
         return indexer.start()
 
     @property
+    def indexes_built(self) -> IndexManager | None:
+        """The index manager if a search or the indexer made one (None: nothing built)."""
+        return self._indexes
+
+    @property
     def indexer(self) -> BackgroundIndexer | None:
         """The background indexer, once :meth:`start_indexer` started it."""
         return self._indexer

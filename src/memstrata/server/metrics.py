@@ -14,7 +14,9 @@ What is counted (prometheus-client; counters end in ``_total``):
 - ``memstrata_curation_runs_total{layer,status}``: curation runs ``started`` and finished
   (``done``, ``failed``, ``cancelled``);
 - ``memstrata_records{kind}`` and ``memstrata_store_up``: the store's records of every user by
-  kind, counted when scraped (a count over each table: about 2 ms at 12,000 turns).
+  kind, counted when scraped (a count over each table: about 2 ms at 12,000 turns);
+- ``memstrata_index_pending``: records waiting for their dense vectors in the search indexes
+  of the process that answers (the background indexer's backlog), read when scraped.
 
 Lower layers report through the leaf :mod:`memstrata.telemetry`, never importing
 prometheus-client; runs through their registry's listeners. Counts belong to the process.
@@ -212,6 +214,12 @@ class StoreCollector:
         for kind, n in sorted(counts.items()):
             records.add_metric([kind], n)
         yield records
+        pending = GaugeMetricFamily(
+            "memstrata_index_pending", "records waiting for their dense vectors (this process)"
+        )
+        built = self._memory.indexes_built
+        pending.add_metric([], sum(built.pending(u) for u in built.built()) if built else 0)
+        yield pending
 
 
 class _Scrape:
