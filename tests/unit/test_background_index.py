@@ -409,3 +409,24 @@ def test_of_two_processes_on_one_directory_one_runs_the_model(
     # the leader gone, the next indexer takes the lock
     with _open(data_dir, clock, second, cache=True) as three:
         assert three.start_indexer(poll_s=0.05).leading
+
+
+def test_an_index_beside_a_leading_process_takes_its_vectors_and_embeds_nothing(
+    data_dir: Path, clock: FixedClock
+) -> None:
+    server_model, cli_model = GatedEmbedder(), GatedEmbedder()
+    server_model.open.set()
+    cli_model.open.set()
+    with (
+        _open(data_dir, clock, server_model, cache=True) as server,
+        _open(data_dir, clock, cli_model, cache=True) as cli,
+    ):
+        server.start_indexer(poll_s=0.05)
+        assert server.model_lock.acquire()
+        cli.remember(TURNS, "u")  # a CLI ingest beside a running server
+        events: list[tuple[int, int]] = []
+        done = cli.index("u", progress=lambda _, d, left: events.append((d, left)), poll_s=0.05)
+        assert done == {"u": len(TURNS)} and cli.pending("u") == 0
+        assert cli_model.embedded == [] and server_model.embedded  # embedded once, there
+        assert events[0] == (0, len(TURNS)) and events[-1] == (len(TURNS), 0)
+        assert not cli.model_lock.held  # it never led

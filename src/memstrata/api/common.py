@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from memstrata.curate.runs import RunRegistry
     from memstrata.index.config import RankingConfig
     from memstrata.index.indexer import BackgroundIndexer
+    from memstrata.index.leader import ModelLock
     from memstrata.index.manager import IndexManager
     from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache
@@ -167,6 +168,7 @@ class MemoryState:
         self._runs: RunRegistry | None = None
         self._queue: DebounceQueue | None = None
         self._indexer: BackgroundIndexer | None = None
+        self._model_lock: ModelLock | None = None
         self._fact_cache: FactCache | None = None
         self._workers: list[threading.Thread] = []  # background curation runs
         self._index_lock = threading.Lock()

@@ -9,6 +9,7 @@ and the sample memory.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from memstrata.curate.queue import DebounceQueue
     from memstrata.index.config import RankingConfig
     from memstrata.index.indexer import BackgroundIndexer
+    from memstrata.index.leader import ModelLock
     from memstrata.index.manager import IndexManager
     from memstrata.layers import FactCache, Recall, WakeUp
 
@@ -120,11 +122,10 @@ class Memory(CurationMixin):
         resumed. The server runs one; :meth:`close` stops it."""
         from memstrata.index.indexer import BackgroundIndexer
 
-        manager = self.indexes
+        manager, lock = self.indexes, self.model_lock
         with self._index_lock:
             if self._indexer is None:
-                lock = None if self.settings is None else self.settings.data_dir / "indexer.lock"
-                self._indexer = BackgroundIndexer(manager, poll_s=poll_s, lock_path=lock)
+                self._indexer = BackgroundIndexer(manager, poll_s=poll_s, model_lock=lock)
             indexer = self._indexer
         return indexer.start()
 
@@ -138,31 +139,76 @@ class Memory(CurationMixin):
         """The background indexer, once :meth:`start_indexer` started it."""
         return self._indexer
 
+    @property
+    def model_lock(self) -> ModelLock:
+        """The lock that makes this process the one of its data directory that runs the
+        embedding model (:mod:`memstrata.index.leader`)."""
+        from memstrata.index.leader import ModelLock
+
+        with self._index_lock:
+            if self._model_lock is None:
+                path = None if self.settings is None else self.settings.data_dir / "indexer.lock"
+                self._model_lock = ModelLock(path)
+            return self._model_lock
+
     def index(
         self,
         user: str | None = None,
         *,
         progress: Callable[[str, int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
+        poll_s: float = 0.5,
     ) -> dict[str, int]:
         """Embed, in this thread, every record of ``user`` (or of every user) that has no
-        dense vector yet; per user, how many were embedded. ``progress(user, done, left)``
-        is called after each batch, ``stop()`` asked before each (what is left stays pending,
-        and is resumed by the next call or a background indexer)."""
+        dense vector yet; per user, how many were put in. ``progress(user, done, left)`` is
+        called after each batch, ``stop()`` asked before each (what is left stays pending,
+        and is resumed by the next call or a background indexer).
+
+        When another process runs the model for this data directory (a server's indexer
+        holds the model lock), this one does not embed the same records again: it takes
+        their vectors from the shared cache as that process writes them (every ``poll_s``),
+        and takes over if that process goes away."""
+        lock = self.model_lock
+        held_before = lock.held
         users = [user] if user is not None else self.store.users()
         done: dict[str, int] = {}
-        for name in users:
-            if stop is not None and stop():
-                break
-            index = self.indexes.index(name)
+        try:
+            for name in users:
+                if stop is not None and stop():
+                    break
+                done[name] = self._index_user(name, lock, progress, stop, poll_s)
+        finally:
+            if not held_before and (self._indexer is None or not self._indexer.running):
+                lock.release()
+        return done
+
+    def _index_user(
+        self,
+        user: str,
+        lock: ModelLock,
+        progress: Callable[[str, int, int], None] | None,
+        stop: Callable[[], bool] | None,
+        poll_s: float,
+    ) -> int:
+        index = self.indexes.index(user)
+        if progress is not None:
+            progress(user, 0, index.pending)
+        done = 0
+
+        def report(count: int, left: int) -> None:
             if progress is not None:
-                progress(name, 0, index.pending)
+                progress(user, done + count, left)
 
-            def report(count: int, left: int, name: str = name) -> None:
-                if progress is not None:
-                    progress(name, count, left)
-
-            done[name] = index.embed_pending(progress=report, stop=stop)
+        while index.pending and not (stop is not None and stop()):
+            if lock.acquire():
+                return done + index.embed_pending(progress=report, stop=stop)
+            found = self.indexes.fill_from_cache(user)  # the leading process's vectors
+            index = self.indexes.index(user)
+            if found:
+                done += found
+                report(0, index.pending)
+            elif index.pending:
+                time.sleep(poll_s)
         return done
 
     def pending(self, user: str) -> int:

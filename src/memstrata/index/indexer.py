@@ -8,9 +8,10 @@ brings the index up to date (lexical entries at once, vectors the cache already 
 once, the rest pending) and embeds what is pending, a batch at a time, while searches go on.
 
 Several processes on one data directory (``serve --workers``) each run one, but only the one
-holding the lock file (``lock_path``) runs the model; the others put in the vectors it caches
-(:meth:`UserIndex.fill_from_cache`), so no turn is embedded twice. If the leader exits, its
-lock is released by the operating system and the next one to ask takes over.
+holding the model lock (:class:`memstrata.index.leader.ModelLock`) runs the model; the others
+put in the vectors it caches (:meth:`UserIndex.fill_from_cache`), so no turn is embedded
+twice. If the leader exits, the operating system releases its lock and the next one to ask
+takes over.
 
 Nothing it holds is needed to recover: pending work is what the index has no vector for, and
 the index is derived from the store, so after a restart (or a kill) the same turns are found
@@ -21,13 +22,12 @@ A failing model is retried with a growing pause; the thread never dies of it.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Final
 
+from memstrata.index.leader import ModelLock
 from memstrata.index.manager import IndexManager
 
 log = logging.getLogger(__name__)
@@ -43,13 +43,12 @@ class BackgroundIndexer:
         *,
         batch: int = 64,
         poll_s: float = 2.0,
-        lock_path: Path | None = None,
+        model_lock: ModelLock | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.manager = manager
-        #: a file whose lock elects the one process that runs the model (None: this one)
-        self.lock_path = lock_path
-        self._lock_fd: int | None = None
+        #: elects the one process that runs the model (no file: this one)
+        self._model_lock = model_lock or ModelLock(None)
         self.batch = batch
         self.poll_s = poll_s
         self._clock = clock
@@ -83,31 +82,13 @@ class BackgroundIndexer:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the lock: another process may lead
-            self._lock_fd = None
+        self._model_lock.release()  # another process may lead
 
     @property
     def leading(self) -> bool:
         """Whether this process runs the model (it holds the lock, or there is none); asks
         for the lock when it does not hold it yet."""
-        if self.lock_path is None or self._lock_fd is not None:
-            return True
-        import fcntl
-
-        try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            log.warning("cannot open the indexer lock %s (%s); embedding here", self.lock_path, exc)
-            self.lock_path = None
-            return True
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        self._lock_fd = fd
-        return True
+        return self._model_lock.acquire()
 
     @property
     def running(self) -> bool:
