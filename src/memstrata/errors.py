@@ -20,7 +20,9 @@ each::
      │    └── LLMReplyError       it answered, but not with the JSON asked for
      └── StoreError            the record store failed (I/O, driver, corruption)
           ├── MigrationError      a schema migration could not be applied
-          └── DamagedStoreError   the database file is damaged; writes are refused
+          ├── DamagedStoreError   the database file is damaged; writes are refused
+          └── SnapshotError       a saved search index cannot be used (never reaches a
+                                  caller: the index is rebuilt from the records)
 """
 
 from __future__ import annotations
@@ -126,3 +128,9 @@ class MigrationError(StoreError):
 class DamagedStoreError(StoreError):
     """The database file is damaged (corrupt pages, not a database); every write is refused
     until it is repaired (``memstrata doctor --repair``) or restored from the raw trace."""
+
+
+class SnapshotError(StoreError):
+    """A saved search index (``<data dir>/index``) is damaged, of another format, or made
+    with another embedder or ranking; it is set aside and the index rebuilt from the records,
+    so a caller never sees this error."""

@@ -329,6 +329,11 @@ class Settings(BaseSettings):
     def trace_dir(self) -> Path:
         return self.data_dir / "trace"
 
+    @property
+    def index_dir(self) -> Path:
+        """Saved search indexes, one directory per user (derived; safe to delete)."""
+        return self.data_dir / "index"
+
     @classmethod
     def settings_customise_sources(
         cls,

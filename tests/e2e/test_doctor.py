@@ -35,7 +35,8 @@ def test_a_clean_data_directory_is_all_well(cli: Cli) -> None:
     cli("remember", "I prefer green tea", "--user", "alice")
     report = doctor(cli, code=0)
     assert report["problems"] == []
-    assert [c.split(":")[0] for c in report["checked"]] == ["database", "embedding cache", "trace"]
+    checked = [c.split(":")[0] for c in report["checked"]]
+    assert checked == ["database", "embedding cache", "saved indexes", "trace"]
     out, _ = cli("doctor")
     assert "all well" in out
 

@@ -202,12 +202,15 @@ class MemoryState:
         episode_ids: Sequence[str],
         texts: Collection[str],
         *,
+        user: str,
         reason: str = DeleteReason.USER_REQUEST.value,
     ) -> int:
         """Erase the copies of deleted records kept outside the record store, once the store
         change is made: the raw trace lines of ``episode_ids`` (tombstones with ``reason``
         stay; a damaged line holding one of ``texts`` is blanked), the entries of built
-        in-process indexes, and the cached vectors of ``texts`` (every model). ``texts`` are
+        in-process indexes, the saved indexes of ``user`` (overwritten and removed, then read
+        back; the built one is saved again later), and the cached vectors of ``texts`` (every
+        model). ``texts`` are
         every text the deletion removed and every text embedded from them (see
         :meth:`_derived_texts`). Then the trace is read back. Raises :class:`StoreError` naming
         each copy left and where; safe to run again. The number of trace lines erased."""
@@ -234,6 +237,16 @@ class MemoryState:
             left.append(str(exc))
         try:
             if self.settings is not None:
+                from memstrata.index.snapshot import SnapshotStore
+
+                snapshots = SnapshotStore(self.settings.index_dir)
+                left += snapshots.erase(user, self.store.generation(user), embedded)
+                if self._indexes is not None:
+                    self._indexes.erased(user)
+        except StoreError as exc:
+            left.append(str(exc))
+        try:
+            if self.settings is not None:
                 left += purge_cache(self.settings.embedding_cache_path, embedded)
         except StoreError as exc:
             left.append(str(exc))
@@ -246,22 +259,31 @@ class MemoryState:
         episode_ids: Sequence[str],
         texts: Collection[str],
         *,
+        user: str,
         reason: str = DeleteReason.USER_REQUEST.value,
     ) -> None:
         """:meth:`_erase_copies`, then :meth:`_prove_erased` even if the first failed."""
         try:
-            self._erase_copies(episode_ids, texts, reason=reason)
+            self._erase_copies(episode_ids, texts, user=user, reason=reason)
         finally:
-            self._prove_erased(episode_ids, texts)
+            self._prove_erased(episode_ids, texts, user=user)
 
-    def _prove_erased(self, episode_ids: Sequence[str], texts: Collection[str]) -> None:
+    def _prove_erased(
+        self, episode_ids: Sequence[str], texts: Collection[str], *, user: str
+    ) -> None:
         """Once the store change is final (nothing in the store holds ``texts`` any more but
         what legitimately still does): checkpoint the database's log into its file and scan
-        both for ``texts``. Raises :class:`StoreError` naming each file that keeps a copy."""
+        both for ``texts``, and scan the user's saved indexes. Raises :class:`StoreError`
+        naming each file that keeps a copy."""
+        left: list[str] = []
         if isinstance(self.store, ErasingStore):
-            left = self.store.residue(texts)
-            if left:
-                raise StoreError(_left_message(episode_ids, left))
+            left += self.store.residue(texts)
+        if self.settings is not None:
+            from memstrata.index.snapshot import SnapshotStore
+
+            left += SnapshotStore(self.settings.index_dir).residue(user, texts)
+        if left:
+            raise StoreError(_left_message(episode_ids, left))
 
     def _derived_texts(self, episodes: Sequence[Episode]) -> set[str]:
         """The turns' texts and every text the index embeds with them (each dense view of

@@ -81,7 +81,7 @@ class DocumentsMixin(CaptureMixin):
         result = self.documents.apply(scope, key, ops, expected_version=expected_version)
         if stored is not None:
             texts = [p.text for p in document_passages(stored) if p.id in erased]
-            self._erase_and_prove((), texts)
+            self._erase_and_prove((), texts, user=scope.user)
         return result
 
     def _check_operations(self, ops: Sequence[Operation]) -> None:

@@ -108,9 +108,17 @@ class Memory(CurationMixin):
         with self._index_lock:
             if self._indexes is None:
                 from memstrata.index.manager import IndexManager
+                from memstrata.index.snapshot import SnapshotStore
 
+                snapshots = None
+                if self.settings is not None:
+                    snapshots = SnapshotStore(self.settings.index_dir)
                 self._indexes = IndexManager(
-                    self.store, embedder, self._ranking, passages=document_passages
+                    self.store,
+                    embedder,
+                    self._ranking,
+                    passages=document_passages,
+                    snapshots=snapshots,
                 )
             return self._indexes
 
@@ -234,6 +242,8 @@ class Memory(CurationMixin):
         self.stop_runs()
         if self._queue is not None:
             self._queue.stop()
+        if self._indexes is not None:
+            self._indexes.close()  # saves what changed enough since its snapshot
         if self._embedder is not None and hasattr(self._embedder, "close"):
             self._embedder.close()
         self.store.close()

@@ -195,7 +195,9 @@ class ForgettingMixin(DocumentsMixin):
         (:meth:`_prove_erased`). The entry holds the texts until it is done, so the proof (a
         WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`."""
         try:
-            lines = self._erase_copies(record.episode_ids, record.texts, reason=record.reason)
+            lines = self._erase_copies(
+                record.episode_ids, record.texts, user=record.scope.user, reason=record.reason
+            )
         except OSError as exc:
             raise StoreError(
                 f"{record.target} was deleted but its raw trace line could not be erased "
@@ -204,7 +206,7 @@ class ForgettingMixin(DocumentsMixin):
         except StoreError as exc:
             raise StoreError(f"{exc}; {_PENDING}") from exc
         self.store.finish_erasure(record.id)
-        self._prove_erased(record.episode_ids, record.texts)
+        self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
         counts = {**record.counts, "trace_lines": lines}
         return DeleteReport(record.deleted, record.cascaded, counts)
 

@@ -1,6 +1,6 @@
 """``memstrata doctor``: check a data directory, repair what can be repaired safely.
 
-Three parts are checked:
+Four parts are checked:
 
 - the database: ``PRAGMA integrity_check`` and ``foreign_key_check``, and the damage mark a
   store leaves when it sees damage. Repair copies every readable row into a new file (row by
@@ -12,14 +12,16 @@ Three parts are checked:
   lines without episodes are only reported (they may be episodes the database lost: restore
   them with :func:`restore_from_trace`, or a deletion whose redaction failed);
 - the embedding cache: it opens, passes ``quick_check``, and each model's vectors have one
-  length. Repair deletes it (derived data: it is rebuilt as texts are embedded again).
+  length. Repair deletes it (derived data: it is rebuilt as texts are embedded again);
+- the saved search indexes: each user's snapshot in use reads whole, no interrupted save left
+  a directory. Repair overwrites and removes them (derived data: rebuilt on next use).
 
 Run the repair while no other process uses the data directory.
 """
 
 from __future__ import annotations
 
-from memstrata.doctor import cache, database, trace_check
+from memstrata.doctor import cache, database, indexes, trace_check
 from memstrata.doctor.cache import check_cache
 from memstrata.doctor.database import check_database, delete_orphans, rebuild_database
 from memstrata.doctor.report import DoctorReport, Problem
@@ -35,6 +37,7 @@ def diagnose(settings: Settings, *, repair: bool = False) -> DoctorReport:
     report = DoctorReport(settings.data_dir, repair)
     db_readable = database.check_and_repair(settings.db_path, report, repair)
     cache.check_and_repair(settings.embedding_cache_path, report, repair)
+    indexes.check_and_repair(settings.index_dir, report, repair)
     if settings.trace:
         trace_check.check_and_repair(settings, report, repair, db_readable=db_readable)
     else:

@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from memstrata.model import JsonValue
 
-Part = Literal["database", "trace", "cache"]
+Part = Literal["database", "trace", "cache", "index"]
 
 LISTED: Final = 20  # ids named in one problem at most
 

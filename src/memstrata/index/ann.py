@@ -8,18 +8,27 @@ hnswlib (no release since 2023) and faiss (a much larger package) were measured 
 
 The graph only proposes candidates: it is kept in int8, and every candidate is rescored exactly
 from the float32 matrix of :class:`ExactVectorIndex`, so scores are the same as without it.
+
+A graph is saved to a file and loaded whole into memory (:meth:`AnnGraph.save`,
+:meth:`AnnGraph.load`, for :mod:`memstrata.index.snapshot`): not viewed in place, so that a
+deletion may overwrite the file's bytes while another process uses the graph it loaded.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memstrata.errors import SnapshotError
+
 log = logging.getLogger(__name__)
+_EXPANSION = 128
 _warned = threading.Event()
 
 
@@ -37,16 +46,16 @@ def usearch_available() -> bool:
 class AnnGraph:
     """An HNSW graph over slots (keys), proposing candidates for a query vector."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, *, index: Any = None) -> None:
         from usearch.index import Index
 
-        self._index: Any = Index(
+        self._index: Any = index or Index(
             ndim=dim,
             metric="cos",
             dtype="i8",
             connectivity=16,
-            expansion_add=128,
-            expansion_search=128,
+            expansion_add=_EXPANSION,
+            expansion_search=_EXPANSION,
         )
         self._lock = threading.Lock()
 
@@ -75,3 +84,28 @@ class AnnGraph:
                 return np.zeros(0, dtype=np.int64)
             matches = self._index.search(query, min(count, len(self._index)))
         return np.asarray(matches.keys, dtype=np.int64)
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path`` and flush it to disk."""
+        with self._lock:
+            self._index.save(str(path))
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @classmethod
+    def load(cls, path: Path, dim: int) -> AnnGraph:
+        """A graph :meth:`save` wrote, read whole into memory."""
+        from usearch.index import Index
+
+        try:
+            index: Any = Index.restore(str(path), view=False)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise SnapshotError(f"the graph {path.name} cannot be read: {exc}") from exc
+        if index is None or index.ndim != dim:
+            raise SnapshotError(f"the graph {path.name} is not a graph of {dim} dimensions")
+        index.expansion_add = _EXPANSION  # not kept in the file (it comes back as 64)
+        index.expansion_search = _EXPANSION
+        return cls(dim, index=index)

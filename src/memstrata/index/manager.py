@@ -10,24 +10,42 @@ lock); it reads what changed from the store first, then applies it under the ind
 (:class:`memstrata.index.rwlock.ReadWriteLock`), so a search holding the index's read lock never
 sees half of it. A rebuild fills a new index beside the old one and swaps the reference: a
 search that already holds the old index keeps it, unchanged, until it is done.
+
+With a :class:`memstrata.index.snapshot.SnapshotStore`, a user's index is first looked for on
+disk: a usable snapshot is loaded and caught up through the change feed, and only otherwise is
+the index built from the records. An index is saved after it is built from the records (or
+its snapshot was erased), and when the work done since its snapshot (changes replayed, vectors
+added or dropped) reaches 1,000 and 5% of its entries: at once when it is small (under 20,000
+entries, a matter of milliseconds), otherwise off the search path in one background thread.
+:meth:`IndexManager.close` saves what has at least one change per 1,000 entries.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from memstrata.errors import NotFoundError
+from memstrata.errors import MemstrataError, NotFoundError
 from memstrata.ids import kind_of
 from memstrata.index.config import RankingConfig
 from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.model import ChangeOp, Scope
 from memstrata.ports import Embedder, RecordStore
 
+if TYPE_CHECKING:
+    from memstrata.index.snapshot import SnapshotStore
+
+log = logging.getLogger(__name__)
+
 _REBUILD_SHARE: Final = 0.5  # replaying more changes than this share of the index: rebuild
 _REBUILD_MIN: Final = 1_000
 _FEED_PAGE: Final = 10_000
+_SAVE_MIN: Final = 1_000  # work since the snapshot (changes, vectors) worth a save, and
+_SAVE_SHARE: Final = 0.05  # this share of the entries
+_CLOSE_SHARE: Final = 0.001  # on close: one change per 1,000 entries
+_SYNC_SAVE_MAX: Final = 20_000  # smaller indexes are saved at once (tens of milliseconds)
 
 
 class IndexManager:
@@ -39,6 +57,7 @@ class IndexManager:
         passages: PassageReader | None = None,
         *,
         deferred: bool = True,
+        snapshots: SnapshotStore | None = None,
     ) -> None:
         self.store = store
         #: dense vectors not cached are left pending (see :meth:`embed_pending`)
@@ -47,10 +66,19 @@ class IndexManager:
         self.config = config or RankingConfig()
         #: how curated documents become passages (None: documents are not indexed)
         self.passages = passages
+        #: where indexes are saved and loaded (None: built from the records each time)
+        self.snapshots = snapshots
         self._indexes: dict[str, UserIndex] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self.rebuilds = 0
+        self.loads = 0  # indexes loaded from a snapshot
+        #: per user: (generation, vectors) when last saved, loaded or tried, and the work
+        #: (changes replayed; all entries when no snapshot holds the index) since
+        self._saved: dict[str, tuple[int, int]] = {}
+        self._work: dict[str, int] = {}
+        self._queued: set[str] = set()
+        self._saver: threading.Thread | None = None
 
     def _lock(self, user: str) -> threading.Lock:
         with self._guard:
@@ -65,7 +93,8 @@ class IndexManager:
                 index = self._indexes[user] = self._build(user, head)
             elif index.generation != head:
                 index = self._catch_up(index, head)
-            return index
+        self.maybe_save(user)
+        return index
 
     def refresh(self, user: str | None = None) -> None:
         """Bring the built indexes (all, or one user's) up to date now; build none. A
@@ -105,12 +134,16 @@ class IndexManager:
     ) -> int:
         """Bring the user's index up to date and embed everything pending in it, in this
         thread (see :meth:`UserIndex.embed_pending`); the count embedded."""
-        return self.index(user).embed_pending(batch=batch, progress=progress, stop=stop)
+        done = self.index(user).embed_pending(batch=batch, progress=progress, stop=stop)
+        self.maybe_save(user)  # vectors put in are work a snapshot may be worth
+        return done
 
     def fill_from_cache(self, user: str) -> int:
         """Bring the user's index up to date and put in the pending vectors another process
         has cached meanwhile, running no model; the count put in."""
-        return self.index(user).fill_from_cache()
+        done = self.index(user).fill_from_cache()
+        self.maybe_save(user)
+        return done
 
     def drop(self, user: str | None = None) -> None:
         """Forget built indexes (all, or one user's); they rebuild on next use."""
@@ -120,7 +153,15 @@ class IndexManager:
             else:
                 self._indexes.pop(user, None)
 
-    def _build(self, user: str, head: int) -> UserIndex:
+    def _build(self, user: str, head: int, *, fresh: bool = False) -> UserIndex:
+        if not fresh and self.snapshots is not None and head > 0:
+            loaded = self.snapshots.load(
+                user, self.embedder, self.config, self.passages, self.store, deferred=self.deferred
+            )
+            if loaded is not None:
+                self.loads += 1
+                self._saved_now(loaded)
+                return loaded if loaded.generation == head else self._catch_up(loaded, head)
         self.rebuilds += 1
         index = UserIndex(user, self.embedder, self.config, self.passages, deferred=self.deferred)
         scope = Scope(user)
@@ -134,14 +175,19 @@ class IndexManager:
         index.add_facts(list(self.store.iter_facts(scope)))
         index.add_documents(self.store.list_documents(scope))
         index.generation = head
+        with self._guard:
+            self._saved.pop(user, None)
+            self._work[user] = len(index)
         return index
 
     def _catch_up(self, index: UserIndex, head: int) -> UserIndex:
         changes = self.store.changes_since(index.user, index.generation, limit=_FEED_PAGE)
         too_many = max(_REBUILD_MIN, _REBUILD_SHARE * len(index))
         if len(changes) >= _FEED_PAGE or len(changes) > too_many:
-            rebuilt = self._indexes[index.user] = self._build(index.user, head)
+            rebuilt = self._indexes[index.user] = self._build(index.user, head, fresh=True)
             return rebuilt
+        with self._guard:
+            self._work[index.user] = self._work.get(index.user, 0) + len(changes)
         latest: dict[str, ChangeOp] = {}
         for change in changes:
             latest.pop(change.item_id, None)
@@ -171,3 +217,105 @@ class IndexManager:
             index.add_documents(present_docs)
             index.generation = changes[-1].seq if changes else head
         return index
+
+    # snapshots ---------------------------------------------------------------------
+    def _state(self, index: UserIndex) -> tuple[int, int]:
+        return index.generation, sum(view.size for view in index.views)
+
+    def _saved_now(self, index: UserIndex, state: tuple[int, int] | None = None) -> None:
+        with self._guard:
+            self._saved[index.user] = state or self._state(index)
+            self._work[index.user] = 0
+
+    def _unsaved(self, index: UserIndex) -> int | None:
+        """The work since the index's snapshot; None when it is in its snapshot (or the
+        last save of this state was tried already)."""
+        with self._guard:
+            saved = self._saved.get(index.user)
+            work = self._work.get(index.user, len(index))
+        state = self._state(index)
+        if saved == state:
+            return None
+        return work + (abs(state[1] - saved[1]) if saved is not None else 0)
+
+    def maybe_save(self, user: str) -> None:
+        """Save the user's index in the background when enough changed since its snapshot
+        (see the module's docstring); never waits."""
+        index = self._indexes.get(user)
+        if index is None or self.snapshots is None or not len(index):
+            return
+        work = self._unsaved(index)
+        if work is None or work < min(len(index), max(_SAVE_MIN, _SAVE_SHARE * len(index))):
+            return
+        if len(index) < _SYNC_SAVE_MAX:  # a small save costs less than a thread's surprises
+            self.save(user)
+        else:
+            with self._guard:
+                self._queued.add(user)
+                if self._saver is None:
+                    self._saver = threading.Thread(
+                        target=self._save_queued, name="memstrata-index-save", daemon=True
+                    )
+                    self._saver.start()
+
+    def _save_queued(self) -> None:
+        while True:
+            with self._guard:
+                if not self._queued:
+                    self._saver = None
+                    return
+                user = self._queued.pop()
+            self.save(user)
+
+    def save(self, user: str | None = None) -> int:
+        """Save the built indexes (all, or one user's) that changed since their snapshot,
+        now; how many were saved."""
+        if self.snapshots is None:
+            return 0
+        with self._guard:
+            users = [user] if user is not None else list(self._indexes)
+        saved = 0
+        for name in users:
+            index = self._indexes.get(name)
+            if index is None or self._unsaved(index) is None:
+                continue
+            state = self._state(index)
+            try:
+                if self.snapshots.save(index, self.store) is not None:
+                    saved += 1
+            except MemstrataError as exc:  # derived data: the index is rebuilt when missing
+                log.warning("index of %s not saved: %s", name, exc)
+            self._saved_now(index, state)  # tried: not again until it changes
+        return saved
+
+    def erased(self, user: str) -> None:
+        """The user's snapshots were erased (a deletion on request): the built index, caught
+        up with the deletion, is saved again (see :meth:`maybe_save`)."""
+        with self._guard:
+            self._saved.pop(user, None)
+            index = self._indexes.get(user)
+            self._work[user] = len(index) if index is not None else 0
+        self.maybe_save(user)
+
+    def wait(self) -> None:
+        """Wait for the background saves under way."""
+        while True:
+            with self._guard:
+                saver = self._saver
+            if saver is None:
+                return
+            saver.join()
+
+    def close(self) -> None:
+        """Finish the background saves, then save each index with at least one change per
+        1,000 entries since its snapshot."""
+        self.wait()
+        if self.snapshots is None:
+            return
+        with self._guard:
+            users = list(self._indexes)
+        for user in users:
+            index = self._indexes.get(user)
+            work = None if index is None else self._unsaved(index)
+            if index is not None and work is not None and work >= max(1, _CLOSE_SHARE * len(index)):
+                self.save(user)

@@ -502,6 +502,40 @@ class UserIndex:
         with self._batching:
             yield
 
+    # persistence (memstrata.index.snapshot) ---------------------------------------
+    def groups(self) -> tuple[dict[str, list[tuple[float, str]]], dict[str, set[str]]]:
+        """The turns (time, id) of each session and the passage ids of each document, as
+        held: read them under the read lock, change nothing."""
+        return self._sessions, self._documents
+
+    @classmethod
+    def from_parts(
+        cls,
+        user: str,
+        embedder: Embedder,
+        config: RankingConfig,
+        passages: PassageReader | None,
+        *,
+        catalog: Catalog,
+        lexical: BM25Index,
+        views: list[ExactVectorIndex],
+        groups: tuple[dict[str, list[tuple[float, str]]], dict[str, set[str]]],
+        generation: int,
+        deferred: bool = False,
+    ) -> UserIndex:
+        """An index made of saved parts; a slot alive in the catalog but not in every view
+        is pending (dense work still to do, see :meth:`embed_pending`)."""
+        index = cls(user, embedder, config, passages, deferred=deferred)
+        index.catalog, index.lexical, index.views = catalog, lexical, views
+        index._sessions, index._documents = groups
+        index.generation = generation
+        n = catalog.capacity
+        if views:
+            embedded = np.logical_and.reduce([view.alive(n) for view in views])
+            waiting = np.flatnonzero(catalog.alive[:n] & ~embedded)
+            index._pending = dict.fromkeys(int(s) for s in waiting)
+        return index
+
     # reads -----------------------------------------------------------------------
     def mask(
         self, scope: Scope, granularity: Granularity, filters: SearchFilter
