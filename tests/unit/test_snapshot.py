@@ -165,6 +165,7 @@ def test_pending_dense_work_loads_as_pending(data_dir: Path, saved: object) -> N
         assert memory.indexes.loads == 1
         assert loaded.catalog.alive[slot]
         assert all(slot not in view for view in loaded.views)
+        assert loaded.pending == 1  # the background indexer's work, found again
         assert all(
             not view.scores(np.ones(40, np.float32), slot + 1)[slot] for view in loaded.views
         )

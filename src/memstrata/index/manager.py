@@ -161,6 +161,8 @@ class IndexManager:
             if loaded is not None:
                 self.loads += 1
                 self._saved_now(loaded)
+                if loaded.pending:  # vectors cached since the save (another process's)
+                    loaded.fill_from_cache()
                 return loaded if loaded.generation == head else self._catch_up(loaded, head)
         self.rebuilds += 1
         index = UserIndex(user, self.embedder, self.config, self.passages, deferred=self.deferred)
