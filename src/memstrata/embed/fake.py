@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from itertools import pairwise
+from functools import lru_cache
+from itertools import pairwise, repeat
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +19,14 @@ from numpy.typing import NDArray
 from memstrata.embed.base import first_row, normalized
 
 _WORD_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1 << 18)
+def _cell(feature: str, dim: int) -> int:
+    """Where a feature is hashed: ``2 * dimension + 1`` for a positive sign, ``+ 0`` for a
+    negative one (the hash is costly and vocabularies repeat, so it is cached)."""
+    digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+    return 2 * (int.from_bytes(digest[:4], "little") % dim) + (digest[4] & 1)
 
 
 class HashingEmbedder:
@@ -38,20 +47,25 @@ class HashingEmbedder:
         tokens = [t.lower() for t in _WORD_RE.findall(text)]
         return tokens + [a + b for a, b in pairwise(tokens)]
 
-    def _vector(self, text: str) -> NDArray[np.float32]:
-        out = np.zeros(self._dim, dtype=np.float32)
-        for feature in self._features(text) or ["<empty>"]:
-            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
-            bucket = int.from_bytes(digest[:4], "little") % self._dim
-            out[bucket] += 1.0 if digest[4] & 1 else -1.0
-        return out
-
     def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        return normalized(
-            np.stack([self._vector(t) for t in texts]), dim=self._dim, provider=self.name
+        # Every feature of the batch as one array of cells, summed by one bincount: the sums
+        # are small integers, exact in any order.
+        cells: list[int] = []
+        counts: list[int] = []
+        for text in texts:
+            features = self._features(text) or ["<empty>"]
+            cells.extend(map(_cell, features, repeat(self._dim)))
+            counts.append(len(features))
+        code = np.asarray(cells, dtype=np.int64)
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
+        sums = np.bincount(
+            rows * self._dim + (code >> 1),
+            weights=np.where(code & 1, 1.0, -1.0),
+            minlength=len(texts) * self._dim,
         )
+        return normalized(sums.reshape(len(texts), self._dim), dim=self._dim, provider=self.name)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return first_row(self.embed_documents([text]))

@@ -24,12 +24,13 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from itertools import pairwise
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.errors import SnapshotError
+from memstrata.errors import InvalidInputError, SnapshotError
 
 
 class _Loaded:
@@ -144,14 +145,7 @@ class BM25Index:
         self._total_length += length
         doc = array("i")
         for term, tf in counts.items():
-            tid = self._vocab.get(term)
-            if tid is None:
-                tid = self._vocab[term] = len(self._vocab)
-                self._slots.append(array("i"))
-                self._tfs.append(array("i"))
-                self._epochs.append(array("i"))
-                self._df.append(0)
-                self._stale.append(0)
+            tid = self._term_id(term)
             slots, tfs, epochs = self._own(tid)
             slots.append(slot)
             tfs.append(tf)
@@ -160,6 +154,71 @@ class BM25Index:
             self._cache.pop(tid, None)
             doc.extend((tid, tf))
         self._docs[slot] = doc
+
+    def add_many(self, slots: Sequence[int], documents: Sequence[Iterable[str]]) -> None:
+        """Index many documents: the same index as :meth:`add` of each in turn (a slot given
+        twice keeps its last document), with each term's postings appended in one step."""
+        if len(slots) != len(documents):
+            raise InvalidInputError("add_many needs one document per slot")
+        latest = dict(zip(slots, documents, strict=True))
+        if not latest:
+            return
+        for slot in latest:
+            if slot in self:
+                self.remove(slot)
+        order = np.fromiter(latest, dtype=np.int64, count=len(latest))
+        self._grow(int(order.max()))
+        self._epoch[order] += 1
+        vocab = self._vocab
+        tids: list[int] = []
+        tfs: list[int] = []
+        sizes = np.zeros(len(order), dtype=np.int64)
+        lengths = np.zeros(len(order), dtype=np.float32)
+        for i, tokens in enumerate(latest.values()):
+            counts = Counter(tokens)
+            ids = [vocab.get(term) for term in counts]
+            if None in ids:
+                ids = [self._term_id(term) for term in counts]
+            tids.extend(cast(list[int], ids))
+            tfs.extend(counts.values())
+            sizes[i] = len(counts)
+            lengths[i] = sum(counts.values())
+        self._lengths[order] = lengths
+        self._total_length += float(lengths.sum(dtype=np.float64))
+        term = np.asarray(tids, dtype=np.int32)
+        tf = np.asarray(tfs, dtype=np.int32)
+        owner = np.repeat(order.astype(np.int32), sizes)
+        epoch = self._epoch[owner]
+        interleaved = np.empty(2 * len(term), dtype=np.int32)
+        interleaved[0::2], interleaved[1::2] = term, tf
+        ends = 2 * np.cumsum(sizes)
+        starts = (ends - 2 * sizes).tolist()
+        for s, start, end in zip(order.tolist(), starts, ends.tolist(), strict=True):
+            self._docs[s] = array("i", interleaved[start:end].tobytes())
+        if not len(term):
+            return
+        by_term = np.argsort(term, kind="stable")
+        term, tf, owner, epoch = term[by_term], tf[by_term], owner[by_term], epoch[by_term]
+        bounds = np.flatnonzero(np.r_[True, term[1:] != term[:-1], True])
+        for start, end in pairwise(bounds.tolist()):
+            tid = int(term[start])
+            slots_of, tfs_of, epochs_of = self._own(tid)
+            slots_of.frombytes(owner[start:end].tobytes())
+            tfs_of.frombytes(tf[start:end].tobytes())
+            epochs_of.frombytes(epoch[start:end].tobytes())
+            self._df[tid] += end - start
+            self._cache.pop(tid, None)
+
+    def _term_id(self, term: str) -> int:
+        tid = self._vocab.get(term)
+        if tid is None:
+            tid = self._vocab[term] = len(self._vocab)
+            self._slots.append(array("i"))
+            self._tfs.append(array("i"))
+            self._epochs.append(array("i"))
+            self._df.append(0)
+            self._stale.append(0)
+        return tid
 
     def remove(self, slot: int) -> None:
         doc = self._pop_doc(slot)

@@ -331,17 +331,37 @@ class UserIndex:
         i = bisect.bisect_left(turns, (info.time, item_id))
         return [t for _, t in turns[i : i + self.config.context_prev + 1]]
 
-    def _context(self, info: SlotInfo, prev: int) -> str:
+    def _context_infos(self, info: SlotInfo, prev: int) -> list[SlotInfo]:
+        """The entry with up to ``prev`` turns before it in its session, in order."""
         if info.kind != KIND_EPISODE or info.session_key is None or prev == 0:
-            return info.text
+            return [info]
         turns = self._sessions[info.session_key]
         i = bisect.bisect_left(turns, (info.time, info.id))
         parts = []
         for _, other in turns[max(0, i - prev) : i + 1]:
             other_info = self.catalog.info[self.catalog.slots[other]]
             assert other_info is not None
-            parts.append(other_info.text)
-        return "\n".join(parts)
+            parts.append(other_info)
+        return parts
+
+    def _context(self, info: SlotInfo, prev: int) -> str:
+        return "\n".join(part.text for part in self._context_infos(info, prev))
+
+    def _lexical_documents(self, infos: Sequence[SlotInfo]) -> list[list[str]]:
+        """The tokens of each entry's lexical document (the entry with its previous turns).
+        Each text is tokenized once however many documents hold it: a token never spans the
+        line break that joins them, so the tokens of the parts are those of the whole."""
+        done: dict[str, list[str]] = {}
+        out = []
+        for info in infos:
+            tokens: list[str] = []
+            for part in self._context_infos(info, self.config.lexical_prev):
+                found = done.get(part.id)
+                if found is None:
+                    found = done[part.id] = tokenize(part.text)
+                tokens.extend(found)
+            out.append(tokens)
+        return out
 
     def _reindex(self, ids: Iterable[str]) -> None:
         """Index ``ids`` lexically now, and densely: with vectors the embedder has cached at
@@ -355,11 +375,11 @@ class UserIndex:
             if found is None:
                 continue
             slot, info = found
-            self.lexical.add(slot, tokenize(self._context(info, cfg.lexical_prev)))
             slots.append(slot)
             infos.append(info)
         if not slots:
             return
+        self.lexical.add_many(slots, self._lexical_documents(infos))
         for view in self.views:
             for slot in slots:
                 view.remove(slot)
