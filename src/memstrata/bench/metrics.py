@@ -99,3 +99,24 @@ def percentile(values: Sequence[float], q: float) -> float:
 def mean(values: Iterable[float]) -> float:
     data = list(values)
     return statistics.fmean(data) if data else 0.0
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MiB (0 where ``/proc`` is not there)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def peak_rss_mb() -> float:
+    """The most resident memory this process has held, in MiB."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS

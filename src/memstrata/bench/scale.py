@@ -1,29 +1,34 @@
-"""``memstrata bench scale``: how search latency and index memory grow with a scope's size.
+"""``memstrata bench scale``: how search latency, index memory and build time grow with a
+scope's size, up to a million turns.
 
 Synthetic bilingual turns (English, Chinese and mixed, from a fixed vocabulary and a seeded
-generator) fill one user's index at each size. Document vectors come from the hashing embedder,
-shaped like the configured model's (for a blend, one block per model), so that 100,000 turns
-index in a minute; queries are embedded by the configured model, so the latency "including
-query embedding" is the real one. A blend's question queries use only the models weighted for
-questions; ``all_models`` times the same queries embedded as dialogues, every model's block
-scored.
-Index memory is measured with ``tracemalloc`` while the index is built, plus what the
-approximate graph reports for itself. Sizes at or past the approximate threshold are measured
-both exact and approximate.
+generator) fill one user's index at each size, generated batch by batch so the turns
+themselves need not all be held. Document vectors come from the hashing embedder, shaped like
+the configured model's (for a blend, one block per model), so that a million turns index in
+minutes; queries are embedded by the configured model, each timed alone, so the latency
+"including query embedding" is the real one, query by query. A blend's question queries use
+only the models weighted for questions; ``all_models`` times the same queries embedded as
+dialogues, every model's block scored.
+
+Index memory is the growth of the process's resident memory while the index is built, or the
+size of its numeric arrays (``index_arrays_mb``) when that is more (memory an earlier size freed
+is reused without growing); the process's peak is reported too. Sizes at or
+past the approximate threshold are measured exact first, then with the HNSW graphs built over
+the same index (their build time is ``graph_build_s``).
 """
 
 from __future__ import annotations
 
+import gc
 import random
 import statistics
-import tracemalloc
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from time import perf_counter
 from typing import Final
 
-from memstrata.bench.metrics import percentile
+from memstrata.bench.metrics import peak_rss_mb, percentile, rss_mb
 from memstrata.embed.base import embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.embed.fake import HashingEmbedder
@@ -34,6 +39,9 @@ from memstrata.index.query import Query
 from memstrata.index.scope_index import UserIndex
 from memstrata.model import Episode, Granularity, JsonValue, Role, Scope, SearchFilter
 from memstrata.ports import Embedder
+
+#: turns added to the index per call while it is built
+BATCH: Final = 5000
 
 _EN_TEXT = (
     "hiking trip mountain dinner family project deadline meeting python database migration "
@@ -63,11 +71,11 @@ QUERIES: Final = (
 )
 
 
-def synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> list[Episode]:
+def iter_synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> Iterator[Episode]:
+    """``n`` synthetic turns, one at a time (the same turns for the same seed)."""
     rng = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=UTC)
     scope = Scope(user)
-    out = []
     for i in range(n):
         style = i % 3
         words = rng.sample(_EN, 8)
@@ -77,114 +85,169 @@ def synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> list[Episo
             text = "".join(rng.sample(_ZH, 14))
         else:
             text = " ".join(words[:4]) + " " + "".join(rng.sample(_ZH, 8))
-        out.append(
-            Episode(
-                id=new_id("ep"),
-                scope=scope,
-                surface="chat",
-                session_id=f"s{i // 20}",
-                speaker="user" if i % 2 == 0 else "assistant",
-                role=Role.USER if i % 2 == 0 else Role.ASSISTANT,
-                text=text,
-                time=start + timedelta(minutes=i),
-                metadata={},
-            )
+        yield Episode(
+            id=new_id("ep"),
+            scope=scope,
+            surface="chat",
+            session_id=f"s{i // 20}",
+            speaker="user" if i % 2 == 0 else "assistant",
+            role=Role.USER if i % 2 == 0 else Role.ASSISTANT,
+            text=text,
+            time=start + timedelta(minutes=i),
+            metadata={},
+        )
+
+
+def synthetic_turns(n: int, *, seed: int = 7, user: str = "scale") -> list[Episode]:
+    return list(iter_synthetic_turns(n, seed=seed, user=user))
+
+
+@dataclass(frozen=True, slots=True)
+class _Queries:
+    """The timed queries: embedded as questions, and as dialogues for a blend (every model),
+    with each one's embedding time."""
+
+    plans: list[Query]
+    all_models: list[Query]
+    embed_ms: list[float]
+
+
+def _build(size: int, embedder: Embedder, config: RankingConfig) -> tuple[UserIndex, float, float]:
+    """An index of ``size`` synthetic turns, its build time and the memory it added (MiB)."""
+    gc.collect()
+    before = rss_mb()
+    started = perf_counter()
+    index = UserIndex("scale", embedder, config)
+    batch: list[Episode] = []
+    for episode in iter_synthetic_turns(size):
+        batch.append(episode)
+        if len(batch) == BATCH:
+            index.add_episodes(batch)
+            batch = []
+    index.add_episodes(batch)
+    build_s = perf_counter() - started
+    del batch
+    gc.collect()
+    return index, build_s, rss_mb() - before
+
+
+def _timed(index: UserIndex, plans: list[Query]) -> list[float]:
+    out = []
+    for query in plans:
+        started = perf_counter()
+        index.search(
+            query, Scope("scale"), k=10, granularity=Granularity.TURN, filters=SearchFilter()
+        )
+        out.append((perf_counter() - started) * 1000)
+    return out
+
+
+def _latency(index: UserIndex, queries: _Queries) -> dict[str, JsonValue]:
+    """Search percentiles without and with each query's own embedding time."""
+    excl = _timed(index, queries.plans)
+    incl = [s + e for s, e in zip(excl, queries.embed_ms, strict=True)]
+    out: dict[str, JsonValue] = {}
+    for name, values in (("search_ms_excl_embedding", excl), ("search_ms", incl)):
+        for q in (50, 95, 99):
+            out[f"{name}_p{q}"] = round(percentile(values, q), 3)
+    if queries.all_models:
+        out["search_ms_excl_embedding_p50_all_models"] = round(
+            statistics.median(_timed(index, queries.all_models)), 3
         )
     return out
 
 
+def _memory(index: UserIndex) -> tuple[float, float]:
+    """The index's numeric arrays and its graphs, in MiB."""
+    graphs = sum(view.nbytes - view.matrix_nbytes for view in index.views)
+    return index.nbytes / 2**20, graphs / 2**20
+
+
 def _measure(
-    episodes: list[Episode],
-    embedder: Embedder,
-    config: RankingConfig,
-    queries: list[Query],
-    embed_p50: float,
-    all_models: list[Query],
+    size: int, embedder: Embedder, base: RankingConfig, queries: _Queries
 ) -> dict[str, JsonValue]:
-    tracemalloc.start()
-    started = perf_counter()
-    index = UserIndex("scale", embedder, config)
-    for start in range(0, len(episodes), 5000):
-        index.add_episodes(episodes[start : start + 5000])
-    build_s = perf_counter() - started
-    current, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    graph_mb = sum(v.nbytes - v.matrix_nbytes for v in index.views) / 2**20
-
-    def timed(plans: list[Query]) -> list[float]:
-        out = []
-        for query in plans:
-            t = perf_counter()
-            index.search(
-                query, Scope("scale"), k=10, granularity=Granularity.TURN, filters=SearchFilter()
-            )
-            out.append((perf_counter() - t) * 1000)
-        return out
-
-    search_ms = timed(queries)
-    excl = statistics.median(search_ms)
-    extra: dict[str, JsonValue] = {}
-    if all_models:
-        extra["search_ms_excl_embedding_p50_all_models"] = round(
-            statistics.median(timed(all_models)), 3
-        )
-    return {
-        "search_ms_excl_embedding_p50": round(excl, 3),
-        "search_ms_excl_embedding_p95": round(percentile(search_ms, 95), 3),
-        "search_ms_p50": round(excl + embed_p50, 3),
-        "index_build_s": round(build_s, 2),
-        "index_mb": round(current / 2**20 + graph_mb, 1),
-        "index_peak_mb": round(peak / 2**20 + graph_mb, 1),
-        **extra,
+    """One size: exact, then approximate over the same index when the size calls for it."""
+    exact_config = replace(base, ann_threshold=None)
+    index, build_s, grown_mb = _build(size, embedder, exact_config)
+    arrays_mb, _ = _memory(index)
+    row: dict[str, JsonValue] = {
+        "exact": {
+            **_latency(index, queries),
+            "index_build_s": round(build_s, 2),
+            "index_mb": round(max(grown_mb, arrays_mb), 1),
+            "index_arrays_mb": round(arrays_mb, 1),
+        }
     }
+    threshold = base.ann_threshold
+    if threshold is not None and size >= threshold and usearch_available():
+        started = perf_counter()
+        for view in index.views:
+            view.use_graph_from(threshold)
+        graph_s = perf_counter() - started
+        index.config = base
+        _, graph_mb = _memory(index)
+        row["approximate"] = {
+            **_latency(index, queries),
+            "index_build_s": round(build_s + graph_s, 2),
+            "graph_build_s": round(graph_s, 2),
+            "index_mb": round(max(grown_mb, arrays_mb) + graph_mb, 1),
+            "index_arrays_mb": round(arrays_mb, 1),
+            "graph_mb": round(graph_mb, 1),
+        }
+    del index
+    gc.collect()
+    return row
+
+
+def _queries(query_embedder: Embedder, count: int) -> _Queries:
+    texts = [
+        QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}") for i in range(count)
+    ]
+    query_embedder.embed_query("warm up")  # a model loads on first use: not timed
+    plans, embed_ms = [], []
+    for text in texts:  # each embedded alone and timed: the latency a caller sees
+        started = perf_counter()
+        vector = query_embedder.embed_query(text)
+        embed_ms.append((perf_counter() - started) * 1000)
+        plans.append(Query(text, vector))
+    all_models: list[Query] = []
+    if isinstance(query_embedder, BlendEmbedder):
+        dialogue = embed_queries(query_embedder, texts, "dialogue")
+        all_models = [Query(q, v) for q, v in zip(texts, dialogue, strict=True)]
+    return _Queries(plans, all_models, embed_ms)
+
+
+def document_embedder(query_embedder: Embedder) -> Embedder:
+    """Hashing vectors shaped like ``query_embedder``'s (one block per model of a blend)."""
+    if isinstance(query_embedder, BlendEmbedder):
+        return BlendEmbedder(
+            [HashingEmbedder(dim=width) for width in query_embedder.blocks],
+            query_embedder.weights,
+        )
+    return HashingEmbedder(dim=query_embedder.dim)
 
 
 def run_scale(
     query_embedder: Embedder,
     sizes: Sequence[int],
     *,
-    queries: int = 50,
+    queries: int = 100,
     ranking: RankingConfig | None = None,
 ) -> dict[str, JsonValue]:
-    query_texts = [
-        QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}") for i in range(queries)
-    ]
-    started = perf_counter()
-    vectors = [Query(q, query_embedder.embed_query(q)) for q in query_texts]
-    embed_ms = [(perf_counter() - started) * 1000 / len(query_texts)]
-    doc_embedder: Embedder = HashingEmbedder(dim=query_embedder.dim)
-    all_models: list[Query] = []
-    if isinstance(query_embedder, BlendEmbedder):  # documents shaped like the blend's
-        doc_embedder = BlendEmbedder(
-            [HashingEmbedder(dim=width) for width in query_embedder.blocks],
-            query_embedder.weights,
-        )
-        dialogue = embed_queries(query_embedder, query_texts, "dialogue")
-        all_models = [Query(q, v) for q, v in zip(query_texts, dialogue, strict=True)]
-    embed_each = []
-    for q in query_texts[:20]:  # per-query embedding time, not amortised
-        t = perf_counter()
-        query_embedder.embed_query(q + " ?")
-        embed_each.append((perf_counter() - t) * 1000)
+    timed = _queries(query_embedder, queries)
+    doc_embedder = document_embedder(query_embedder)
     base = ranking or RankingConfig()
-    exact_config = replace(base, ann_threshold=None)
     rows: dict[str, JsonValue] = {}
-    embed_p50 = statistics.median(embed_each)
-    for size in sizes:
-        episodes = synthetic_turns(size)
-        variants = [("exact", exact_config)]
-        if base.ann_threshold is not None and size >= base.ann_threshold and usearch_available():
-            variants.append(("approximate", base))
-        row: dict[str, JsonValue] = {}
-        for name, config in variants:
-            row[name] = _measure(episodes, doc_embedder, config, vectors, embed_p50, all_models)
-        rows[str(size)] = row
-        del episodes
+    for size in sorted(set(sizes)):
+        rows[str(size)] = _measure(size, doc_embedder, base, timed)
     return {
         "benchmark": "scale",
         "query_embedder": query_embedder.name,
-        "query_embedding_ms_p50": round(statistics.median(embed_each), 3),
-        "query_embedding_ms_batch_mean": round(embed_ms[0], 3),
+        "document_vectors": doc_embedder.name,
+        "dense_views": len(base.dense_views),
+        "ann_threshold": base.ann_threshold,
+        "query_embedding_ms_p50": round(statistics.median(timed.embed_ms), 3),
         "queries": queries,
         "sizes": rows,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
     }

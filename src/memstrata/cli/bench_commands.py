@@ -55,6 +55,41 @@ def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool)
         )
 
 
+@bench.command(
+    name="index",
+    help="Raw text to searchable: ingest, then embed and index every turn, with the configured "
+    "embedder and a new, empty embedding cache (turns/s, texts embedded, peak memory).",
+)
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    default="locomo",
+    show_default=True,
+    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
+)
+@click.option(
+    "--limit", type=click.IntRange(1), default=None, help="Only the first N conversations."
+)
+@json_option
+def bench_index(path: Path, fmt: str, limit: int | None, as_json: bool) -> None:
+    from memstrata.bench.index import run_index_bench
+
+    result = run_index_bench(path, fmt, limit=limit, settings=settings_for())
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(
+            f"{result['turns']} turns searchable in {result['total_s']} s: "
+            f"{result['turns_per_s']} turns/s (ingest {result['ingest_turns_per_s']} turns/s, "
+            f"embedding and indexing {result['index_turns_per_s']} turns/s); "
+            f"{result['texts_embedded']} texts embedded by {result['embedder']}; "
+            f"peak RSS {result['peak_rss_mb']} MiB"
+        )
+
+
 def _bench_options(func: F) -> F:
     func = click.option(
         "--embedding-cache",
@@ -126,16 +161,25 @@ def bench_madial(path: Path, embedding_cache: Path | None, rerank: bool, as_json
     _in_bench_memory(lambda m: run_madial(m, path, rerank=rerank), embedding_cache, as_json)
 
 
-@bench.command(name="scale", help="Search latency and index memory at growing scope sizes.")
+@bench.command(
+    name="scale", help="Search latency, index memory and build time at growing scope sizes."
+)
 @click.option(
     "--sizes",
     default="1000,10000,100000",
     show_default=True,
-    help="Comma-separated numbers of synthetic turns.",
+    help="Comma-separated numbers of synthetic turns (up to 1,000,000 and more).",
 )
-@click.option("--queries", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--queries", default=100, show_default=True, type=click.IntRange(1, 10_000))
+@click.option(
+    "--plot",
+    "plot_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write PNG plots of the curves into this directory (needs memstrata[bench]).",
+)
 @json_option
-def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
+def bench_scale(sizes: str, queries: int, plot_dir: Path | None, as_json: bool) -> None:
     from memstrata.bench.scale import run_scale
     from memstrata.embed import create_embedder
 
@@ -146,7 +190,34 @@ def bench_scale(sizes: str, queries: int, as_json: bool) -> None:
     if not numbers or min(numbers) < 1:
         raise InvalidInputError("--sizes needs at least one positive number")
     embedder = create_embedder(settings_for().embedder)
-    _print_bench(run_scale(embedder, numbers, queries=queries), as_json)
+    result = run_scale(embedder, numbers, queries=queries)
+    if plot_dir is not None:
+        from memstrata.bench.plots import plot_scale
+
+        result["plots"] = [str(p) for p in plot_scale(result, plot_dir)]
+    _print_bench(result, as_json)
+
+
+@bench.command(name="plot", help="PNG plots of a saved `bench scale --json` result.")
+@click.argument("result_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory the PNG files are written to.",
+)
+def bench_plot(result_file: Path, out_dir: Path) -> None:
+    from memstrata.bench.plots import plot_scale
+
+    try:
+        result = json.loads(result_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{result_file} is not a JSON file: {exc}") from exc
+    if not isinstance(result, dict):
+        raise InvalidInputError(f"{result_file} does not hold a bench scale result")
+    for path in plot_scale(result, out_dir):
+        click.echo(str(path))
 
 
 @bench.command(

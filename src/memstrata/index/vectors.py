@@ -107,6 +107,15 @@ class ExactVectorIndex:
                 chunk = live[start : start + 10_000]
                 self._graph.add(chunk, self._rows(chunk))
 
+    def use_graph_from(self, threshold: int | None) -> None:
+        """Set :attr:`ann_threshold`, building the graph at once if the index has reached it
+        (an index filled under one threshold, then searched under another)."""
+        self.ann_threshold = threshold
+        if threshold is None:
+            self._graph = None
+        else:
+            self._maybe_build_graph()
+
     def candidates(self, query: NDArray[np.float32], count: int) -> NDArray[np.int64] | None:
         """Slots likely to score highest for ``query`` (None when the index is exact)."""
         return None if self._graph is None else self._graph.candidates(query, count)
