@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 import random
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from time import perf_counter
@@ -233,13 +233,18 @@ def run_scale(
     *,
     queries: int = 100,
     ranking: RankingConfig | None = None,
+    progress: Callable[[int, dict[str, JsonValue]], None] | None = None,
 ) -> dict[str, JsonValue]:
+    """Measure each size in turn, smallest first; ``progress(size, row)`` is told each row
+    as it is measured (a million turns take a while)."""
     timed = _queries(query_embedder, queries)
     doc_embedder = document_embedder(query_embedder)
     base = ranking or RankingConfig()
     rows: dict[str, JsonValue] = {}
     for size in sorted(set(sizes)):
-        rows[str(size)] = _measure(size, doc_embedder, base, timed)
+        row = rows[str(size)] = _measure(size, doc_embedder, base, timed)
+        if progress is not None:
+            progress(size, row)
     return {
         "benchmark": "scale",
         "query_embedder": query_embedder.name,

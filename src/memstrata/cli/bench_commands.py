@@ -190,7 +190,14 @@ def bench_scale(sizes: str, queries: int, plot_dir: Path | None, as_json: bool) 
     if not numbers or min(numbers) < 1:
         raise InvalidInputError("--sizes needs at least one positive number")
     embedder = create_embedder(settings_for().embedder)
-    result = run_scale(embedder, numbers, queries=queries)
+    result = run_scale(
+        embedder,
+        numbers,
+        queries=queries,
+        progress=lambda size, row: click.echo(
+            f"{size} turns: {json.dumps(row, ensure_ascii=False)}", err=True
+        ),
+    )
     if plot_dir is not None:
         from memstrata.bench.plots import plot_scale
 
