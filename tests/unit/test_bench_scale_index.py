@@ -75,6 +75,8 @@ def _check_row(row: dict[str, Any]) -> None:
     for name in ("search_ms_excl_embedding", "search_ms"):
         p50, p95, p99 = (row[f"{name}_p{q}"] for q in (50, 95, 99))
         assert 0 < p50 <= p95 <= p99
+    cpu = [row[f"search_cpu_ms_excl_embedding_p{q}"] for q in (50, 95, 99)]
+    assert 0 <= cpu[0] <= cpu[1] <= cpu[2]
     for q in (50, 95, 99):  # each query's time plus its own embedding time
         assert row[f"search_ms_p{q}"] >= row[f"search_ms_excl_embedding_p{q}"]
     assert row["index_mb"] >= 0 and row["index_arrays_mb"] > 0 and row["index_build_s"] > 0
