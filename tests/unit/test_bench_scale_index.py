@@ -47,7 +47,8 @@ def test_index_bench_counts_turns_texts_and_models(
     assert both["turns"] == 2 * one["turns"] > 0
     for result in (both, one):
         assert result["benchmark"] == "index" and result["embedder"] == "hashing:256"
-        assert result["entries_indexed"] == result["turns"]
+        assert result["entries_indexed"] == result["turns"] and result["pending_after"] == 0
+        assert 0 < result["lexical_index_s"] <= result["index_s"]
         # two dense views per turn; a text said twice is embedded once (a cold cache)
         assert 0 < result["texts_embedded"] <= 2 * result["turns"]
         assert result["models"]["hashing:256"]["texts"] == result["texts_embedded"]
