@@ -24,6 +24,7 @@ _LATENCIES = (
     ("search_ms_excl_embedding_p95", "p95"),
     ("search_ms_excl_embedding_p99", "p99"),
     ("search_ms_p95", "p95 with query embedding"),
+    ("search_cpu_ms_excl_embedding_p95", "p95 CPU time"),
 )
 
 
