@@ -158,6 +158,11 @@ class BlendEmbedderSettings(_ProviderSettings):
     dialogue_weights: list[float] = Field(
         default=[1.0, 1.0], description="each model's weight for a dialogue query"
     )
+    pooled_context: list[bool] = Field(
+        default=[True, False],
+        description="per model, whether a turn's context views take the mean of its vectors of"
+        " the turns alone (each turn embedded once) instead of embedding the joined turns",
+    )
 
     @model_validator(mode="after")
     def _weights_match(self) -> BlendEmbedderSettings:
@@ -171,6 +176,10 @@ class BlendEmbedderSettings(_ProviderSettings):
                 )
             if any(w < 0 or w != w for w in weights) or not any(weights):
                 raise ValueError(f"{kind}_weights must be non-negative and not all 0")
+        if len(self.pooled_context) != len(self.parts):
+            raise ValueError(
+                f"pooled_context has {len(self.pooled_context)} flags for {len(self.parts)} models"
+            )
         return self
 
 

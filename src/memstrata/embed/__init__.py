@@ -25,6 +25,7 @@ def create_embedder(settings: EmbedderSettings | ModelEmbedderSettings) -> Embed
         return BlendEmbedder(
             [create_embedder(part) for part in settings.parts],
             {"question": settings.question_weights, "dialogue": settings.dialogue_weights},
+            settings.pooled_context,
         )
     if isinstance(settings, cfg.UseEmbedderSettings):
         from memstrata.embed.usem3 import UseEmbedder

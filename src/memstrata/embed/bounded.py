@@ -70,5 +70,5 @@ def bounded_embedder(embedder: Embedder) -> Embedder:
         parts = [bounded_embedder(p) for p in embedder.parts]
         if all(new is old for new, old in zip(parts, embedder.parts, strict=True)):
             return embedder
-        return BlendEmbedder(parts, embedder.weights)
+        return BlendEmbedder(parts, embedder.weights, embedder.pooled)
     return BoundedEmbedder(embedder)

@@ -411,7 +411,9 @@ def with_cache(embedder: Embedder, path: str | Path | None) -> Embedder:
     """``embedder`` with its vectors cached in ``path``; a blend caches each of its models on
     its own, so changing a blend's weights or models re-embeds nothing already embedded."""
     if isinstance(embedder, BlendEmbedder):
-        return BlendEmbedder([with_cache(p, path) for p in embedder.parts], embedder.weights)
+        return BlendEmbedder(
+            [with_cache(p, path) for p in embedder.parts], embedder.weights, embedder.pooled
+        )
     return CachedEmbedder(embedder, path)
 
 

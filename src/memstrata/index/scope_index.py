@@ -33,7 +33,12 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from memstrata.embed.blend import BlendEmbedder
+from memstrata.embed.blend import (
+    BlendEmbedder,
+    cached_windows,
+    embed_windows,
+    embeds_turns_alone,
+)
 from memstrata.errors import InvalidInputError
 from memstrata.index.bm25 import BM25Index
 from memstrata.index.catalog import KIND_BULLET, KIND_EPISODE, KIND_FACT, Catalog, SlotInfo
@@ -58,6 +63,8 @@ from memstrata.model import (
 from memstrata.ports import CachingEmbedder, Embedder, ForgettingEmbedder
 
 _SEP: Final = "\x1f"
+#: joins a turn to the turns before it in a context view's or the lexical document's text
+_JOIN: Final = "\n"
 _KINDS: Final = {
     Granularity.TURN: KIND_EPISODE,
     Granularity.SESSION: KIND_EPISODE,
@@ -320,7 +327,7 @@ class UserIndex:
         found = self.catalog.lookup(item_id)
         if found is None:
             return set()
-        return {self._context(found[1], prev) for prev in self.config.dense_views}
+        return self._window_texts(self._windows(found[1]))
 
     def _window(self, key: str, item_id: str) -> list[str]:
         """The turns whose documents include ``item_id`` as context (and itself)."""
@@ -345,7 +352,24 @@ class UserIndex:
         return parts
 
     def _context(self, info: SlotInfo, prev: int) -> str:
-        return "\n".join(part.text for part in self._context_infos(info, prev))
+        return _JOIN.join(self._context_turns(info, prev))
+
+    def _context_turns(self, info: SlotInfo, prev: int) -> list[str]:
+        """The texts of an item and of up to ``prev`` turns before it in its session, oldest
+        first."""
+        return [part.text for part in self._context_infos(info, prev)]
+
+    def _windows(self, info: SlotInfo) -> list[list[str]]:
+        """What each dense view embeds for an item: its window of turns."""
+        return [self._context_turns(info, prev) for prev in self.config.dense_views]
+
+    def _window_texts(self, windows: list[list[str]]) -> set[str]:
+        """The texts the embedder is given for an item's ``windows``: each joined, and the
+        item's own text alone when a model pools (the turns before it are their own)."""
+        texts = {_JOIN.join(w) for w in windows}
+        if embeds_turns_alone(self.embedder):
+            texts.update(w[-1] for w in windows)
+        return texts
 
     def _lexical_documents(self, infos: Sequence[SlotInfo]) -> list[list[str]]:
         """The tokens of each entry's lexical document (the entry with its previous turns).
@@ -383,19 +407,19 @@ class UserIndex:
         for view in self.views:
             for slot in slots:
                 view.remove(slot)
-        texts = [[self._context(info, prev) for info in infos] for prev in cfg.dense_views]
+        texts = [[self._context_turns(info, prev) for info in infos] for prev in cfg.dense_views]
         ready = np.ones(len(slots), dtype=bool)
         vectors: list[NDArray[np.float32]] = []
         if isinstance(self.embedder, CachingEmbedder):
             for view_texts in texts:
-                cached, hit = self.embedder.cached_documents(view_texts)
+                cached, hit = cached_windows(self.embedder, view_texts, _JOIN)
                 vectors.append(cached)
                 ready &= hit
         else:
             ready[:] = False
         if not self.deferred and not ready.all():
             todo = np.flatnonzero(~ready)
-            fresh = [self.embedder.embed_documents([t[i] for i in todo]) for t in texts]
+            fresh = [embed_windows(self.embedder, [t[i] for i in todo], _JOIN) for t in texts]
             if not vectors:
                 vectors = [np.zeros((len(slots), self.embedder.dim), np.float32) for _ in texts]
             for view_vectors, new in zip(vectors, fresh, strict=True):
@@ -441,14 +465,14 @@ class UserIndex:
             with self._batching:
                 with self.lock.reading():
                     work = [
-                        (slot, info.id, [self._context(info, p) for p in self.config.dense_views])
+                        (slot, info.id, self._windows(info))
                         for slot in itertools.islice(self._pending, size)
                         if (info := self.catalog.info[slot]) is not None
                     ]
                 if not work:
                     break
                 fresh = [
-                    self.embedder.embed_documents([texts[v] for _, _, texts in work])
+                    embed_windows(self.embedder, [texts[v] for _, _, texts in work], _JOIN)
                     for v in range(len(self.views))
                 ]
                 done += self._install(work, fresh)
@@ -468,14 +492,14 @@ class UserIndex:
             with self._batching:
                 with self.lock.reading():
                     work = [
-                        (slot, info.id, [self._context(info, p) for p in self.config.dense_views])
+                        (slot, info.id, self._windows(info))
                         for slot in slots[start : start + chunk]
                         if slot in self._pending and (info := self.catalog.info[slot]) is not None
                     ]
                 if not work:
                     continue
                 found = [
-                    self.embedder.cached_documents([texts[v] for _, _, texts in work])
+                    cached_windows(self.embedder, [texts[v] for _, _, texts in work], _JOIN)
                     for v in range(len(self.views))
                 ]
                 ready = np.logical_and.reduce([hit for _, hit in found])
@@ -487,7 +511,7 @@ class UserIndex:
         return done
 
     def _install(
-        self, work: list[tuple[int, str, list[str]]], fresh: list[NDArray[np.float32]]
+        self, work: list[tuple[int, str, list[list[str]]]], fresh: list[NDArray[np.float32]]
     ) -> int:
         """Put embedded vectors in for the entries still as they were embedded."""
         kept: list[int] = []
@@ -495,21 +519,17 @@ class UserIndex:
         with self.lock.writing():
             for row, (slot, item_id, texts) in enumerate(work):
                 info = self.catalog.info[slot] if slot < len(self.catalog.info) else None
-                current = (
-                    None
-                    if info is None or info.id != item_id
-                    else [self._context(info, p) for p in self.config.dense_views]
-                )
+                current = None if info is None or info.id != item_id else self._windows(info)
                 if current == texts and slot in self._pending:
                     kept.append(row)
                     self._pending.pop(slot, None)
                 elif current is None:
-                    dropped.update(texts)
+                    dropped.update(self._window_texts(texts))
             if kept:
                 slots = np.asarray([work[r][0] for r in kept], dtype=np.int64)
                 for view, vectors in zip(self.views, fresh, strict=True):
                     view.add(slots, vectors[kept])
-            live = {t for r in kept for t in work[r][2]}
+            live = {t for r in kept for t in self._window_texts(work[r][2])}
         if dropped and isinstance(self.embedder, ForgettingEmbedder):
             self.embedder.forget(sorted(dropped - live))
         return len(kept)
