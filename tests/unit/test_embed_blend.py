@@ -292,3 +292,50 @@ def test_cached_windows_give_what_embed_windows_gave_without_running_a_model(
     plain = cached_windows(HashingEmbedder(dim=8), windows)
     assert plain[0].shape == (2, 8) and not plain[1].any()
     cached.close()
+
+
+def test_vectors_embedded_in_the_background_or_from_the_cache_are_those_of_a_direct_index(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from memstrata.index.scope_index import UserIndex
+    from memstrata.model import Episode, Role, Scope
+
+    start = datetime(2026, 2, 3, tzinfo=UTC)
+    episodes = [
+        Episode(
+            f"ep{i}",
+            Scope("u"),
+            "chat",
+            "s",
+            "Ann",
+            Role.USER,
+            f"line {i}",
+            start + timedelta(minutes=i),
+            {},
+        )
+        for i in range(4)
+    ]
+
+    def blend() -> BlendEmbedder:
+        return BlendEmbedder(
+            [HashingEmbedder(dim=16), HashingEmbedder(dim=8)], {}, pooled=(True, False)
+        )
+
+    direct = UserIndex("u", blend())
+    direct.add_episodes(episodes)
+    cached = with_cache(blend(), tmp_path / "e.db")
+    later = UserIndex("u", cached, deferred=True)
+    later.add_episodes(episodes)
+    assert later.pending == 4
+    assert later.embed_pending() == 4 and later.pending == 0
+    again = UserIndex("u", cached, deferred=True)
+    again.add_episodes(episodes)  # every vector is in the cache: put in at once
+    assert again.pending == 0
+    for index in (later, again):
+        for ours, theirs in zip(index.views, direct.views, strict=True):
+            for block, expected in zip(ours._blocks, theirs._blocks, strict=True):
+                assert np.allclose(block[:4], expected[:4], atol=1e-6)
+    assert isinstance(cached, BlendEmbedder)
+    cached.close()
