@@ -215,6 +215,7 @@ def test_a_damaged_snapshot_is_set_aside_and_the_index_rebuilt(
     [
         (BlendEmbedder([HashingEmbedder(24), HashingEmbedder(16)], {}), None),
         (HashingEmbedder(40), None),
+        (BlendEmbedder([HashingEmbedder(16), HashingEmbedder(24)], {}, (True, False)), None),
         (None, RankingConfig(dense_views=(0,))),
         (None, RankingConfig(lexical_prev=1)),
     ],

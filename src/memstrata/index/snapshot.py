@@ -105,8 +105,12 @@ def user_key(user: str) -> str:
 
 
 def embedder_identity(embedder: Embedder) -> dict[str, Any]:
-    blocks = list(embedder.blocks) if isinstance(embedder, BlendEmbedder) else [embedder.dim]
-    return {"name": embedder.name, "dim": embedder.dim, "blocks": blocks}
+    """What makes vectors comparable: the models, their widths, and which of them pool a
+    context view from the turns alone (a blend's ``pooled``)."""
+    blocks, pooled = [embedder.dim], [False]
+    if isinstance(embedder, BlendEmbedder):
+        blocks, pooled = list(embedder.blocks), list(embedder.pooled)
+    return {"name": embedder.name, "dim": embedder.dim, "blocks": blocks, "pooled": pooled}
 
 
 def config_identity(config: RankingConfig) -> dict[str, Any]:
