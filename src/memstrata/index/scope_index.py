@@ -63,7 +63,7 @@ from memstrata.model import (
 from memstrata.ports import CachingEmbedder, Embedder, ForgettingEmbedder
 
 _SEP: Final = "\x1f"
-#: joins a turn to the turns before it in a context view's or the lexical document's text
+#: joins a turn to the turns before it in the text of a context view
 _JOIN: Final = "\n"
 _KINDS: Final = {
     Granularity.TURN: KIND_EPISODE,
@@ -350,9 +350,6 @@ class UserIndex:
             assert other_info is not None
             parts.append(other_info)
         return parts
-
-    def _context(self, info: SlotInfo, prev: int) -> str:
-        return _JOIN.join(self._context_turns(info, prev))
 
     def _context_turns(self, info: SlotInfo, prev: int) -> list[str]:
         """The texts of an item and of up to ``prev`` turns before it in its session, oldest
