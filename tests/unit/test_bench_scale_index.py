@@ -141,3 +141,17 @@ def test_plot_refuses_what_is_not_a_scale_result(
     assert main(["bench", "plot", str(broken), "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
     capsys.readouterr()
+
+
+def test_cold_open_bench_opens_a_saved_index_in_a_new_process(tmp_path: Path) -> None:
+    from memstrata.bench.cold_open import run_cold_open
+
+    result = run_cold_open(300, opens=2, data_dir=tmp_path / "cold")
+    prepared = result["prepare"]
+    assert isinstance(prepared, dict) and prepared["turns"] == 300
+    assert prepared["snapshot_bytes_per_100k_turns"] > 0
+    opens = result["opens"]
+    assert isinstance(opens, list) and len(opens) == 2
+    assert all(o["loaded_snapshot"] and o["hits"] for o in opens)  # type: ignore[index]
+    assert isinstance(result["open_to_first_hits_s_p50"], float)
+    assert result["peak_rss_mb_p50"] > 0  # type: ignore[operator]

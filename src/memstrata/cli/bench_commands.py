@@ -205,6 +205,36 @@ def bench_scale(sizes: str, queries: int, plot_dir: Path | None, as_json: bool) 
     _print_bench(result, as_json)
 
 
+@bench.command(
+    name="cold-open",
+    help="Open a data directory of N embedded turns in a new process and time its first query.",
+)
+@click.option("--turns", default=100_000, show_default=True, type=click.IntRange(1, 10_000_000))
+@click.option("--opens", default=3, show_default=True, type=click.IntRange(1, 100))
+@click.option(
+    "--dir",
+    "data_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Data directory to fill (default: a new temporary one).",
+)
+@json_option
+def bench_cold_open(turns: int, opens: int, data_dir: Path | None, as_json: bool) -> None:
+    from memstrata.bench.cold_open import run_cold_open
+
+    result = run_cold_open(turns, opens=opens, data_dir=data_dir)
+    if as_json:
+        print_json(result)
+        return
+    prepared = result["prepare"]
+    assert isinstance(prepared, dict)
+    click.echo(
+        f"{turns} turns: first hits {result['open_to_first_hits_s_p50']} s after the open "
+        f"(median of {opens}), peak RSS {result['peak_rss_mb_p50']} MB, "
+        f"{prepared['snapshot_bytes_per_100k_turns']} bytes on disk per 100,000 turns"
+    )
+
+
 @bench.command(name="plot", help="PNG plots of a saved `bench scale --json` result.")
 @click.argument("result_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
