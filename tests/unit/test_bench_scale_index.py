@@ -155,3 +155,24 @@ def test_cold_open_bench_opens_a_saved_index_in_a_new_process(tmp_path: Path) ->
     assert all(o["loaded_snapshot"] and o["hits"] for o in opens)  # type: ignore[index]
     assert isinstance(result["open_to_first_hits_s_p50"], float)
     assert result["peak_rss_mb_p50"] > 0  # type: ignore[operator]
+
+
+def test_index_bench_keeps_the_blend_s_pooled_models(
+    two_conversations: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(
+        "MEMSTRATA_EMBEDDER",
+        json.dumps(
+            {
+                "provider": "blend",
+                "parts": [{"provider": "fake", "dim": 32}, {"provider": "fake", "dim": 48}],
+                "pooled_context": [True, False],
+            }
+        ),
+    )
+    result = _bench_index(["--data", str(two_conversations), "--limit", "1"], capsys)
+    pooled, joined = result["models"]["hashing:32"], result["models"]["hashing:48"]
+    # the pooled model reads each turn alone, once; the other the turn and the joined window
+    assert pooled["texts"] <= result["turns"] < joined["texts"]

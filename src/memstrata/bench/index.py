@@ -79,7 +79,7 @@ def _models(settings: Settings) -> _Models:
     model = create_embedder(settings.embedder)
     if isinstance(model, BlendEmbedder):
         timed = [_TimedModel(part) for part in model.parts]
-        blend = BlendEmbedder(timed, model.weights)
+        blend = BlendEmbedder(timed, model.weights, pooled=model.pooled)
         return _Models(with_cache(blend, settings.embedding_cache_path), timed)
     one = _TimedModel(model)
     return _Models(with_cache(one, settings.embedding_cache_path), [one])
