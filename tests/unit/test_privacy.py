@@ -366,3 +366,34 @@ def test_corpus_recall_and_false_positives() -> None:
     assert false_positives / len(negatives) <= 0.02
     assert extra / len(positives) <= 0.02
     assert all(per_kind_hits[k] / per_kind[k] >= 0.9 for k in per_kind), per_kind_hits
+
+
+def test_the_keyword_prefilter_never_skips_a_text_the_keyword_pattern_matches() -> None:
+    import json
+    from pathlib import Path
+
+    from memstrata.curate.privacy import _KEY_KW_RE, _KEY_KW_WORDS
+
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "privacy_corpus.jsonl"
+    texts = [json.loads(line)["text"] for line in corpus.read_text("utf-8").splitlines() if line]
+    value = "a1B2c3D4e5F6g7H8i9"
+    for word in (
+        "API_KEY",
+        "Access-Key",
+        "client secret",
+        "SECRET",
+        "Refresh_Token",
+        "AUTH token",
+        "密钥",
+        "秘钥",
+        "令牌",
+        "ＡＰＩ ＫＥＹ",
+        "app key",
+        "private-key",
+    ):
+        for conn in (": ", " is ", "=", "：", " 是 "):
+            texts.append(f"here {word}{conn}{value} ok")
+    matched = [t for t in texts if _KEY_KW_RE.search(t)]
+    assert len(matched) > 20
+    for text in matched:
+        assert any(word in text.lower() for word in _KEY_KW_WORDS), text

@@ -184,6 +184,9 @@ _PRIVATE_KEY_RE: Final = re.compile(
     r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----.{0,8000}?-----END (?:[A-Z]+ )*PRIVATE KEY-----", re.S
 )
 _BEARER_RE: Final = re.compile(r"(?i:\bbearer)\s+(?P<val>[A-Za-z0-9._~+/-]{16,}=*)")
+#: every keyword :data:`_KEY_KW_RE` can match holds one of these (lowercased): a text without
+#: any of them is not scanned (the pattern costs about 50 us a turn, this test under 1 us)
+_KEY_KW_WORDS: Final = ("key", "secret", "token", "密钥", "秘钥", "令牌")
 _KEY_KW_RE: Final = re.compile(
     r"(?i:(?:api|access|secret|private|auth|app)[_ -]?key|client[_ -]?secret|secret"
     r"|(?:access|refresh|auth)?[_ -]?token|密钥|秘钥|令牌)"
@@ -303,7 +306,9 @@ def _api_keys(text: str) -> Iterator[Span]:
             yield m.span()
     for m in _PRIVATE_KEY_RE.finditer(text):
         yield m.span()
-    for rx in (_BEARER_RE, _KEY_KW_RE):
+    lowered = text.lower()
+    keyworded = any(word in lowered for word in _KEY_KW_WORDS)
+    for rx in (_BEARER_RE, _KEY_KW_RE) if keyworded else (_BEARER_RE,):
         for m in rx.finditer(text):
             value = m.group("val")
             if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
