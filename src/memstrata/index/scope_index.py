@@ -405,20 +405,10 @@ class UserIndex:
             for slot in slots:
                 view.remove(slot)
         texts = [[self._context_turns(info, prev) for info in infos] for prev in cfg.dense_views]
-        ready = np.ones(len(slots), dtype=bool)
-        vectors: list[NDArray[np.float32]] = []
-        if isinstance(self.embedder, CachingEmbedder):
-            for view_texts in texts:
-                cached, hit = cached_windows(self.embedder, view_texts, _JOIN)
-                vectors.append(cached)
-                ready &= hit
-        else:
-            ready[:] = False
+        vectors, ready = self._cached(texts, len(slots))
         if not self.deferred and not ready.all():
             todo = np.flatnonzero(~ready)
             fresh = [embed_windows(self.embedder, [t[i] for i in todo], _JOIN) for t in texts]
-            if not vectors:
-                vectors = [np.zeros((len(slots), self.embedder.dim), np.float32) for _ in texts]
             for view_vectors, new in zip(vectors, fresh, strict=True):
                 view_vectors[todo] = new
             ready[:] = True
@@ -432,6 +422,33 @@ class UserIndex:
                 self._pending.pop(slot, None)
             else:
                 self._pending[slot] = None
+
+    def _cached(
+        self, texts: list[list[list[str]]], rows: int
+    ) -> tuple[list[NDArray[np.float32]], NDArray[np.bool_]]:
+        """For each view's windows of ``rows`` entries (``texts[view][row]``), the vectors
+        the embedder has cached (zero rows where it has none), and the rows cached in every
+        view (every row when there is no view; none when the embedder keeps no cache)."""
+        if texts and not isinstance(self.embedder, CachingEmbedder):
+            zeros = [np.zeros((rows, self.embedder.dim), np.float32) for _ in texts]
+            return zeros, np.zeros(rows, dtype=bool)
+        vectors: list[NDArray[np.float32]] = []
+        ready = np.ones(rows, dtype=bool)
+        for view_texts in texts:
+            cached, hit = cached_windows(self.embedder, view_texts, _JOIN)
+            vectors.append(cached)
+            ready &= hit
+        return vectors, ready
+
+    def _work(self, slots: Iterable[int]) -> list[tuple[int, str, list[list[str]]]]:
+        """The pending ``slots`` still indexed, each with its id and windows, read under the
+        shared lock: what a batch embeds and :meth:`_install` checks again."""
+        with self.lock.reading():
+            return [
+                (slot, info.id, self._windows(info))
+                for slot in slots
+                if slot in self._pending and (info := self.catalog.info[slot]) is not None
+            ]
 
     # dense vectors in the background ---------------------------------------------
     @property
@@ -461,11 +478,8 @@ class UserIndex:
             size = batch if limit is None else min(batch, limit - done)
             with self._batching:
                 with self.lock.reading():
-                    work = [
-                        (slot, info.id, self._windows(info))
-                        for slot in itertools.islice(self._pending, size)
-                        if (info := self.catalog.info[slot]) is not None
-                    ]
+                    first = list(itertools.islice(self._pending, size))
+                work = self._work(first)
                 if not work:
                     break
                 fresh = [
@@ -487,24 +501,16 @@ class UserIndex:
         done = 0
         for start in range(0, len(slots), chunk):
             with self._batching:
-                with self.lock.reading():
-                    work = [
-                        (slot, info.id, self._windows(info))
-                        for slot in slots[start : start + chunk]
-                        if slot in self._pending and (info := self.catalog.info[slot]) is not None
-                    ]
+                work = self._work(slots[start : start + chunk])
                 if not work:
                     continue
-                found = [
-                    cached_windows(self.embedder, [texts[v] for _, _, texts in work], _JOIN)
-                    for v in range(len(self.views))
-                ]
-                ready = np.logical_and.reduce([hit for _, hit in found])
+                vectors, ready = self._cached(
+                    [[windows[v] for _, _, windows in work] for v in range(len(self.views))],
+                    len(work),
+                )
                 rows = np.flatnonzero(ready)
                 if len(rows):
-                    done += self._install(
-                        [work[r] for r in rows], [vectors[rows] for vectors, _ in found]
-                    )
+                    done += self._install([work[r] for r in rows], [v[rows] for v in vectors])
         return done
 
     def _install(
