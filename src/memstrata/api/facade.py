@@ -209,7 +209,7 @@ class Memory(CurationMixin):
 
         while index.pending and not (stop is not None and stop()):
             if lock.acquire():
-                return done + index.embed_pending(progress=report, stop=stop)
+                return done + self.indexes.embed_pending(user, progress=report, stop=stop)
             found = self.indexes.fill_from_cache(user)  # the leading process's vectors
             index = self.indexes.index(user)
             if found:
@@ -302,13 +302,14 @@ class Memory(CurationMixin):
         if filters is not None and not isinstance(filters, SearchFilter):
             raise InvalidInputError(f"filters must be a SearchFilter, not {type(filters).__name__}")
         filters = _in_utc(filters or SearchFilter())
-        if isinstance(wait, bool) or wait is None:
-            wait = (self._indexer is None or not self._indexer.running) if wait is None else wait
-        else:
+        if wait is None:
+            wait = self._indexer is None or not self._indexer.running
+        elif not isinstance(wait, bool):
             raise InvalidInputError(f"wait must be true or false, not {type(wait).__name__}")
         index = self.indexes.index(scope.user)
-        if wait and index.pending:
-            index.embed_pending()
+        if wait and index.pending:  # through the manager: the vectors count toward a save
+            self.indexes.embed_pending(scope.user)
+            index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
         pool = k if llm is None else max(k, (self.settings or load_settings()).rerank_candidates)
         hits = index.search(plan, scope, k=pool, granularity=level, filters=filters)
