@@ -421,6 +421,30 @@ def test_over_http_a_request_the_key_does_not_allow_is_refused_in_the_one_shape(
     run(go())
 
 
+def test_over_http_a_foreign_host_or_origin_is_refused_in_the_one_shape(
+    served: str, mem: Memory
+) -> None:
+    """A keyed server bound to the loopback refuses a page that rebinds its DNS name, in the
+    same error shape as every other refusal (the SDK's own check answers plain text)."""
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        **key_headers(mem, "writer", ["bob"]),
+    }
+
+    async def go() -> None:
+        async with httpx2.AsyncClient(headers=headers) as http:
+            for extra in ({"Host": "evil.example"}, {"Origin": "http://evil.example"}):
+                r = await http.post(f"{served}/mcp", json=listing, headers=extra)
+                assert r.status_code == 403, r.text
+                assert r.json()["error"] == "ForbiddenError"
+                assert "MCP on the loopback" in r.json()["message"]
+            r = await http.post(f"{served}/mcp", json=listing, headers={"Origin": served})
+            assert r.status_code == 200, r.text
+
+    run(go())
+
+
 def test_the_app_lifespan_runs_the_mcp_session_manager(mem: Memory) -> None:
     with keyed_client(mem, users=["alice"], base_url="http://127.0.0.1") as http:
         r = http.post(  # the client runs the app's lifespan

@@ -134,24 +134,24 @@ def _host_name(value: str) -> str:
     return f"[{name}]" if ":" in name else name
 
 
-def local_refusal(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
-    """Why local mode refuses a request with these headers, or None: its Host must name the
-    loopback (DNS rebinding), and an Origin, when sent, must be a loopback origin."""
+def local_refusal(
+    headers: Iterable[tuple[bytes, bytes]], server: str = "a server without API keys"
+) -> str | None:
+    """Why local mode (or another ``server`` bound to the loopback) refuses a request with
+    these headers, or None: its Host must name the loopback (DNS rebinding), and an Origin,
+    when sent, must be a loopback origin."""
     hosts = [v.decode("latin-1") for k, v in headers if k == b"host"]
     origins = [v.decode("latin-1") for k, v in headers if k == b"origin"]
     if len(hosts) != 1 or not is_loopback(_host_name(hosts[0])):
         shown = hosts[0][:100] if hosts else "none"
         return (
-            f"Host {shown!r} is not this machine's loopback: a server without API keys answers "
-            "only requests for localhost, 127.0.0.1 or [::1]"
+            f"Host {shown!r} is not this machine's loopback: {server} answers only requests "
+            "for localhost, 127.0.0.1 or [::1]"
         )
     for origin in origins:
         name = urlsplit(origin).hostname if "://" in origin else None
         if name is None or not is_loopback(name):
-            return (
-                f"Origin {origin[:100]!r} is another site: a server without API keys answers "
-                "no page but its own"
-            )
+            return f"Origin {origin[:100]!r} is another site: {server} answers no page but its own"
     return None
 
 

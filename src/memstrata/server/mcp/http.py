@@ -24,7 +24,8 @@ from starlette.routing import Route
 from starlette.types import Receive, Send
 from starlette.types import Scope as AsgiScope
 
-from memstrata.errors import MemstrataError
+from memstrata.errors import ForbiddenError, MemstrataError
+from memstrata.server.auth import local_refusal
 from memstrata.server.errors import error_response
 from memstrata.server.mcp.server import ScopeResolver, create_mcp_server
 
@@ -51,10 +52,13 @@ class _Endpoint:
         make: Callable[[], StreamableHTTPSessionManager],
         resolve: ScopeResolver,
         status_for: Callable[[MemstrataError], int],
+        *,
+        loopback: bool,
     ) -> None:
         self.make = make
         self.resolve = resolve
         self.status_for = status_for
+        self.loopback = loopback
         self.running: list[StreamableHTTPSessionManager] = []
 
     @asynccontextmanager
@@ -70,6 +74,10 @@ class _Endpoint:
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
+            if self.loopback:  # the SDK checks too, but answers outside the one shape
+                refusal = local_refusal(scope.get("headers", ()), "MCP on the loopback")
+                if refusal is not None:
+                    raise ForbiddenError(refusal)
             await anyio.to_thread.run_sync(lambda: self.resolve(request, write=False))
         except MemstrataError as exc:
             response = error_response(self.status_for(exc), type(exc).__name__, str(exc))
@@ -121,7 +129,7 @@ def mount_mcp(
             app=server, stateless=True, json_response=True, security_settings=security
         )
 
-    endpoint = _Endpoint(make, resolve, status_for)
+    endpoint = _Endpoint(make, resolve, status_for, loopback=security is not None)
     app.router.routes.append(Route(MCP_PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     outer: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
 
