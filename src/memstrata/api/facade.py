@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from memstrata import telemetry
+from memstrata.api.browse import BrowseMixin
 from memstrata.api.common import IngestReport, ScopeLike, as_scope, document_passages, time_of
 from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
-class Memory(CurationMixin):
+class Memory(CurationMixin, BrowseMixin):
     """Long-term memory for agents: capture, curate, serve.
 
     ``Memory.open()`` uses the settings (data directory, trace); tests and embedders can pass

@@ -192,3 +192,99 @@ class RememberOut(BaseModel):
     """The turns stored, as episodes (the MCP tool ``remember``)."""
 
     episodes: list[EpisodeOut]
+
+
+# --- browsing (the web workbench) ---------------------------------------------------------
+
+
+class CallerKeyOut(BaseModel):
+    """The key a request presents, by its public fields (never the key itself)."""
+
+    id: str
+    name: str
+    prefix: str = Field(description="the key's first characters, to tell keys apart")
+
+
+class MeOut(BaseModel):
+    """Who is calling: how the server checks callers, the caller's role, the users it may
+    act on, and its key."""
+
+    mode: Literal["keys", "local"] = Field(
+        description="keys: every request presents an API key; local: no keys, loopback only"
+    )
+    role: Literal["admin", "writer", "reader"]
+    users: list[str] | None = Field(description="the users the caller may act on; null: every user")
+    key: CallerKeyOut | None = Field(description="the key presented; null in local mode")
+
+
+class UserSummaryOut(BaseModel):
+    """A user holding memory, with its counts and the times of its first and last turn."""
+
+    user: str
+    episodes: int
+    facts: int = Field(description="facts holding now")
+    facts_superseded: int = Field(description="facts that no longer hold")
+    documents: int
+    first_time: str | None
+    last_time: str | None = Field(description="the time of the user's latest turn")
+
+
+class UserPage(Page[UserSummaryOut]):
+    """A page of users in name order."""
+
+
+class ScopeSummaryOut(BaseModel):
+    """A thread and agent of a user (null: records outside any thread or agent)."""
+
+    thread: str | None
+    agent: str | None
+    episodes: int
+    sessions: int
+    facts: int
+    documents: int
+    first_time: str | None
+    last_time: str | None = Field(description="the time of the scope's latest turn")
+
+
+class ScopesOut(BaseModel):
+    """The threads and agents of a user present in the store, newest activity first."""
+
+    user: str
+    items: list[ScopeSummaryOut]
+
+
+class SessionSummaryOut(BaseModel):
+    """A session: one session id in one thread and agent."""
+
+    session_id: str
+    thread: str | None
+    agent: str | None
+    first_time: str
+    last_time: str
+    turns: int
+    speakers: list[str]
+    surface: str = Field(description="the surface of the session's first turn")
+    surfaces: list[str] = Field(description="every surface of its turns, in order of appearance")
+
+
+class SessionPage(Page[SessionSummaryOut]):
+    """A page of sessions, newest first (by their last turn)."""
+
+
+class SessionOut(BaseModel):
+    """A session's verbatim turns in the order they were spoken (archived ones included)."""
+
+    session_id: str
+    turns: list[EpisodeOut]
+
+
+class FactViewOut(FactOut):
+    """A fact as a listing shows it: a superseded fact also carries the replacing fact's text."""
+
+    superseded_by_text: str | None = Field(
+        description="the text of the fact in superseded_by (null when none, or it is gone)"
+    )
+
+
+class FactViewPage(Page[FactViewOut]):
+    """A page of facts in id order."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata.server.routes import (
+    browse,
     capture,
     documents,
     erasure,
@@ -34,4 +35,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     export.router,
     stats.router,
     keys.router,
+    browse.router,
 )

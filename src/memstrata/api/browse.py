@@ -1,0 +1,290 @@
+"""Browsing a memory as a person looks at it: which users hold memory, the threads and
+agents of a user, the sessions of a scope and their turns, and facts by category, topic and
+validity (with what replaced a superseded fact).
+
+Everything here reads through the store's scoped methods, so isolation holds as for any
+other read: a scope sees nothing of another user, and a session or fact outside it is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final, Literal
+
+from memstrata.api.common import MemoryState, ScopeLike, as_scope, category_of
+from memstrata.codec import format_time
+from memstrata.errors import InvalidInputError, NotFoundError
+from memstrata.ids import kind_of
+from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, JsonValue, Scope
+
+#: which facts a fact listing shows: those that hold now, those that no longer hold
+#: (superseded or expired: ``valid_to`` set), or both
+Validity = Literal["current", "superseded", "all"]
+VALIDITIES: Final = ("current", "superseded", "all")
+#: the most items one browsing page holds
+MAX_BROWSE_PAGE: Final = 10_000
+#: facts read from the store at a time while a listing keeps to one validity
+_FACT_BATCH: Final = 500
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)
+
+
+def _check_page(limit: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_BROWSE_PAGE:
+        raise InvalidInputError(f"limit must be between 1 and {MAX_BROWSE_PAGE}, got {limit!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class UserSummary:
+    """A user that holds memory: how much, and when it last spoke."""
+
+    user: str
+    episodes: int
+    facts: int
+    facts_superseded: int
+    documents: int
+    first_time: datetime | None
+    last_time: datetime | None
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "user": self.user,
+            "episodes": self.episodes,
+            "facts": self.facts,
+            "facts_superseded": self.facts_superseded,
+            "documents": self.documents,
+            "first_time": _time(self.first_time),
+            "last_time": _time(self.last_time),
+        }
+
+
+@dataclass(slots=True)
+class ScopeSummary:
+    """One thread and agent of a user (either may be None: records outside any thread or
+    agent), with what it holds and when it was last spoken in."""
+
+    thread: str | None
+    agent: str | None
+    episodes: int = 0
+    sessions: set[str] = field(default_factory=set)
+    facts: int = 0
+    documents: int = 0
+    first_time: datetime | None = None
+    last_time: datetime | None = None
+
+    def add_time(self, at: datetime) -> None:
+        self.first_time = at if self.first_time is None else min(self.first_time, at)
+        self.last_time = at if self.last_time is None else max(self.last_time, at)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "thread": self.thread,
+            "agent": self.agent,
+            "episodes": self.episodes,
+            "sessions": len(self.sessions),
+            "facts": self.facts,
+            "documents": self.documents,
+            "first_time": _time(self.first_time),
+            "last_time": _time(self.last_time),
+        }
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    """One session of a scope: when it ran, how many turns, who spoke, on which surface."""
+
+    session_id: str
+    thread: str | None
+    agent: str | None
+    first_time: datetime
+    last_time: datetime
+    turns: int = 0
+    speakers: set[str] = field(default_factory=set)
+    surfaces: list[str] = field(default_factory=list)
+
+    def add(self, episode: Episode) -> None:
+        self.turns += 1
+        self.first_time = min(self.first_time, episode.time)
+        self.last_time = max(self.last_time, episode.time)
+        if episode.speaker:
+            self.speakers.add(episode.speaker)
+        if episode.surface not in self.surfaces:
+            self.surfaces.append(episode.surface)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "session_id": self.session_id,
+            "thread": self.thread,
+            "agent": self.agent,
+            "first_time": format_time(self.first_time),
+            "last_time": format_time(self.last_time),
+            "turns": self.turns,
+            "speakers": sorted(self.speakers),
+            "surface": self.surfaces[0],
+            "surfaces": list(self.surfaces),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    """A fact as a listing shows it: with the text of the fact that superseded it, if any."""
+
+    fact: Fact
+    superseded_by_text: str | None
+
+
+class BrowseMixin(MemoryState):
+    """Read-only views for people browsing a memory (the web workbench)."""
+
+    def users(
+        self, allowed: Collection[str] | None = None, *, after: str | None = None, limit: int = 100
+    ) -> list[UserSummary]:
+        """The users holding memory (among ``allowed``; None: every user), in name order
+        after ``after``, at most ``limit``, each with its counts and its time span."""
+        _check_page(limit)
+        names = [
+            u
+            for u in self.store.users()
+            if (allowed is None or u in allowed) and (after is None or u > after)
+        ]
+        summaries = []
+        for name in sorted(names)[:limit]:
+            stats = self.store.stats(Scope(name))
+            summaries.append(
+                UserSummary(
+                    user=name,
+                    episodes=stats.episodes,
+                    facts=stats.facts_current,
+                    facts_superseded=stats.facts_superseded,
+                    documents=sum(stats.documents.values()),
+                    first_time=stats.first_time,
+                    last_time=stats.last_time,
+                )
+            )
+        return summaries
+
+    def scopes(self, user: ScopeLike) -> list[ScopeSummary]:
+        """The threads and agents of ``user`` present in the store (the records outside any
+        thread or agent make the entry whose thread and agent are None), newest activity
+        first, each with its counts."""
+        scope = as_scope(user).user_scope()
+        found: dict[tuple[str | None, str | None], ScopeSummary] = {}
+
+        def entry(of: Scope) -> ScopeSummary:
+            key = (of.thread, of.agent)
+            if key not in found:
+                found[key] = ScopeSummary(of.thread, of.agent)
+            return found[key]
+
+        for episode in self.store.iter_episodes(scope):
+            summary = entry(episode.scope)
+            summary.episodes += 1
+            summary.sessions.add(episode.session_id)
+            summary.add_time(episode.time)
+        for fact in self.store.iter_facts(scope):
+            entry(fact.scope).facts += 1
+        for doc in self.store.list_documents(scope):
+            entry(doc.scope).documents += 1
+        return sorted(
+            found.values(),
+            key=lambda s: (
+                s.last_time is not None,
+                s.last_time or datetime.min,
+                s.thread or "",
+                s.agent or "",
+            ),
+            reverse=True,
+        )
+
+    def sessions(self, scope: ScopeLike) -> list[SessionSummary]:
+        """The sessions of the scope's episodes, newest first (by their last turn). A
+        session is one ``session_id`` in one thread and agent."""
+        scope = as_scope(scope)
+        found: dict[tuple[str | None, str | None, str], SessionSummary] = {}
+        for episode in self.store.iter_episodes(scope):
+            key = (episode.scope.thread, episode.scope.agent, episode.session_id)
+            if key not in found:
+                found[key] = SessionSummary(
+                    episode.session_id,
+                    episode.scope.thread,
+                    episode.scope.agent,
+                    episode.time,
+                    episode.time,
+                )
+            found[key].add(episode)
+        return sorted(
+            found.values(),
+            key=lambda s: (s.last_time, s.first_time, s.session_id, s.thread or ""),
+            reverse=True,
+        )
+
+    def session(self, session_id: str, scope: ScopeLike) -> list[Episode]:
+        """Every turn of the session in the scope, archived ones included, in the order
+        they were spoken; :class:`NotFoundError` when the scope has no such session."""
+        scope = as_scope(scope)
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInputError("the session id is empty")
+        turns = list(
+            self.store.iter_episodes(
+                scope, EpisodeFilter(session_id=session_id, include_archived=True)
+            )
+        )
+        if not turns:
+            raise NotFoundError(f"no session {session_id!r} in {scope}")
+        return sorted(turns, key=lambda e: (e.time, e.id))
+
+    def facts(
+        self,
+        scope: ScopeLike,
+        *,
+        category: str | None = None,
+        topic: str | None = None,
+        valid: Validity = "current",
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[FactView]:
+        """One page of the scope's facts in id order (after the id ``after``), keeping to a
+        ``category``, a ``topic`` and a validity: ``current`` (holding now), ``superseded``
+        (no longer holding: superseded or expired) or ``all``. A fact that was superseded
+        comes with the text of the fact that replaced it."""
+        scope = as_scope(scope)
+        _check_page(limit)
+        if valid not in VALIDITIES:
+            raise InvalidInputError(
+                f"unknown validity {valid!r}; expected one of {', '.join(VALIDITIES)}"
+            )
+        if after is not None and kind_of(after) != "fact":
+            raise InvalidInputError(f"the cursor {after!r} is not a fact id")
+        filters = FactFilter(
+            category=None if category is None else category_of(category),
+            topic=topic,
+            current_only=valid == "current",
+        )
+        chosen: list[Fact] = []
+        cursor = after
+        while len(chosen) < limit:
+            batch = self.store.list_facts(scope, filters, after=cursor, limit=_FACT_BATCH)
+            chosen.extend(f for f in batch if valid != "superseded" or f.valid_to is not None)
+            if len(batch) < _FACT_BATCH:
+                break
+            cursor = batch[-1].id
+        return self._with_successors(chosen[:limit])
+
+    def _with_successors(self, facts: Iterable[Fact]) -> list[FactView]:
+        facts = list(facts)
+        successors: dict[str, str] = {}
+        by_user: dict[str, list[str]] = {}
+        for fact in facts:
+            if fact.superseded_by is not None:
+                by_user.setdefault(fact.scope.user, []).append(fact.superseded_by)
+        for user, ids in by_user.items():
+            for successor in self.store.get_facts(Scope(user), sorted(set(ids))):
+                successors[successor.id] = successor.text
+        return [
+            FactView(f, None if f.superseded_by is None else successors.get(f.superseded_by))
+            for f in facts
+        ]
