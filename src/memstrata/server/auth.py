@@ -46,15 +46,17 @@ from memstrata.model import ApiKey, KeyRole, Scope
 from memstrata.server.errors import error_response
 from memstrata.server.limits import ASGIApp, Receive, Send
 from memstrata.server.limits import Scope as AsgiScope
+from memstrata.web import WEB_PATHS, WEB_PREFIXES
 
 log = logging.getLogger(__name__)
 
-#: paths served without a key: liveness and the API's description (no memory in them)
-PUBLIC_PATHS: Final = frozenset(
-    {"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+#: paths served without a key: liveness, the API's description and the workbench page (no
+#: memory in them)
+PUBLIC_PATHS: Final = (
+    frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}) | WEB_PATHS
 )
-#: path prefixes served without a key: the documentation pages' scripts and styles
-PUBLIC_PREFIXES: Final = ("/docs/assets/",)
+#: path prefixes served without a key: the documentation pages' and the workbench's files
+PUBLIC_PREFIXES: Final = ("/docs/assets/", *WEB_PREFIXES)
 #: host names a local-mode server answers to (any port)
 LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 #: where the middleware leaves the caller in the ASGI scope

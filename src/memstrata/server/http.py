@@ -34,6 +34,7 @@ from memstrata.server.errors import install_error_handlers
 from memstrata.server.limits import BodySizeLimit
 from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
+from memstrata.server.routes.web import install_web
 from memstrata.server.schemas import ErrorOut
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES
 
@@ -91,6 +92,7 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     install_operations(app, memory)
+    install_web(app)  # the workbench page at /, on the API's origin
     from memstrata.server.mcp.http import mount_mcp
 
     mount_mcp(app, memory)  # MCP over streamable HTTP at /mcp, on the same memory
