@@ -1,4 +1,4 @@
-"""The SQLite store's connection: opening, migrations, transactions, the change feed."""
+"""The SQLite store's connection: opening, migrations, transactions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Final
 
 from memstrata.codec import format_time
 from memstrata.errors import (
@@ -18,7 +18,6 @@ from memstrata.errors import (
     MigrationError,
     StoreError,
 )
-from memstrata.model import Change, ChangeOp
 from memstrata.ports import Clock, SystemClock
 from memstrata.sqlite_errors import (
     cannot_grow,
@@ -29,15 +28,26 @@ from memstrata.sqlite_errors import (
     turn_on_secure_delete,
 )
 from memstrata.store.migrations import Migration, pending
+from memstrata.store.sql.base import SqlBase
+from memstrata.store.sql.dialect import Dialect, sqlite_ignore
 from memstrata.store.sqlite import failures
-from memstrata.store.sqlite.common import check_limit
 from memstrata.store.sqlite_schema import MIGRATIONS
 
 log = logging.getLogger(__name__)
 
 
-class SqliteBase:
+SQLITE: Final = Dialect(
+    name="sqlite",
+    for_update="",  # BEGIN IMMEDIATE: one writer at a time
+    unique_errors=(sqlite3.IntegrityError,),
+    ignore_duplicates=sqlite_ignore,
+)
+
+
+class SqliteBase(SqlBase):
     """One connection per store object, shared by threads under a lock."""
+
+    dialect = SQLITE
 
     def __init__(
         self,
@@ -131,12 +141,6 @@ class SqliteBase:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken eagerly so concurrent writers queue, not deadlock.
@@ -175,25 +179,6 @@ class SqliteBase:
         except sqlite3.Error:
             log.warning("rollback failed on %s", self.path, exc_info=True)
 
-    @staticmethod
-    def _log(tx: sqlite3.Connection, user: str, item_ids: Sequence[str], op: ChangeOp) -> None:
-        """Append to the change feed, in the transaction that makes the change."""
-        tx.executemany(
-            "INSERT INTO changes (user, item_id, op) VALUES (?, ?, ?)",
-            [(user, item_id, op.value) for item_id in item_ids],
-        )
-
-    def generation(self, user: str) -> int:
-        rows = self._read("SELECT MAX(seq) AS seq FROM changes WHERE user = ?", (user,))
-        return int(rows[0]["seq"] or 0)
-
-    def changes_since(self, user: str, after: int, *, limit: int = 10_000) -> list[Change]:
-        rows = self._read(
-            "SELECT seq, item_id, op FROM changes WHERE user = ? AND seq > ? ORDER BY seq LIMIT ?",
-            (user, after, check_limit(limit)),
-        )
-        return [Change(r["seq"], r["item_id"], ChangeOp(r["op"])) for r in rows]
-
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             try:
@@ -231,6 +216,3 @@ class SqliteBase:
                 raise MigrationError(
                     f"migration {migration.name} failed on {self.path}: {exc}"
                 ) from exc
-
-    def applied_migrations(self) -> list[str]:
-        return [r["name"] for r in self._read("SELECT name FROM schema_migrations ORDER BY name")]

@@ -1,10 +1,9 @@
-"""Deletion on request in SQLite: one transaction for every record an erasure changes, and
+"""Deletion on request: one transaction for every record an erasure changes, and
 the journal entry that says which copies outside the store are still to be erased."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 
@@ -22,17 +21,19 @@ from memstrata.model import (
     HistoryOp,
     Scope,
 )
-from memstrata.store.sqlite.common import (
+from memstrata.store.sql.common import (
     DOC_COLUMNS,
+    Row,
+    Tx,
     chunks,
     placeholders,
     row_scope,
     scope_row,
     scope_where,
 )
-from memstrata.store.sqlite.documents import DocumentTables
+from memstrata.store.sql.documents import DocumentTables
 
-_ERASURE_COLUMNS = "id, user, thread, agent, target, reason, at, episode_ids, texts, report, done"
+_ERASURE_COLUMNS = 'id, "user", thread, agent, target, reason, at, episode_ids, texts, report, done'
 
 
 class ErasureTables(DocumentTables):
@@ -64,7 +65,9 @@ class ErasureTables(DocumentTables):
                 tx.execute(f"DELETE FROM settled_episodes WHERE episode_id IN ({marks})", chunk)
             gone = set(episode_ids)
             tx.executemany(
-                "INSERT OR IGNORE INTO settled_episodes (user, episode_id) VALUES (?, ?)",
+                self.dialect.ignore_duplicates(
+                    'INSERT INTO settled_episodes ("user", episode_id) VALUES (?, ?)'
+                ),
                 [(scope.user, e) for e in dict.fromkeys(erasure.settled) if e not in gone],
             )
             texts.extend(self._delete_facts(tx, fact_ids, erasure.reason))
@@ -72,7 +75,7 @@ class ErasureTables(DocumentTables):
             texts.extend(cascade_texts)
             for document_id in document_ids:
                 row = tx.execute(
-                    "SELECT user, thread, agent, version FROM documents WHERE id = ?",
+                    'SELECT "user", thread, agent, version FROM documents WHERE id = ?',
                     (document_id,),
                 ).fetchone()
                 tx.execute("DELETE FROM documents WHERE id = ?", (document_id,))
@@ -83,7 +86,7 @@ class ErasureTables(DocumentTables):
                 cascaded.extend(self._rewrite_document(tx, scope, write))
             for rewrite in erasure.history:
                 cur = tx.execute(
-                    "UPDATE item_history SET data = ? WHERE user = ? AND thread = ? "
+                    'UPDATE item_history SET data = ? WHERE "user" = ? AND thread = ? '
                     "AND agent = ? AND item_id = ? AND version = ?",
                     (
                         json.dumps(dict(rewrite.data), ensure_ascii=False),
@@ -116,12 +119,11 @@ class ErasureTables(DocumentTables):
             self._log(tx, scope.user, [*episode_ids, *fact_ids, *document_ids], ChangeOp.DELETE)
         return record
 
-    def _check_document_versions(
-        self, tx: sqlite3.Connection, scope: Scope, erasure: Erasure
-    ) -> None:
+    def _check_document_versions(self, tx: Tx, scope: Scope, erasure: Erasure) -> None:
         for write in erasure.documents:
             row = tx.execute(
-                "SELECT version FROM documents WHERE user = ? AND id = ?",
+                'SELECT version FROM documents WHERE "user" = ? AND id = ?'
+                + self.dialect.for_update,
                 (scope.user, write.document_id),
             ).fetchone()
             stored = None if row is None else int(row["version"])
@@ -130,9 +132,7 @@ class ErasureTables(DocumentTables):
                 raise ConflictError(write.document_id, write.expected_version, stored)
 
     @staticmethod
-    def _existing(
-        tx: sqlite3.Connection, table: str, scope: Scope, ids: Sequence[str]
-    ) -> list[str]:
+    def _existing(tx: Tx, table: str, scope: Scope, ids: Sequence[str]) -> list[str]:
         """``ids`` (in order, once each), every one of which must exist in the scope."""
         wanted = list(dict.fromkeys(ids))
         where, params = scope_where(scope)
@@ -148,20 +148,18 @@ class ErasureTables(DocumentTables):
             raise NotFoundError(f"no {table[:-1]} {missing[0]} in scope {scope}")
         return wanted
 
-    def _delete_facts(
-        self, tx: sqlite3.Connection, fact_ids: Sequence[str], reason: str
-    ) -> list[str]:
+    def _delete_facts(self, tx: Tx, fact_ids: Sequence[str], reason: str) -> list[str]:
         texts = []
         for fact_id in fact_ids:
             row = tx.execute(
-                "SELECT user, thread, agent, text, version FROM facts WHERE id = ?", (fact_id,)
+                'SELECT "user", thread, agent, text, version FROM facts WHERE id = ?', (fact_id,)
             ).fetchone()
             texts.append(row["text"])
             self._drop_fact(tx, row_scope(row), fact_id, row["version"], reason)
         return texts
 
     def _erase_episodes(
-        self, tx: sqlite3.Connection, scope: Scope, episode_ids: Sequence[str], erasure: Erasure
+        self, tx: Tx, scope: Scope, episode_ids: Sequence[str], erasure: Erasure
     ) -> tuple[list[str], list[str]]:
         """Delete the episodes; every fact of the user citing one loses the citation, and a
         fact left citing nothing (or, for ``derived``, any) is deleted. Returns the deleted
@@ -187,7 +185,7 @@ class ErasureTables(DocumentTables):
         self._log(tx, scope.user, deleted, ChangeOp.DELETE)
         return deleted, texts
 
-    def _resource_fact(self, tx: sqlite3.Connection, fact: Fact, sources: tuple[str, ...]) -> None:
+    def _resource_fact(self, tx: Tx, fact: Fact, sources: tuple[str, ...]) -> None:
         updated = fact.evolve(
             sources=sources, updated_at=self._clock.now(), version=fact.version + 1
         )
@@ -206,9 +204,7 @@ class ErasureTables(DocumentTables):
             fact_to_json(updated),
         )
 
-    def _rewrite_document(
-        self, tx: sqlite3.Connection, scope: Scope, write: DocumentWrite
-    ) -> list[str]:
+    def _rewrite_document(self, tx: Tx, scope: Scope, write: DocumentWrite) -> list[str]:
         row = tx.execute(
             f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?", (write.document_id,)
         ).fetchone()
@@ -240,7 +236,7 @@ class ErasureTables(DocumentTables):
         found: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(episode_ids))):
             rows = self._read(
-                "SELECT episode_id FROM settled_episodes WHERE user = ? "
+                'SELECT episode_id FROM settled_episodes WHERE "user" = ? '
                 f"AND episode_id IN ({placeholders(len(chunk))})",
                 [scope.user, *chunk],
             )
@@ -249,7 +245,7 @@ class ErasureTables(DocumentTables):
 
     # the journal ---------------------------------------------------------------------
     @staticmethod
-    def _journal(tx: sqlite3.Connection, record: ErasureRecord) -> None:
+    def _journal(tx: Tx, record: ErasureRecord) -> None:
         report = {
             "deleted": list(record.deleted),
             "cascaded": list(record.cascaded),
@@ -271,7 +267,7 @@ class ErasureTables(DocumentTables):
         )
 
     @staticmethod
-    def _erasure(row: sqlite3.Row) -> ErasureRecord:
+    def _erasure(row: Row) -> ErasureRecord:
         report = json.loads(row["report"])
         return ErasureRecord(
             id=row["id"],

@@ -1,9 +1,8 @@
-"""Facts in SQLite: versioned, with their sources and history."""
+"""Facts: versioned, with their sources and history."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -11,9 +10,11 @@ from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.model import Category, ChangeOp, Fact, FactFilter, HistoryOp, JsonValue, Scope
-from memstrata.store.sqlite.common import (
+from memstrata.store.sql.common import (
     FACT_COLUMNS,
     PAGE,
+    Row,
+    Tx,
     check_limit,
     chunks,
     placeholders,
@@ -21,13 +22,13 @@ from memstrata.store.sqlite.common import (
     scope_row,
     scope_where,
 )
-from memstrata.store.sqlite.episodes import EpisodeTables
+from memstrata.store.sql.episodes import EpisodeTables
 
 
 class FactTables(EpisodeTables):
     """Facts: add, read, update by compare-and-swap, list, delete; and item history rows."""
 
-    def _fact(self, row: sqlite3.Row, sources: tuple[str, ...]) -> Fact:
+    def _fact(self, row: Row, sources: tuple[str, ...]) -> Fact:
         return Fact(
             id=row["id"],
             scope=row_scope(row),
@@ -46,7 +47,7 @@ class FactTables(EpisodeTables):
             version=row["version"],
         )
 
-    def _facts(self, rows: list[sqlite3.Row]) -> list[Fact]:
+    def _facts(self, rows: list[Row]) -> list[Fact]:
         if not rows:
             return []
         ids = [r["id"] for r in rows]
@@ -76,7 +77,7 @@ class FactTables(EpisodeTables):
             fact.access_count,
         )
 
-    def _check_sources(self, tx: sqlite3.Connection, scope: Scope, fact: Fact) -> None:
+    def _check_sources(self, tx: Tx, scope: Scope, fact: Fact) -> None:
         if not fact.sources:
             raise InvalidInputError(f"fact {fact.id} cites no episode")
         where, params = scope_where(fact.scope)
@@ -92,7 +93,7 @@ class FactTables(EpisodeTables):
                 + ", ".join(missing)
             )
 
-    def _write_sources(self, tx: sqlite3.Connection, fact: Fact) -> None:
+    def _write_sources(self, tx: Tx, fact: Fact) -> None:
         tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact.id,))
         tx.executemany(
             "INSERT INTO fact_sources (fact_id, episode_id, ord) VALUES (?, ?, ?)",
@@ -101,7 +102,7 @@ class FactTables(EpisodeTables):
 
     def _add_history(
         self,
-        tx: sqlite3.Connection,
+        tx: Tx,
         scope: Scope,
         item_id: str,
         version: int,
@@ -110,8 +111,8 @@ class FactTables(EpisodeTables):
         data: Mapping[str, JsonValue],
     ) -> None:
         tx.execute(
-            "INSERT INTO item_history (item_id, user, thread, agent, version, op, reason, at, data)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            'INSERT INTO item_history (item_id, "user", thread, agent, version, op, reason, at, '
+            "data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item_id,
                 *scope_row(scope),
@@ -139,7 +140,7 @@ class FactTables(EpisodeTables):
                     tx, fact.scope, fact.id, 1, HistoryOp.CREATE, None, fact_to_json(fact)
                 )
                 self._log(tx, scope.user, [fact.id], ChangeOp.UPSERT)
-        except sqlite3.IntegrityError as exc:
+        except self.dialect.unique_errors as exc:
             raise InvalidInputError(f"fact id {fact.id} is already stored") from exc
         return fact
 
@@ -155,7 +156,7 @@ class FactTables(EpisodeTables):
     def get_facts(self, scope: Scope, fact_ids: Sequence[str]) -> list[Fact]:
         where, params = scope_where(scope)
         ids = list(dict.fromkeys(fact_ids))
-        rows: list[sqlite3.Row] = []
+        rows: list[Row] = []
         for chunk in chunks(ids):
             rows.extend(
                 self._read(
@@ -167,12 +168,11 @@ class FactTables(EpisodeTables):
         rows.sort(key=lambda r: r["id"])
         return self._facts(rows)
 
-    def _stored_version(
-        self, tx: sqlite3.Connection, table: str, scope: Scope, item_id: str
-    ) -> int | None:
+    def _stored_version(self, tx: Tx, table: str, scope: Scope, item_id: str) -> int | None:
         where, params = scope_where(scope)
         row = tx.execute(
-            f"SELECT version FROM {table} WHERE {where} AND id = ?", [*params, item_id]
+            f"SELECT version FROM {table} WHERE {where} AND id = ?{self.dialect.for_update}",
+            [*params, item_id],
         ).fetchone()
         return None if row is None else int(row["version"])
 
@@ -265,7 +265,7 @@ class FactTables(EpisodeTables):
         where, params = scope_where(scope, "f")
         ids = list(dict.fromkeys(episode_ids))
         cols = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
-        found: dict[str, sqlite3.Row] = {}
+        found: dict[str, Row] = {}
         for chunk in chunks(ids):
             for row in self._read(
                 f"SELECT DISTINCT {cols} FROM facts f JOIN fact_sources s ON s.fact_id = f.id "
@@ -281,40 +281,38 @@ class FactTables(EpisodeTables):
             if stored is None:
                 raise NotFoundError(f"no fact {fact_id} in scope {scope}")
             row = tx.execute(
-                "SELECT user, thread, agent FROM facts WHERE id = ?", (fact_id,)
+                'SELECT "user", thread, agent FROM facts WHERE id = ?', (fact_id,)
             ).fetchone()
             self._drop_fact(tx, row_scope(row), fact_id, stored, reason)
             self._log(tx, scope.user, [fact_id], ChangeOp.DELETE)
 
-    def _drop_fact(
-        self, tx: sqlite3.Connection, scope: Scope, fact_id: str, stored: int, reason: str
-    ) -> None:
+    def _drop_fact(self, tx: Tx, scope: Scope, fact_id: str, stored: int, reason: str) -> None:
         """Delete the fact (at version ``stored``) and its citations; its history is erased."""
         tx.execute("DELETE FROM fact_sources WHERE fact_id = ?", (fact_id,))
         tx.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
         self._forget_history(tx, scope, fact_id, stored + 1, reason)
 
     def _forget_history(
-        self, tx: sqlite3.Connection, scope: Scope, item_id: str, version: int, reason: str
+        self, tx: Tx, scope: Scope, item_id: str, version: int, reason: str
     ) -> None:
         """Erase the item's earlier entries (in its own scope only) and add a delete entry."""
         self._erase_history(tx, scope, item_id)
         self._add_history(tx, scope, item_id, version, HistoryOp.DELETE, reason, {})
 
     @staticmethod
-    def _erase_history(tx: sqlite3.Connection, scope: Scope, item_id: str) -> None:
+    def _erase_history(tx: Tx, scope: Scope, item_id: str) -> None:
         """Empty the data of the item's history entries in its own scope."""
         tx.execute(
             "UPDATE item_history SET data = '{}' "
-            "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
+            'WHERE "user" = ? AND thread = ? AND agent = ? AND item_id = ?',
             (*scope_row(scope), item_id),
         )
 
     @staticmethod
-    def _next_history_version(tx: sqlite3.Connection, scope: Scope, item_id: str) -> int:
+    def _next_history_version(tx: Tx, scope: Scope, item_id: str) -> int:
         row = tx.execute(
             "SELECT MAX(version) AS v FROM item_history "
-            "WHERE user = ? AND thread = ? AND agent = ? AND item_id = ?",
+            'WHERE "user" = ? AND thread = ? AND agent = ? AND item_id = ?',
             (*scope_row(scope), item_id),
         ).fetchone()
         return int(row["v"] or 0) + 1

@@ -1,4 +1,4 @@
-"""API keys in SQLite: the digest and public prefix of each key, never the key itself.
+"""API keys: the digest and public prefix of each key, never the key itself.
 
 Keys are not records of a user: they are not scoped and not in the change feed. Every
 process that opens the database sees the same keys, so a key revoked by one process stops
@@ -8,19 +8,18 @@ working in every other at its next request.
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 
 from memstrata.codec import format_time, parse_time
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.model import ApiKey, KeyRole
-from memstrata.store.sqlite.base import SqliteBase
-from memstrata.store.sqlite.common import placeholders
+from memstrata.store.sql.base import SqlBase
+from memstrata.store.sql.common import Row, placeholders
 
 _KEY_COLUMNS = "id, prefix, name, role, users, created_at, revoked_at"
 
 
-def _key(row: sqlite3.Row) -> ApiKey:
+def _key(row: Row) -> ApiKey:
     users = row["users"]
     return ApiKey(
         id=row["id"],
@@ -33,7 +32,7 @@ def _key(row: sqlite3.Row) -> ApiKey:
     )
 
 
-class KeyTables(SqliteBase):
+class KeyTables(SqlBase):
     """:meth:`add_key`, :meth:`find_keys`, :meth:`list_keys`, :meth:`revoke_key`."""
 
     def add_key(self, key: ApiKey, digest: str, *, only_if_none: bool = False) -> bool:
@@ -62,7 +61,7 @@ class KeyTables(SqliteBase):
                         digest,
                     ),
                 )
-        except sqlite3.IntegrityError as exc:
+        except self.dialect.unique_errors as exc:
             raise InvalidInputError(f"a key with id {key.id} or this digest exists") from exc
         return True
 

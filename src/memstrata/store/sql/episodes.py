@@ -1,19 +1,19 @@
-"""Episodes in SQLite: verbatim turns, archived or deleted, never edited."""
+"""Episodes: verbatim turns, archived or deleted, never edited."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from memstrata.codec import format_time, parse_time
-from memstrata.errors import InvalidInputError, NotFoundError, StoreError
+from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.model import ChangeOp, Episode, EpisodeFilter, Role, Scope
-from memstrata.store.sqlite.base import SqliteBase
-from memstrata.store.sqlite.common import (
+from memstrata.store.sql.base import SqlBase
+from memstrata.store.sql.common import (
     EPISODE_COLUMNS,
     PAGE,
+    Row,
     check_limit,
     chunks,
     placeholders,
@@ -23,11 +23,11 @@ from memstrata.store.sqlite.common import (
 )
 
 
-class EpisodeTables(SqliteBase):
+class EpisodeTables(SqlBase):
     """Episodes: add, read, list, archive, delete."""
 
     @staticmethod
-    def _episode(row: sqlite3.Row) -> Episode:
+    def _episode(row: Row) -> Episode:
         return Episode(
             id=row["id"],
             scope=row_scope(row),
@@ -75,10 +75,8 @@ class EpisodeTables(SqliteBase):
                     f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES ({placeholders(12)})", rows
                 )
                 self._log(tx, scope.user, [r[0] for r in rows], ChangeOp.UPSERT)
-        except sqlite3.IntegrityError as exc:
+        except self.dialect.unique_errors as exc:
             raise InvalidInputError(f"an episode id is already stored: {exc}") from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot store episodes: {exc}") from exc
 
     def get_episode(self, scope: Scope, episode_id: str) -> Episode:
         found = self.get_episodes(scope, [episode_id])

@@ -1,9 +1,8 @@
-"""Curated documents in SQLite: versioned by compare-and-swap."""
+"""Curated documents: versioned by compare-and-swap."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 
 from memstrata import telemetry
@@ -11,21 +10,23 @@ from memstrata.codec import format_time, parse_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.ids import new_id
 from memstrata.model import ChangeOp, Document, DocumentKind, HistoryOp, ItemEvent, JsonValue, Scope
-from memstrata.store.sqlite.common import (
+from memstrata.store.sql.common import (
     DOC_COLUMNS,
+    Row,
+    Tx,
     placeholders,
     row_scope,
     scope_row,
     scope_where,
 )
-from memstrata.store.sqlite.facts import FactTables
+from memstrata.store.sql.facts import FactTables
 
 
 class DocumentTables(FactTables):
     """Documents: read, put by compare-and-swap (with bullet history), list, delete."""
 
     @staticmethod
-    def _document(row: sqlite3.Row) -> Document:
+    def _document(row: Row) -> Document:
         return Document(
             id=row["id"],
             scope=row_scope(row),
@@ -39,8 +40,8 @@ class DocumentTables(FactTables):
 
     def get_document(self, scope: Scope, kind: DocumentKind, key: str) -> Document | None:
         rows = self._read(
-            f"SELECT {DOC_COLUMNS} FROM documents WHERE user = ? AND thread = ? AND agent = ? "
-            "AND kind = ? AND key = ?",
+            f'SELECT {DOC_COLUMNS} FROM documents WHERE "user" = ? AND thread = ? '
+            'AND agent = ? AND kind = ? AND "key" = ?',
             [*scope_row(scope), kind.value, key],
         )
         return self._document(rows[0]) if rows else None
@@ -71,59 +72,71 @@ class DocumentTables(FactTables):
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"document content is not JSON: {exc}") from exc
         now = self._clock.now()
-        with self._write() as tx:
-            row = tx.execute(
-                f"SELECT {DOC_COLUMNS} FROM documents WHERE user = ? AND thread = ? AND agent = ? "
-                "AND kind = ? AND key = ?",
-                [*scope_row(scope), kind.value, key],
-            ).fetchone()
-            stored = None if row is None else int(row["version"])
-            if (stored or 0) != expected_version:
-                name = row["id"] if row is not None else f"{kind.value}/{key}"
-                telemetry.record(telemetry.CONFLICT)
-                raise ConflictError(name, expected_version, stored)
-            if row is None:
-                doc = Document(new_id("doc"), scope, kind, key, dict(content), 1, now, now)
-                tx.execute(
-                    f"INSERT INTO documents ({DOC_COLUMNS}) VALUES ({placeholders(10)})",
-                    (
-                        doc.id,
-                        *scope_row(scope),
-                        kind.value,
+        try:
+            with self._write() as tx:
+                row = tx.execute(
+                    f'SELECT {DOC_COLUMNS} FROM documents WHERE "user" = ? AND thread = ? '
+                    'AND agent = ? AND kind = ? AND "key" = ?' + self.dialect.for_update,
+                    [*scope_row(scope), kind.value, key],
+                ).fetchone()
+                stored = None if row is None else int(row["version"])
+                if (stored or 0) != expected_version:
+                    name = row["id"] if row is not None else f"{kind.value}/{key}"
+                    telemetry.record(telemetry.CONFLICT)
+                    raise ConflictError(name, expected_version, stored)
+                if row is None:
+                    doc = Document(new_id("doc"), scope, kind, key, dict(content), 1, now, now)
+                    tx.execute(
+                        f"INSERT INTO documents ({DOC_COLUMNS}) VALUES ({placeholders(10)})",
+                        (
+                            doc.id,
+                            *scope_row(scope),
+                            kind.value,
+                            key,
+                            body,
+                            1,
+                            format_time(now),
+                            format_time(now),
+                        ),
+                    )
+                    op = HistoryOp.CREATE
+                else:
+                    old = self._document(row)
+                    doc = Document(
+                        old.id,
+                        scope,
+                        kind,
                         key,
-                        body,
-                        1,
-                        format_time(now),
-                        format_time(now),
-                    ),
+                        dict(content),
+                        old.version + 1,
+                        old.created_at,
+                        now,
+                    )
+                    tx.execute(
+                        "UPDATE documents SET content = ?, version = ?, updated_at = ? "
+                        "WHERE id = ? AND version = ?",
+                        (body, doc.version, format_time(now), doc.id, old.version),
+                    )
+                    op = HistoryOp.UPDATE
+                self._add_history(
+                    tx,
+                    scope,
+                    doc.id,
+                    doc.version,
+                    op,
+                    None,
+                    {"doc_kind": kind.value, "key": key, "content": dict(content)},
                 )
-                op = HistoryOp.CREATE
-            else:
-                old = self._document(row)
-                doc = Document(
-                    old.id, scope, kind, key, dict(content), old.version + 1, old.created_at, now
-                )
-                tx.execute(
-                    "UPDATE documents SET content = ?, version = ?, updated_at = ? "
-                    "WHERE id = ? AND version = ?",
-                    (body, doc.version, format_time(now), doc.id, old.version),
-                )
-                op = HistoryOp.UPDATE
-            self._add_history(
-                tx,
-                scope,
-                doc.id,
-                doc.version,
-                op,
-                None,
-                {"doc_kind": kind.value, "key": key, "content": dict(content)},
-            )
-            self._add_item_events(tx, scope, doc.id, item_events)
-            self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
+                self._add_item_events(tx, scope, doc.id, item_events)
+                self._log(tx, scope.user, [doc.id], ChangeOp.UPSERT)
+        except self.dialect.unique_errors as exc:
+            # another process created it first (a server store: the insert waited for it)
+            telemetry.record(telemetry.CONFLICT)
+            raise ConflictError(f"{kind.value}/{key}", expected_version, 1) from exc
         return doc
 
     def _add_item_events(
-        self, tx: sqlite3.Connection, scope: Scope, doc_id: str, events: Sequence[ItemEvent]
+        self, tx: Tx, scope: Scope, doc_id: str, events: Sequence[ItemEvent]
     ) -> None:
         """Each bullet's history entry, numbered and erased within the document's scope."""
         for event in events:
