@@ -1,10 +1,12 @@
-"""Retrying a write that lost a compare-and-swap race: jittered exponential backoff up to a
-deadline.
+"""Retrying a write that lost a compare-and-swap race, or that a database server refused for a
+moment: jittered exponential backoff up to a deadline.
 
 ``Memory.update`` without an explicit version re-reads and writes again each time another writer
 got in first; under heavy contention (many threads and processes on one item) a fixed number of
 retries is not enough, while retrying at once only repeats the collision. Each wait is drawn
 between half and all of a delay that doubles up to a ceiling, until the deadline has passed.
+A server record store retries a transaction the same way when the server reports a deadlock
+or serialization failure, or a connection dropped before the commit (:func:`retry_transient`).
 """
 
 from __future__ import annotations
@@ -42,18 +44,52 @@ def retry_conflicts(
     last conflict is raised. ``attempt`` must re-read what it writes. ``sleep`` and ``clock``
     default to :data:`wait` and :data:`now` as they are at the call."""
     limit = UPDATE_DEADLINE_S if deadline_s is None else deadline_s
-    sleep = sleep or wait
-    clock = clock or now
+    return _with_backoff(attempt, _is_conflict, limit, sleep or wait, clock or now, count=True)
+
+
+#: how long a server record store keeps retrying a transaction refused for a moment, in seconds
+TRANSIENT_DEADLINE_S: Final = 10.0
+
+
+def retry_transient(
+    attempt: Callable[[], T],
+    transient: Callable[[BaseException], bool],
+    *,
+    deadline_s: float = TRANSIENT_DEADLINE_S,
+) -> T:
+    """``attempt()``, called again after each exception ``transient`` accepts until it
+    succeeds, raises another exception, or ``deadline_s`` has passed, when the last one is
+    raised. ``attempt`` must be one whole transaction, safe to run again after a rollback."""
+    return _with_backoff(attempt, transient, deadline_s, wait, now, count=False)
+
+
+def _is_conflict(exc: BaseException) -> bool:
+    return isinstance(exc, ConflictError)
+
+
+def _with_backoff(
+    attempt: Callable[[], T],
+    again: Callable[[BaseException], bool],
+    limit: float,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+    *,
+    count: bool,
+) -> T:
     start = clock()
     delay = _FIRST_DELAY_S
     while True:
         try:
             return attempt()
-        except ConflictError:
+        except Exception as exc:
+            if not again(exc):
+                raise
             remaining = limit - (clock() - start)
             if remaining <= 0:
-                telemetry.record(telemetry.CONFLICT_RETRY, outcome="gave_up")
+                if count:
+                    telemetry.record(telemetry.CONFLICT_RETRY, outcome="gave_up")
                 raise
-            telemetry.record(telemetry.CONFLICT_RETRY, outcome="retried")
+            if count:
+                telemetry.record(telemetry.CONFLICT_RETRY, outcome="retried")
             sleep(min(remaining, random.uniform(delay / 2, delay)))
             delay = min(2 * delay, _MAX_DELAY_S)

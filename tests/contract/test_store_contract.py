@@ -1,11 +1,12 @@
 """The RecordStore contract (see memstrata.ports.RecordStore): one suite, every store.
 
-A new store joins by adding a factory to ``STORE_FACTORIES``.
+A new store joins by adding its backend to ``tests.contract.backends``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,14 +33,8 @@ from memstrata.model import (
     Scope,
 )
 from memstrata.ports import RecordStore
-from memstrata.store.sqlite import SqliteStore
 from tests.conftest import FixedClock
-
-StoreFactory = Callable[[Path, FixedClock], RecordStore]
-
-STORE_FACTORIES: dict[str, StoreFactory] = {
-    "sqlite": lambda tmp, clock: SqliteStore(tmp / "store.db", clock=clock),
-}
+from tests.contract.backends import BACKENDS, open_fresh
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ALICE = Scope("alice")
@@ -48,13 +43,12 @@ ALICE_T2 = Scope("alice", "t2")
 BOB = Scope("bob")
 
 
-@pytest.fixture(params=sorted(STORE_FACTORIES))
+@pytest.fixture(params=BACKENDS)
 def store(
     request: pytest.FixtureRequest, tmp_path: Path, clock: FixedClock
 ) -> Iterator[RecordStore]:
-    s = STORE_FACTORIES[request.param](tmp_path, clock)
-    yield s
-    s.close()
+    with open_fresh(request.param, tmp_path, clock) as s:
+        yield s
 
 
 def episode(
@@ -626,7 +620,7 @@ def test_item_events_join_the_document_write(store: RecordStore) -> None:
 
 
 def test_restore_inserts_records_exactly_into_an_empty_scope(
-    store: RecordStore, tmp_path: Path, clock: FixedClock
+    store: RecordStore, tmp_path: Path, clock: FixedClock, request: pytest.FixtureRequest
 ) -> None:
     ep = episode(ALICE_T1)
     store.add_episodes(ALICE_T1, [ep])
@@ -634,8 +628,9 @@ def test_restore_inserts_records_exactly_into_an_empty_scope(
     f = store.update_fact(ALICE_T1, f.evolve(importance=0.9), expected_version=1)
     d = store.put_document(ALICE_T1, DocumentKind.TOPIC, "t", {"a": 1}, expected_version=0)
     d = store.put_document(ALICE_T1, DocumentKind.TOPIC, "t", {"a": 2}, expected_version=1)
-    other = STORE_FACTORIES[sorted(STORE_FACTORIES)[0]](tmp_path / "other", clock)
-    try:
+    (tmp_path / "other").mkdir()
+    backend = request.node.callspec.params["store"]
+    with open_fresh(backend, tmp_path / "other", clock) as other:
         other.restore(ALICE, [ep], [f], [d])
         assert other.get_episode(ALICE, ep.id) == ep
         assert other.get_fact(ALICE, f.id) == f and f.version == 2
@@ -647,8 +642,6 @@ def test_restore_inserts_records_exactly_into_an_empty_scope(
         with pytest.raises(InvalidInputError):  # a fact citing nothing restored is refused whole
             other.restore(BOB, [], [fact(BOB, (new_id("ep"),))], [])
         assert other.stats(BOB).facts_current == 0
-    finally:
-        other.close()
 
 
 def test_iter_facts_pages_in_id_order(store: RecordStore) -> None:
@@ -717,3 +710,49 @@ def test_only_if_none_stores_a_key_only_while_no_active_key_exists(store: Record
     again = api_key()
     assert store.add_key(again, "d3", only_if_none=True)
     assert [k.id for k in store.list_keys()] == [first.id, again.id]
+
+
+def test_text_round_trips_chinese_emoji_and_case(store: RecordStore) -> None:
+    text = "我喜欢喝茶 🍵🎉 naïve 𝒳"
+    ep = episode(ALICE, text)
+    store.add_episodes(ALICE, [ep])
+    upper = Scope("Alice")  # another user: ids, users and keys compare byte by byte
+    store.add_episodes(upper, [episode(upper, "other")])
+    assert store.get_episode(ALICE, ep.id).text == text
+    assert [e.id for e in store.list_episodes(ALICE)] == [ep.id]
+    doc = store.put_document(ALICE, DocumentKind.TOPIC, "茶 🍵", {"t": text}, expected_version=0)
+    assert store.get_document(ALICE, DocumentKind.TOPIC, "茶 🍵") == doc
+    assert store.get_document(ALICE, DocumentKind.TOPIC, "茶 🍵 ") is None
+    assert store.users() == ["Alice", "alice"]
+
+
+def test_compare_and_swap_holds_between_concurrent_writers(store: RecordStore) -> None:
+    """Four threads (each on its own connection, for a server store) write at version 1:
+    exactly one wins, for a fact and for a document alike."""
+    ep = episode(ALICE)
+    store.add_episodes(ALICE, [ep])
+    f = store.add_fact(ALICE, fact(ALICE, (ep.id,)))
+    store.put_document(ALICE, DocumentKind.TOPIC, "t", {"a": 0}, expected_version=0)
+    results: list[str] = []
+
+    def write(i: int) -> None:
+        try:
+            store.update_fact(ALICE, f.evolve(text=f"v{i}"), expected_version=1)
+            results.append("fact")
+        except ConflictError:
+            results.append("fact-conflict")
+        try:
+            store.put_document(ALICE, DocumentKind.TOPIC, "t", {"a": i}, expected_version=1)
+            results.append("doc")
+        except ConflictError:
+            results.append("doc-conflict")
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count("fact") == 1 and results.count("fact-conflict") == 3
+    assert results.count("doc") == 1 and results.count("doc-conflict") == 3
+    assert store.get_fact(ALICE, f.id).version == 2
+    assert [v.version for v in store.history(ALICE, f.id)] == [1, 2]

@@ -159,7 +159,7 @@ class DocumentTables(FactTables):
             where += " AND kind = ?"
             params.append(kind.value)
         rows = self._read(
-            f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY kind, key", params
+            f'SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY kind, "key"', params
         )
         return [self._document(r) for r in rows]
 

@@ -1,0 +1,95 @@
+"""The record stores the contract suite runs on: SQLite always; PostgreSQL and MySQL/MariaDB
+when ``MEMSTRATA_TEST_POSTGRES_URL`` / ``MEMSTRATA_TEST_MYSQL_URL`` name a server whose user
+may create schemas (PostgreSQL) or databases (MySQL). Each case gets a fresh schema or database,
+dropped after it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import pytest
+
+from memstrata.ids import new_id
+from memstrata.ports import Clock, RecordStore
+
+BACKENDS = ("mysql", "postgresql", "sqlite")
+URL_VARS = {"postgresql": "MEMSTRATA_TEST_POSTGRES_URL", "mysql": "MEMSTRATA_TEST_MYSQL_URL"}
+
+
+def server_url(backend: str) -> str:
+    """The test server's URL, or a skip that says how to give one."""
+    var = URL_VARS[backend]
+    url = os.environ.get(var, "").strip()
+    if not url:
+        pytest.skip(f"{backend}: set {var} to a test server's URL to run these cases")
+    return url
+
+
+@contextmanager
+def fresh_postgres(url: str) -> Iterator[str]:
+    """A new schema on the server at ``url``; yields a URL whose connections use it."""
+    import psycopg
+
+    schema = f"t_{new_id('ep')[3:].lower()}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@contextmanager
+def fresh_mysql(url: str) -> Iterator[str]:
+    """A new database on the server at ``url``; yields the URL naming it."""
+    import pymysql
+    from memstrata.store.server.mysql import connect_args
+
+    name = f"t_{new_id('ep')[3:].lower()}"
+    args = connect_args(url)
+    args.pop("database", None)
+    conn = pymysql.connect(**args)
+    try:
+        conn.cursor().execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+    finally:
+        conn.close()
+    parts = urlsplit(url)
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        conn = pymysql.connect(**args)
+        try:
+            conn.cursor().execute(f"DROP DATABASE `{name}`")
+        finally:
+            conn.close()
+
+
+@contextmanager
+def fresh_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A store URL no other case uses, on ``backend``."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+    elif backend == "postgresql":
+        with fresh_postgres(server_url(backend)) as url:
+            yield url
+    else:
+        with fresh_mysql(server_url(backend)) as url:
+            yield url
+
+
+@contextmanager
+def open_fresh(backend: str, tmp_path: Path, clock: Clock) -> Iterator[RecordStore]:
+    from memstrata.store.opening import open_store
+
+    with fresh_url(backend, tmp_path) as url:
+        store = open_store(url, clock=clock)
+        try:
+            yield store
+        finally:
+            store.close()
