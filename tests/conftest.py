@@ -53,6 +53,17 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
+@pytest.fixture(autouse=True)
+def backoff_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits remote calls' backoff asked for (:func:`memstrata.retry.retry_remote`),
+    recorded instead of slept: no test waits out a scripted 429 or 500."""
+    import memstrata.retry
+
+    waits: list[float] = []
+    monkeypatch.setattr(memstrata.retry, "transient_wait", waits.append)
+    return waits
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "mem"

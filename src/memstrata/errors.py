@@ -17,7 +17,10 @@ each::
      ├── ForbiddenError        the key's role or tenant does not allow the request
      ├── EmbeddingError        an embedding provider failed or is not installed
      ├── LLMError              a chat model could not be reached or failed
-     │    └── LLMReplyError       it answered, but not with the JSON asked for
+     │    ├── LLMReplyError       it answered, but not with the JSON asked for
+     │    ├── LLMUnavailableError it answered 429 or 5xx (retried with backoff first)
+     │    ├── LLMTimeoutError     it did not answer in time
+     │    └── LLMBudgetError      the run's token budget is spent: no more calls
      └── StoreError            the record store failed (I/O, driver, corruption)
           ├── MigrationError      a schema migration could not be applied
           ├── DamagedStoreError   the database file is damaged; writes are refused
@@ -115,6 +118,24 @@ class LLMError(MemstrataError):
 
 class LLMReplyError(LLMError):
     """The model answered, but not with the structured JSON it was asked for."""
+
+
+class LLMUnavailableError(LLMError):
+    """The provider answered 429 (rate limited) or 5xx: worth retrying after a while.
+    ``retry_after_s`` is what its ``Retry-After`` header asked for (None: not said)."""
+
+    def __init__(self, message: str, *, status: int, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+class LLMTimeoutError(LLMError):
+    """The model did not answer within the configured timeout."""
+
+
+class LLMBudgetError(LLMError):
+    """The run's token budget is spent: the model is not called again in this run."""
 
 
 class StoreError(MemstrataError):

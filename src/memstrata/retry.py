@@ -1,5 +1,6 @@
-"""Retrying a write that lost a compare-and-swap race, or that a database server refused for a
-moment: jittered exponential backoff up to a deadline.
+"""Retrying: a write that lost a compare-and-swap race, or that a database server refused for a
+moment (jittered exponential backoff up to a deadline), and a call to a remote service that
+answered "later" (:func:`retry_remote`).
 
 ``Memory.update`` without an explicit version re-reads and writes again each time another writer
 got in first; under heavy contention (many threads and processes on one item) a fixed number of
@@ -93,3 +94,46 @@ def _with_backoff(
                 telemetry.record(telemetry.CONFLICT_RETRY, outcome="retried")
             sleep(min(remaining, random.uniform(delay / 2, delay)))
             delay = min(2 * delay, _MAX_DELAY_S)
+
+
+#: how many times a transient failure of a remote call is retried, and the backoff's bounds
+TRANSIENT_RETRIES: Final = 3
+TRANSIENT_FIRST_DELAY_S: Final = 1.0
+TRANSIENT_MAX_DELAY_S: Final = 30.0
+#: the longest ``Retry-After`` honoured; a server asking for more is not waited for
+RETRY_AFTER_CAP_S: Final = 60.0
+
+E = TypeVar("E", bound=Exception)
+
+#: how the backoff of :func:`retry_remote` waits (a module attribute a test can replace)
+transient_wait: Callable[[float], None] = time.sleep
+
+
+def retry_remote(
+    attempt: Callable[[], T],
+    *,
+    transient: type[E],
+    hint: Callable[[E], float | None] = lambda _: None,
+    retries: int = TRANSIENT_RETRIES,
+    first_delay_s: float = TRANSIENT_FIRST_DELAY_S,
+    max_delay_s: float = TRANSIENT_MAX_DELAY_S,
+    sleep: Callable[[float], None] | None = None,
+) -> T:
+    """``attempt()``, called again up to ``retries`` times after a ``transient`` error. Each
+    wait is what ``hint`` says the server asked for (its ``Retry-After``), else a jittered
+    delay that doubles from ``first_delay_s`` up to ``max_delay_s``. A server asking to wait
+    longer than :data:`RETRY_AFTER_CAP_S` is not waited for: its error is raised at once, as
+    is the last one when the retries are spent, and any other error."""
+    sleep = sleep or transient_wait
+    delay = first_delay_s
+    tried = 0
+    while True:
+        try:
+            return attempt()
+        except transient as exc:
+            asked = hint(exc)
+            if tried >= retries or (asked is not None and asked > RETRY_AFTER_CAP_S):
+                raise
+            sleep(asked if asked is not None else random.uniform(delay / 2, delay))
+            delay = min(2 * delay, max_delay_s)
+            tried += 1

@@ -198,6 +198,15 @@ class OpenAILLMSettings(_ProviderSettings):
     api_key: SecretStr | None = None
     timeout_s: float = Field(default=60.0, gt=0)
     json_mode: bool = Field(default=True, description="ask for response_format json_object")
+    max_retries: int = Field(
+        default=3, ge=0, le=10, description="retries of a 429 or 5xx answer, with backoff"
+    )
+    run_token_budget: int = Field(
+        default=200_000,
+        ge=0,
+        description="tokens (in and out) one curation run may spend on the model; once spent "
+        "the run finishes by rules",
+    )
 
 
 #: the default bound on an HTTP request body (4 MiB)

@@ -41,8 +41,10 @@ def test_round_trip_with_json_mode_and_auth() -> None:
     ],
 )
 def test_failures_are_translated(reply: object, error: type[Exception], message: str) -> None:
-    with fake_openai_server(ScriptedChat([reply])) as url, pytest.raises(error, match=message):
-        OpenAIChat(base_url=url, model="m").complete_json([{"role": "user", "content": "x"}])
+    with fake_openai_server(ScriptedChat([reply])) as url:
+        chat = OpenAIChat(base_url=url, model="m", max_retries=0)
+        with pytest.raises(error, match=message):
+            chat.complete_json([{"role": "user", "content": "x"}])
 
 
 def test_unreachable_endpoint() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import ScopeLike, as_scope
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from memstrata.consolidate import ConsolidationReport
     from memstrata.curate.pipeline import ExtractReport
     from memstrata.curate.runs import Run, RunRegistry
+    from memstrata.llm.metered import Call, MeteredLLM
 
 #: what a curation run does: extract facts from new turns, or consolidate documents
 RunKind = Literal["extract", "consolidate"]
@@ -52,8 +54,25 @@ class CurationMixin(RecordsMixin):
 
             return RuleExtractor()
         from memstrata.curate.extract_llm import LLMExtractor
+        from memstrata.curate.extract_rules import RuleExtractor
 
-        return LLMExtractor(llm)
+        return LLMExtractor(llm, fallback=RuleExtractor())
+
+    def metered_llm(self, run: Run | None = None) -> MeteredLLM | None:
+        """The configured chat model measured and bounded for one run (None without one):
+        every call's tokens and time recorded (as a ``model`` event of ``run``), and no call
+        once the ``llm.run_token_budget`` is spent."""
+        settings = self.settings or load_settings()
+        llm = self.llm
+        if llm is None or settings.llm is None:
+            return None
+        from memstrata.llm.metered import MeteredLLM
+
+        def told(call: Call) -> None:
+            if run is not None:
+                run.emit("model", **call.to_json())
+
+        return MeteredLLM(llm, budget=settings.llm.run_token_budget, on_call=told)
 
     def extract(
         self,
@@ -181,9 +200,17 @@ class CurationMixin(RecordsMixin):
         try:
             with self.runs.running(run):
                 result: dict[str, JsonValue] = {"kind": kind}
+                metered = self.metered_llm(run)
                 if kind == "extract" or (extract and mode == "update"):
                     run.emit("step", step="extract")
-                    extracted = self.extract(scope)
+                    extractor: Extractor | None = None
+                    if metered is not None:
+                        from memstrata.curate.extract_llm import LLMExtractor
+                        from memstrata.curate.extract_rules import RuleExtractor
+
+                        extractor = LLMExtractor(metered, fallback=RuleExtractor())
+                    with metered.step("extract") if metered is not None else nullcontext():
+                        extracted = self.extract(scope, extractor=extractor)
                     result["extraction"] = extracted.to_json()
                 if kind == "consolidate" and not run.cancelled:
                     run.emit("step", step="consolidate", mode=mode)
@@ -191,6 +218,8 @@ class CurationMixin(RecordsMixin):
                         scope, mode=mode, remove=remove, user_speaker=user_speaker
                     )
                     result["consolidation"] = report.to_json()
+                if metered is not None:
+                    result["model"] = metered.totals()
                 run.result = result
                 run.emit("report", result=result)
         except Exception:  # recorded as the run's failure; nobody waits to catch it

@@ -4,19 +4,23 @@ Episodes are shown in chunks that never split a sentence (:mod:`memstrata.curate
 numbered, escaped JSON lines (:mod:`memstrata.llm.prompting`);
 the numbers the model cites are mapped back to episode ids and invented numbers are dropped and
 counted. A reply that is not the JSON asked for is retried once, then recorded as a failed step;
-an unreachable model is recorded too. The extractor never raises into the run.
+an unreachable model (or a spent token budget) is recorded too, and a ``fallback`` extractor
+(the rules) extracts the chunks the model could not do. The extractor never raises into the
+run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final
 
 from memstrata.curate.chunking import chunk_episodes
-from memstrata.errors import LLMError, LLMReplyError
+from memstrata.errors import LLMReplyError
+from memstrata.llm.metered import ask
 from memstrata.llm.prompting import CitationMap, episodes_block, load_prompt
 from memstrata.model import Candidate, Category, Episode, Extraction
-from memstrata.ports import LLM
+from memstrata.ports import LLM, Extractor
 
 _MAX_CHARS: Final = 12_000  # characters of episode text per request
 
@@ -68,9 +72,12 @@ def _candidates(reply: dict[str, Any], citations: CitationMap) -> list[Candidate
 class LLMExtractor:
     """:class:`memstrata.ports.Extractor` over a chat model."""
 
-    def __init__(self, llm: LLM, *, max_chars: int = _MAX_CHARS) -> None:
+    def __init__(
+        self, llm: LLM, *, max_chars: int = _MAX_CHARS, fallback: Extractor | None = None
+    ) -> None:
         self.llm = llm
         self.max_chars = max_chars
+        self.fallback = fallback
 
     @property
     def name(self) -> str:
@@ -90,15 +97,18 @@ class LLMExtractor:
                 {"role": "user", "content": episodes_block(chunk, citations)},
             ]
             where = f"chunk of parts {start + 1}-{position}"
-            for attempt in (1, 2):
-                try:
-                    candidates.extend(_candidates(self.llm.complete_json(messages), citations))
-                    break
-                except LLMReplyError as exc:
-                    if attempt == 2:
-                        failures.append(f"{where}: malformed reply twice ({exc})")
-                except LLMError as exc:
-                    failures.append(f"{where}: {exc}")
-                    break
+            found = ask(
+                self.llm,
+                messages,
+                partial(_candidates, citations=citations),
+                failures=failures,
+                where=where,
+            )
+            if found is None and self.fallback is not None:
+                ruled = self.fallback.extract(chunk)
+                found = list(ruled.candidates)
+                failures.extend(ruled.failures)
+                failures.append(f"{where}: extracted by {self.fallback.name}")
+            candidates.extend(found or [])
             dropped += citations.dropped
         return Extraction(tuple(candidates), tuple(failures), dropped)
