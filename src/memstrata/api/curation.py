@@ -124,6 +124,8 @@ class CurationMixin(RecordsMixin):
         mode: str = "update",
         remove: bool = False,
         user_speaker: str | None = None,
+        llm: LLM | None = None,
+        use_llm: bool = True,
     ) -> ConsolidationReport:
         """Consolidate curated documents. ``update``: facts new since the last run become
         bullets of their topic documents (and essentials), citing the same episodes, and
@@ -131,25 +133,39 @@ class CurationMixin(RecordsMixin):
         ``user_speaker`` names (default: the ``user_speaker`` setting; see
         :func:`memstrata.curate.essentials.choose_user`). ``audit``: bullets are checked
         against their evidence and unsupported ones flagged (deleted with ``remove``).
-        ``dedup``: near-duplicate bullets are merged, their citations united."""
+        ``dedup``: near-duplicate bullets are merged, their citations united.
+
+        With a chat model (``llm``, else the configured one, measured and bounded by
+        :meth:`metered_llm`; ``use_llm=False``: rules only) each mode lets the model do what
+        rules cannot (see :mod:`memstrata.consolidate.by_model`); every output passes the
+        guards and what the model could not do is done by rules."""
         from memstrata.consolidate import Consolidator
 
+        if mode not in MODES:
+            raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
         settings = self.settings or load_settings()
+        metered = None
+        if use_llm and llm is None:
+            llm = metered = self.metered_llm()
         consolidator = Consolidator(
             self.store,
             self.documents,
             self.runs,
             essentials_budget=settings.essentials_budget,
             user_speaker=user_speaker or settings.user_speaker,
+            llm=llm if use_llm else None,
+            clock=self.clock,
         )
         scope = as_scope(scope)
         if mode == "update":
-            return consolidator.update(scope)
-        if mode == "audit":
-            return consolidator.audit(scope, remove=remove)
-        if mode == "dedup":
-            return consolidator.dedup(scope)
-        raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
+            report = consolidator.update(scope)
+        elif mode == "audit":
+            report = consolidator.audit(scope, remove=remove)
+        else:
+            report = consolidator.dedup(scope)
+        if metered is not None:
+            report.usage = metered.totals()
+        return report
 
     # runs in the background ----------------------------------------------------------
     def start_run(
@@ -215,7 +231,12 @@ class CurationMixin(RecordsMixin):
                 if kind == "consolidate" and not run.cancelled:
                     run.emit("step", step="consolidate", mode=mode)
                     report = self.consolidate(
-                        scope, mode=mode, remove=remove, user_speaker=user_speaker
+                        scope,
+                        mode=mode,
+                        remove=remove,
+                        user_speaker=user_speaker,
+                        llm=metered,
+                        use_llm=metered is not None,
                     )
                     result["consolidation"] = report.to_json()
                 if metered is not None:

@@ -25,8 +25,17 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Final
 
+from memstrata.consolidate.by_model import DEDUP_CANDIDATE, ModelSteps, merge_topic
+from memstrata.consolidate.measures import (
+    DUPLICATE_THRESHOLD,
+    SECTIONS,
+    SUPPORT_THRESHOLD,
+    jaccard,
+    support,
+)
 from memstrata.curate.essentials import DEFAULT_ESSENTIALS_BUDGET, Selection, choose_user, select
 from memstrata.curate.profile import promotions
 from memstrata.curate.runs import RunRegistry
@@ -48,26 +57,13 @@ from memstrata.model import (
     Scope,
     Slot,
 )
-from memstrata.ports import RecordStore
+from memstrata.ports import LLM, Clock, RecordStore, SystemClock
 from memstrata.retry import retry_conflicts
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 __all__ = ["STATE_KEY", "ConsolidationReport", "Consolidator", "topic_key"]
 
 STATE_KEY: Final = CONSOLIDATION_STATE_KEY
-_SECTIONS: Final = {
-    Category.PROFILE: "Profile",
-    Category.PREFERENCE: "Preferences",
-    Category.PERSONAL: "Personal",
-    Category.EXPERTISE: "Expertise",
-    Category.DECISION: "Decisions",
-    Category.PLAN: "Plans",
-    Category.EVENT: "Events",
-    Category.RELATIONSHIP: "People",
-    Category.OTHER: "Notes",
-}
-SUPPORT_THRESHOLD: Final = 0.3
-DUPLICATE_THRESHOLD: Final = 0.8
 
 
 @dataclass(slots=True)
@@ -76,6 +72,7 @@ class AuditFinding:
     bullet_id: str
     problem: str  # "missing-evidence" or "unsupported"
     support: float
+    by: str = "rules"  # who judged it: "rules", or "model" (its evidence shown to the model)
 
 
 @dataclass(slots=True)
@@ -87,6 +84,13 @@ class ConsolidationReport:
     promoted: list[str] = field(default_factory=list)  # profile slots set by this run
     findings: list[AuditFinding] = field(default_factory=list)  # audit: unsupported bullets
     merged: int = 0  # dedup: bullets folded into a near-duplicate
+    by_model: int = 0  # bullets the model wrote or rewrote that passed the guards
+    by_rules: int = 0  # with a model: new facts it did not state, filed by rules instead
+    rejected: list[str] = field(default_factory=list)  # model output the guards refused
+    model_failures: list[str] = field(default_factory=list)  # steps the model could not do
+    superseded: list[str] = field(default_factory=list)  # facts a contradiction closed
+    topics_merged: dict[str, str] = field(default_factory=dict)  # folded topic -> kept one
+    usage: dict[str, JsonValue] | None = None  # the model's calls, tokens and time, summed
 
     def to_json(self) -> dict[str, JsonValue]:
         return {
@@ -102,20 +106,20 @@ class ConsolidationReport:
                     "bullet": f.bullet_id,
                     "problem": f.problem,
                     "support": f.support,
+                    "by": f.by,
                 }
                 for f in self.findings
             ],
+            "model": {
+                "bullets_written": self.by_model,
+                "facts_by_rules": self.by_rules,
+                "rejected": list(self.rejected),
+                "failures": list(self.model_failures),
+                "superseded": list(self.superseded),
+                "topics_merged": dict(self.topics_merged),
+                "usage": self.usage,
+            },
         }
-
-
-def _support(text: str, evidence: str) -> float:
-    """The share of a bullet's terms that its evidence contains."""
-    terms = set(tokenize(text))
-    return len(terms & set(tokenize(evidence))) / len(terms) if terms else 1.0
-
-
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
 
 
 def _digest(text: str) -> str:
@@ -151,6 +155,23 @@ def _profile_values(profile: Profile) -> dict[str, str]:
     }
 
 
+def _list(value: JsonValue | None) -> list[JsonValue]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _pairs(value: JsonValue | None) -> list[tuple[str, str]]:
+    """Recorded merges: [[folded, kept], ...]."""
+    return [(str(p[0]), str(p[1])) for p in _list(value) if isinstance(p, list) and len(p) == 2]
+
+
+def _aliases(value: JsonValue | None) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _slots(value: JsonValue | None) -> dict[str, JsonValue]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
 def _all_facts(
     store: RecordStore, scope: Scope, filters: FactFilter | None = None, after: str | None = None
 ) -> list[Fact]:
@@ -167,6 +188,8 @@ class Consolidator:
         essentials_budget: int = DEFAULT_ESSENTIALS_BUDGET,
         user_speaker: str | None = None,
         counter: TokenCounter | None = None,
+        llm: LLM | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
         self.docs = docs
@@ -174,18 +197,35 @@ class Consolidator:
         self.essentials_budget = essentials_budget
         self.user_speaker = user_speaker
         self.counter = counter or HeuristicTokenCounter()
+        self.clock = clock or SystemClock()
+        #: the model's steps (see :mod:`memstrata.consolidate.by_model`), None: rules only
+        self.model = None if llm is None else ModelSteps(self, llm)
+
+    def now(self) -> datetime:
+        return self.clock.now()
 
     def update(self, scope: Scope) -> ConsolidationReport:
         report = ConsolidationReport()
         state = self.store.get_document(scope, DocumentKind.STATE, STATE_KEY)
-        last = state.content.get("last_fact_id") if state is not None else None
+        prior: dict[str, JsonValue] = dict(state.content) if state is not None else {}
+        version = 0 if state is None else state.version
+        last = prior.get("last_fact_id")
+        merging = _pairs(prior.get("merging"))
+        if merging:  # a merge a run began and did not finish is finished first
+            version = self._merges(scope, merging, prior, version, report)
         current = _all_facts(self.store, scope, FactFilter(current_only=True))
         new = [f for f in current if not last or f.id > str(last)]
         report.facts_read = len(new)
         seen = _facts_digest(current)  # a repeat merged into a fact changes its support
-        if not new and (state is None or state.content.get("facts") == seen):
+        if not new and (state is None or prior.get("facts") == seen) and not merging:
             return report
         new_ids = {f.id for f in new}
+        refiled = bool(new) and self._refile(scope, new, _aliases(prior.get("aliases")))
+        closed = self.model is not None and self.model.contradictions(scope, new, current, report)
+        if refiled or closed:  # facts changed: read again
+            current = _all_facts(self.store, scope, FactFilter(current_only=True))
+            new = [f for f in current if f.id in new_ids]
+            seen = _facts_digest(current)
         replaced = [
             f
             for f in _all_facts(self.store, scope, FactFilter(superseded_only=True))
@@ -195,35 +235,98 @@ class Consolidator:
             e.id: e.surface
             for e in self.store.get_episodes(scope, sorted({s for f in new for s in f.sources}))
         }
+        filed = {str(f) for f in _list(prior.get("filed"))}  # by a run that did not finish
         plans: dict[str, list[Fact]] = defaultdict(list)
         for fact in new:
-            plans[topic_key(fact)].append(fact)
+            if fact.id not in filed:
+                plans[topic_key(fact)].append(fact)
         gone_texts = {f.text for f in replaced}
         for key, facts in sorted(plans.items()):
             self._apply(scope, key, facts, gone_texts, surfaces, report)
+            if self.model is not None:  # a run stopped after this resumes after it
+                filed |= {f.id for f in facts}
+                prior["filed"] = sorted(filed)
+                version = self._put_state(scope, prior, version)
         for key in sorted({topic_key(f) for f in replaced} - set(plans)):
             self._apply(scope, key, [], gone_texts, surfaces, report)
-        prior = state.content if state is not None else {}
+        if self.model is not None and new:
+            proposed = self.model.propose_merges(scope, report)
+            if proposed:
+                version = self._merges(scope, proposed, prior, version, report)
+                current = _all_facts(self.store, scope, FactFilter(current_only=True))
+                seen = _facts_digest(current)
         withheld = self._essentials_withheld(scope, prior.get("essentials"))
         withheld |= self._profile_record(scope, prior).withheld
         kept = [f for f in current if f.id not in withheld]  # a person's edits stand for them
         selection = self.selection(scope, kept)
+        model_slots = _slots(prior.get("model_slots"))
+        if self.model is not None and new:
+            model_slots.update(self.model.slots(scope, selection.user, new, report))
+        current_ids = {f.id for f in current}
+        model_slots = {  # a proposal whose facts were superseded is withdrawn
+            k: v
+            for k, v in model_slots.items()
+            if isinstance(v, dict) and set(map(str, _list(v.get("facts")))) <= current_ids
+        }
         record = self._essentials(scope, selection, prior.get("essentials"), report)
-        profile_record, report.promoted = self._promote(scope, selection, kept, prior)
+        profile_record, report.promoted = self._promote(scope, selection, kept, prior, model_slots)
         marker = max(new_ids) if new_ids else last
-        self.store.put_document(
-            scope,
-            DocumentKind.STATE,
-            STATE_KEY,
-            {
-                "last_fact_id": marker,
-                "essentials": record,
-                "profile": profile_record,
-                "facts": seen,
-            },
-            expected_version=0 if state is None else state.version,
-        )
+        content: dict[str, JsonValue] = {
+            "last_fact_id": marker,
+            "essentials": record,
+            "profile": profile_record,
+            "facts": seen,
+        }
+        for key, value in (
+            ("aliases", prior.get("aliases")),
+            ("model_slots", model_slots or None),
+        ):
+            if value:
+                content[key] = value
+        self._put_state(scope, content, version)
         return report
+
+    def _put_state(self, scope: Scope, content: dict[str, JsonValue], version: int) -> int:
+        """Write the consolidation state (compare-and-swap on ``version``); its new version."""
+        return self.store.put_document(
+            scope, DocumentKind.STATE, STATE_KEY, content, expected_version=version
+        ).version
+
+    def _refile(self, scope: Scope, new: Sequence[Fact], aliases: dict[str, str]) -> bool:
+        """New facts of a topic that was merged into another are filed in that one."""
+        moved = False
+        for fact in new:
+            into = aliases.get(topic_key(fact))
+            if into is not None and into != topic_key(fact):
+                self.store.update_fact(
+                    scope,
+                    fact.evolve(topic=into, updated_at=self.now()),
+                    expected_version=fact.version,
+                )
+                moved = True
+        return moved
+
+    def _merges(
+        self,
+        scope: Scope,
+        merges: Sequence[tuple[str, str]],
+        prior: dict[str, JsonValue],
+        version: int,
+        report: ConsolidationReport,
+    ) -> int:
+        """Carry out topic merges ((folded, kept) keys), recorded in the state first so that
+        a run stopped midway is finished by the next; returns the state's version."""
+        prior["merging"] = [[src, into] for src, into in merges]
+        version = self._put_state(scope, prior, version)
+        aliases = _aliases(prior.get("aliases"))
+        for src, into in merges:
+            target = aliases.get(into, into)
+            merge_topic(self, scope, src, target, report)
+            aliases = {k: (target if v == src else v) for k, v in aliases.items()}
+            aliases[src] = target
+        prior["aliases"] = dict(sorted(aliases.items()))
+        prior.pop("merging", None)
+        return self._put_state(scope, prior, version)
 
     def selection(self, scope: Scope, facts: Sequence[Fact] | None = None) -> Selection:
         """What L1 should state for ``scope`` now (:func:`memstrata.curate.essentials.select`)
@@ -362,7 +465,10 @@ class Consolidator:
         """Check every bullet against its cited evidence. A bullet whose episodes are gone, or
         whose words the episodes barely contain (share of its terms found below
         ``SUPPORT_THRESHOLD``), is flagged; with ``remove`` it is deleted (reason ``stale``
-        for missing evidence, ``low-signal`` for unsupported text)."""
+        for missing evidence, ``low-signal`` for unsupported text). With a model, the model
+        judges whether the cited turns support each bullet that has evidence (a paraphrase or
+        a translation can be supported with few shared words); the rules judge what it could
+        not."""
         report = ConsolidationReport()
         for key in self._documents(scope):
             doc, version = self.docs.get(scope, key)
@@ -370,16 +476,34 @@ class Consolidator:
                 {c.episode_id for s in doc.sections for b in s.bullets for c in b.citations}
             )
             texts = {e.id: e.text for e in self.store.get_episodes(scope, cited)}
+            bullets = [b for s in doc.sections for b in s.bullets]
+            evidence_of = {
+                b.id: [texts[c.episode_id] for c in b.citations if c.episode_id in texts]
+                for b in bullets
+            }
+            judged = [b for b in bullets if evidence_of[b.id]]
+            verdicts = (
+                self.model.supported(key, [(b.text, evidence_of[b.id]) for b in judged], report)
+                if self.model is not None and judged
+                else {}
+            )
+            by_model = {judged[i].id: v for i, v in verdicts.items()}
             ops = []
-            for bullet in (b for s in doc.sections for b in s.bullets):
-                evidence = [texts[c.episode_id] for c in bullet.citations if c.episode_id in texts]
+            for bullet in bullets:
+                evidence = evidence_of[bullet.id]
                 if not evidence:
                     finding = AuditFinding(key, bullet.id, "missing-evidence", 0.0)
                 else:
-                    support = _support(bullet.text, " ".join(evidence))
-                    if support >= SUPPORT_THRESHOLD:
+                    share = round(support(bullet.text, " ".join(evidence)), 3)
+                    verdict = by_model.get(bullet.id)
+                    if verdict is not None:
+                        if verdict:
+                            continue
+                        finding = AuditFinding(key, bullet.id, "unsupported", share, "model")
+                    elif share >= SUPPORT_THRESHOLD:
                         continue
-                    finding = AuditFinding(key, bullet.id, "unsupported", round(support, 3))
+                    else:
+                        finding = AuditFinding(key, bullet.id, "unsupported", share)
                 report.findings.append(finding)
                 reason = (
                     DeleteReason.STALE
@@ -398,12 +522,30 @@ class Consolidator:
     def dedup(self, scope: Scope) -> ConsolidationReport:
         """Merge near-duplicate bullets of each document (term-set Jaccard at least
         ``DUPLICATE_THRESHOLD``): the first keeps the union of the citations, the others are
-        deleted (reason ``superseded``)."""
+        deleted (reason ``superseded``). With a model, pairs less alike than that but still
+        close (Jaccard at least ``DEDUP_CANDIDATE``) are shown to it, and the ones it finds to
+        make the same claim are merged too."""
         report = ConsolidationReport()
         for key in self._documents(scope):
             doc, version = self.docs.get(scope, key)
             bullets = [b for s in doc.sections for b in s.bullets]
             terms = {b.id: set(tokenize(b.text)) for b in bullets}
+            same: set[tuple[str, str]] = {
+                (a.id, b.id)
+                for i, a in enumerate(bullets)
+                for b in bullets[i + 1 :]
+                if jaccard(terms[a.id], terms[b.id]) >= DUPLICATE_THRESHOLD
+            }
+            if self.model is not None:
+                close = [
+                    (a, b)
+                    for i, a in enumerate(bullets)
+                    for b in bullets[i + 1 :]
+                    if (a.id, b.id) not in same
+                    and jaccard(terms[a.id], terms[b.id]) >= DEDUP_CANDIDATE
+                ]
+                found = self.model.same(key, [(a.text, b.text) for a, b in close], report)
+                same |= {(close[i][0].id, close[i][1].id) for i in found}
             gone: set[str] = set()
             ops = []
             for i, keep in enumerate(bullets):
@@ -411,9 +553,7 @@ class Consolidator:
                     continue
                 citations = list(keep.citations)
                 for other in bullets[i + 1 :]:
-                    if other.id in gone or _jaccard(terms[keep.id], terms[other.id]) < (
-                        DUPLICATE_THRESHOLD
-                    ):
+                    if other.id in gone or (keep.id, other.id) not in same:
                         continue
                     gone.add(other.id)
                     citations.extend(c for c in other.citations if c not in citations)
@@ -463,12 +603,15 @@ class Consolidator:
         selection: Selection,
         facts: Sequence[Fact],
         prior: Mapping[str, JsonValue],
+        proposed: Mapping[str, JsonValue] | None = None,
     ) -> tuple[dict[str, JsonValue], list[str]]:
         """The user's slots into the profile, and style preferences that two or more sessions
         now support (see :mod:`curate.profile`); a person's profile edit made meanwhile is
         re-read and kept (compare-and-swap retried). Returns the record of what this wrote and
         the slots it changed."""
-        return retry_conflicts(lambda: self._promote_once(scope, selection, facts, prior))
+        return retry_conflicts(
+            lambda: self._promote_once(scope, selection, facts, prior, proposed or {})
+        )
 
     def _promote_once(
         self,
@@ -476,6 +619,7 @@ class Consolidator:
         selection: Selection,
         facts: Sequence[Fact],
         prior: Mapping[str, JsonValue],
+        proposed: Mapping[str, JsonValue],
     ) -> tuple[dict[str, JsonValue], list[str]]:
         liked = [f for f in facts if f.category == Category.PREFERENCE]
         episodes = self.store.get_episodes(scope, sorted({s for f in liked for s in f.sources}))
@@ -491,6 +635,13 @@ class Consolidator:
                 Slot(found.value, found.sources, 1.0),
                 found.facts,
             )
+        for key, entry in proposed.items():  # the model's, where the rules set nothing
+            if key in wanted or not isinstance(entry, dict):
+                continue
+            value, sources = entry.get("value"), _list(entry.get("sources"))
+            if isinstance(value, str) and sources:
+                slot = Slot(value, tuple(str(e) for e in sources), 0.9)
+                wanted[key] = (slot, tuple(str(f) for f in _list(entry.get("facts"))))
         sections = {"fields": dict(current.fields), "preferences": dict(current.preferences)}
         if not hands.legacy:  # a slot consolidation wrote that L1 no longer states goes
             for key in hands.managed - set(wanted):
@@ -550,6 +701,10 @@ class Consolidator:
         surfaces: dict[str, str],
         report: ConsolidationReport,
     ) -> None:
+        if self.model is not None and facts:
+            if self.model.rewrite(scope, key, facts, gone, surfaces, report):
+                return
+            report.by_rules += len(facts)  # what the model could not do is done by rules
         with self.runs.start("document", f"{scope}/{key}") as run:
 
             def attempt() -> None:  # re-reads the document: a compare-and-swap retried
@@ -566,7 +721,7 @@ class Consolidator:
                         continue  # already there (dedup of exact repeats)
                     present.add(fact.text)
                     citations = tuple(Citation(surfaces.get(e, "chat"), e) for e in fact.sources)
-                    section = _SECTIONS[fact.category]
+                    section = SECTIONS[fact.category]
                     ops.append(
                         Operation(OpKind.ADD, section=section, text=fact.text, citations=citations)
                     )
