@@ -72,6 +72,13 @@ def forget(
     help="update: the speaker who is the scope's user in L1 (default: the user_speaker "
     "setting, else the speaker with the most user turns).",
 )
+@click.option(
+    "--llm/--no-llm",
+    "use_llm",
+    default=True,
+    show_default=True,
+    help="Let the configured chat model (setting llm) do what rules cannot; --no-llm: rules only.",
+)
 @click.option("--follow", is_flag=True, help="Print progress events (on stderr) as they happen.")
 @data_dir_option
 @json_option
@@ -81,6 +88,7 @@ def consolidate(
     extract: bool,
     remove: bool,
     user_speaker: str | None,
+    use_llm: bool,
     follow: bool,
     data_dir: Path | None,
     as_json: bool,
@@ -94,8 +102,15 @@ def consolidate(
                     err=True,
                 )
             )
-        extracted = mem.extract(scope) if extract and mode == "update" else None
-        report = mem.consolidate(scope, mode=mode, remove=remove, user_speaker=user_speaker)
+        from memstrata.curate.extract_rules import RuleExtractor
+
+        extractor = None if use_llm else RuleExtractor()
+        extracted = (
+            mem.extract(scope, extractor=extractor) if extract and mode == "update" else None
+        )
+        report = mem.consolidate(
+            scope, mode=mode, remove=remove, user_speaker=user_speaker, use_llm=use_llm
+        )
     result = {
         "mode": mode,
         "extracted": len(extracted.stored) if extracted else 0,
