@@ -49,6 +49,7 @@ def fresh_postgres(url: str) -> Iterator[str]:
 def fresh_mysql(url: str) -> Iterator[str]:
     """A new database on the server at ``url``; yields the URL naming it."""
     import pymysql
+
     from memstrata.store.server.mysql import connect_args
 
     name = f"t_{new_id('ep')[3:].lower()}"
