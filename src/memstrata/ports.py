@@ -178,9 +178,11 @@ class RecordStore(Protocol):
     def delete_document(self, scope: Scope, document_id: str, *, reason: str) -> None: ...
 
     # deletion on request -------------------------------------------------------
-    def erase(self, scope: Scope, erasure: Erasure) -> ErasureRecord:
+    def erase(self, scope: Scope, erasure: Erasure, *, dry_run: bool = False) -> ErasureRecord:
         """Apply every change of ``erasure`` (see :class:`Erasure`) in one transaction,
-        together with its journal entry (not done), and return that entry.
+        together with its journal entry (not done), and return that entry. With ``dry_run``
+        the same transaction is made and rolled back: the entry says what it would erase
+        (ids, counts, texts), and nothing changes, the change feed and journal included.
 
         Ids it names must exist in ``scope`` (else :class:`NotFoundError`); a document it
         rewrites must be at the version it names (else :class:`ConflictError`); either way

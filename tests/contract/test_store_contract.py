@@ -405,6 +405,41 @@ class TestErasure:
         done = store.find_erasure(ALICE_T1, gone.id)
         assert done is not None and done.done and done.texts == ()
 
+    def test_a_dry_run_reports_the_erasure_and_changes_nothing(self, store: RecordStore) -> None:
+        gone, kept = episode(ALICE_T1, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        only = store.add_fact(ALICE, fact(ALICE, (gone.id,), "only the secret"))
+        both = store.add_fact(ALICE, fact(ALICE, (gone.id, kept.id), "both"))
+        doc = store.put_document(
+            ALICE, DocumentKind.TOPIC, "t", {"v": "secret"}, expected_version=0
+        )
+        erasure = Erasure(
+            target=gone.id,
+            reason="user-request",
+            episode_ids=(gone.id,),
+            documents=(
+                DocumentWrite(
+                    doc.id, {"v": ""}, 1, (ItemEvent("m_x", HistoryOp.DELETE, "user-request", {}),)
+                ),
+            ),
+            history=(HistoryRewrite(doc.id, ALICE, 1, {"v": ""}),),
+        )
+        generation = store.generation("alice")
+        history = store.history(ALICE, doc.id)
+        preview = store.erase(ALICE_T1, erasure, dry_run=True)
+        assert store.generation("alice") == generation
+        assert store.get_episodes(ALICE, [gone.id, kept.id]) == [gone, kept]
+        assert store.get_fact(ALICE, both.id) == both and store.get_fact(ALICE, only.id) == only
+        assert store.history(ALICE, doc.id) == history
+        assert store.pending_erasures() == [] and store.find_erasure(ALICE, gone.id) is None
+        record = store.erase(ALICE_T1, erasure)
+        assert (preview.deleted, preview.cascaded, preview.counts, set(preview.texts)) == (
+            record.deleted,
+            record.cascaded,
+            record.counts,
+            set(record.texts),
+        )
+
     def test_a_failed_erasure_changes_nothing(self, store: RecordStore) -> None:
         ep = episode(ALICE)
         store.add_episodes(ALICE, [ep])

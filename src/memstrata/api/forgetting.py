@@ -17,6 +17,7 @@ from typing import Final
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
 from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
+from memstrata.api.forget_preview import ForgetPreview, describe, pending_preview
 from memstrata.errors import (
     InvalidInputError,
     MemstrataError,
@@ -68,12 +69,16 @@ class ForgettingMixin(DocumentsMixin):
             raise InvalidInputError(f"{item_id} names a {kind}, which cannot be deleted")
         return self._erase_item(item_id, scope, why, whole=False)
 
-    def forget(self, item_id: str, scope: ScopeLike) -> DeleteReport:
+    def forget(self, item_id: str, scope: ScopeLike, *, dry_run: bool = False) -> DeleteReport:
         """Delete on request, with everything derived from it: every fact, curated bullet and
         profile value citing a forgotten episode (or carrying a forgotten fact's text), the
         forgotten text in every earlier version of every document, bullet and fact, and the
         raw trace line. A retry after a failure finishes what is left; a retry after success
-        says the item is already forgotten (:class:`NotFoundError`)."""
+        says the item is already forgotten (:class:`NotFoundError`).
+
+        With ``dry_run`` nothing changes: the answer is a
+        :class:`~memstrata.api.forget_preview.ForgetPreview`, the same report made by the same
+        plan and store transaction (rolled back), with the texts of what would go."""
         scope = as_scope(scope)
         kind = kind_of(item_id)
         if kind == "item":
@@ -83,20 +88,23 @@ class ForgettingMixin(DocumentsMixin):
             )
         if kind not in ("episode", "fact", "document"):
             raise InvalidInputError(f"{item_id} names a {kind}, which cannot be forgotten")
-        return self._erase_item(item_id, scope, DeleteReason.USER_REQUEST, whole=True)
+        return self._erase_item(
+            item_id, scope, DeleteReason.USER_REQUEST, whole=True, dry_run=dry_run
+        )
 
-    def forget_scope(self, scope: ScopeLike) -> DeleteReport:
+    def forget_scope(self, scope: ScopeLike, *, dry_run: bool = False) -> DeleteReport:
         """Forget everything a scope holds: a user (every thread and agent), or one thread
         (or agent) of a user. Every episode, fact and document (identity, profile,
         essentials, topics, state) of the scope and every history entry go; records of the
         user outside the scope lose only what derives from the scope's episodes (the facts,
         bullets and profile values citing them). ``counts`` says how many of
-        each kind went, and how many raw trace lines were erased."""
+        each kind went, and how many raw trace lines were erased. With ``dry_run``, as for
+        :meth:`forget`: what would go, nothing changed."""
         scope = as_scope(scope)
         target = scope_target(scope)
         pending = self.store.find_erasure(scope, target)
         if pending is not None and not pending.done:
-            return self._finish(pending)
+            return self._pending_preview(pending) if dry_run else self._finish(pending)
         episodes = [
             e.id for e in self.store.iter_episodes(scope, EpisodeFilter(include_archived=True))
         ]
@@ -105,18 +113,18 @@ class ForgettingMixin(DocumentsMixin):
         if not (episodes or facts or documents):
             said = "" if pending is None else f" (already forgotten at {pending.at.isoformat()})"
             raise NotFoundError(f"scope {scope} holds nothing to forget{said}")
-        return self._finish(
-            self._plan_and_erase(
-                scope,
-                target,
-                DeleteReason.USER_REQUEST,
-                episodes=episodes,
-                facts=facts,
-                documents=documents,
-                whole=True,
-                whole_scope=True,
-            )
+        planned = self._plan_and_erase(
+            scope,
+            target,
+            DeleteReason.USER_REQUEST,
+            episodes=episodes,
+            facts=facts,
+            documents=documents,
+            whole=True,
+            whole_scope=True,
+            dry_run=dry_run,
         )
+        return planned if isinstance(planned, ForgetPreview) else self._finish(planned)
 
     def finish_erasures(self) -> int:
         """Finish every erasure left pending (by a failure, or a crash, after its store
@@ -137,11 +145,11 @@ class ForgettingMixin(DocumentsMixin):
 
     # the steps ---------------------------------------------------------------------
     def _erase_item(
-        self, item_id: str, scope: Scope, why: DeleteReason, *, whole: bool
+        self, item_id: str, scope: Scope, why: DeleteReason, *, whole: bool, dry_run: bool = False
     ) -> DeleteReport:
         record = self.store.find_erasure(scope, item_id)
         if record is not None and not record.done:
-            return self._finish(record)
+            return self._pending_preview(record) if dry_run else self._finish(record)
         kind = kind_of(item_id)
         episodes = [item_id] if kind == "episode" else []
         settled: list[str] = []
@@ -161,18 +169,26 @@ class ForgettingMixin(DocumentsMixin):
                 documents=[item_id] if kind == "document" else [],
                 whole=whole,
                 settled=settled,
+                dry_run=dry_run,
             )
         except NotFoundError:
             record = self.store.find_erasure(scope, item_id)  # another caller may have won
             if record is not None and not record.done:
-                return self._finish(record)
+                return self._pending_preview(record) if dry_run else self._finish(record)
             if record is not None:
                 raise NotFoundError(
                     f"{item_id} was already {'forgotten' if whole else 'deleted'} at "
                     f"{record.at.isoformat()}: no copy of it is left in scope {scope}"
                 ) from None
             raise
-        return self._finish(planned)
+        return planned if isinstance(planned, ForgetPreview) else self._finish(planned)
+
+    def _pending_preview(self, record: ErasureRecord) -> ForgetPreview:
+        """What finishing a pending erasure does (the raw trace lines it still has to erase)."""
+        lines = 0
+        if self.trace is not None and record.episode_ids:
+            lines = len(self.trace.residue(record.episode_ids, record.texts))
+        return pending_preview(record, lines)
 
     def _fact_or_none(self, fact_id: str, scope: Scope) -> Fact | None:
         try:
@@ -222,8 +238,12 @@ class ForgettingMixin(DocumentsMixin):
         whole: bool,
         whole_scope: bool = False,
         settled: Sequence[str] = (),
-    ) -> ErasureRecord:
-        def attempt() -> ErasureRecord:
+        dry_run: bool = False,
+    ) -> ErasureRecord | ForgetPreview:
+        """Plan the erasure and have the store make it (with ``dry_run``: make it and roll
+        it back, and say what it would have done)."""
+
+        def attempt() -> ErasureRecord | ForgetPreview:
             # planned again from what is stored each time a document changed under the plan
             planner = ErasurePlanner(self.store, scope, set(episodes), whole=whole)
             planner.forget_facts(facts)
@@ -246,7 +266,10 @@ class ForgettingMixin(DocumentsMixin):
                 texts=(*planner.texts, *self._copied_texts(scope, planner, episodes, documents)),
                 settled=tuple(settled),
             )
-            return self.store.erase(scope, erasure)
+            if not dry_run:
+                return self.store.erase(scope, erasure)
+            record = self.store.erase(scope, erasure, dry_run=True)
+            return describe(self.store, self.trace, scope, erasure, record, planner.documents)
 
         return retry_conflicts(attempt)
 

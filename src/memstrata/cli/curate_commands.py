@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from memstrata.api.forget_preview import ForgetPreview
 from memstrata.cli.base import (
     ScopeArgs,
     cli,
@@ -25,27 +26,57 @@ from memstrata.cli.base import (
 @click.argument("item_id", required=False)
 @scope_options
 @click.option("--yes", is_flag=True, help="Forget a whole scope without asking first.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Change nothing: list everything the forget would remove or rewrite.",
+)
 @data_dir_option
 @json_option
 def forget(
     item_id: str | None,
     scope_args: ScopeArgs,
     yes: bool,
+    dry_run: bool,
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
     scope = scope_args.scope()
-    if item_id is None and not yes:
+    if item_id is None and not yes and not dry_run:
         click.confirm(f"Forget everything of {scope}? This cannot be undone", abort=True, err=True)
     with memory_for(data_dir) as mem:
-        report = mem.forget(item_id, scope) if item_id else mem.forget_scope(scope)
+        if item_id:
+            report = mem.forget(item_id, scope, dry_run=dry_run)
+        else:
+            report = mem.forget_scope(scope, dry_run=dry_run)
     if as_json:
         print_json(report.to_json())
+    elif isinstance(report, ForgetPreview):
+        _show_preview(report, item_id or str(scope))
     elif item_id:
         click.echo(f"forgot {item_id} and {len(report.cascaded)} item(s) derived from it")
     else:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts.items()))
         click.echo(f"forgot {scope}: {counts}")
+
+
+def _show_preview(preview: ForgetPreview, target: str) -> None:
+    click.echo(f"forgetting {target} would remove (nothing was changed):")
+    for episode in preview.episodes:
+        click.echo(f"  turn {episode['id']}: {episode['text']}")
+    for fact in preview.facts:
+        click.echo(f"  fact {fact['id']} ({fact['how']}): {fact['text']}")
+    for doc in preview.documents:
+        click.echo(f"  document {doc['key']} ({doc['kind']}, {doc['id']})")
+    for bullet in preview.bullets:
+        click.echo(
+            f"  bullet {bullet['bullet_id']} of {bullet['document']} ({bullet['how']}): "
+            f"{bullet['text']}"
+        )
+    for slot in preview.profile_slots:
+        click.echo(f"  profile {slot['section']}.{slot['slot']} ({slot['how']}): {slot['value']}")
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(preview.counts.items()))
+    click.echo(f"  counts: {counts}")
 
 
 @cli.command(help="Consolidate curated documents: update, audit or dedup.")

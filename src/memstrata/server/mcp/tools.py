@@ -34,6 +34,7 @@ from memstrata.server.schemas import (
     DeleteOut,
     DocChangeIn,
     FactFieldsIn,
+    ForgetPreviewOut,
     RecallIn,
     RecallOut,
     SearchIn,
@@ -71,6 +72,9 @@ class ForgetIn(BodyIn):
         None, description="a turn (ep_...), fact (fa_...) or document bullet (m_...)"
     )
     thread: str | None = Field(None, description="a thread of the user: all of it goes")
+    dry_run: bool = Field(
+        False, description="change nothing: list everything the forget would remove or rewrite"
+    )
 
     @model_validator(mode="after")
     def _one_target(self) -> ForgetIn:
@@ -148,7 +152,7 @@ def _remember_fact(memory: Memory, scope: Scope, args: FactFieldsIn) -> FactOut:
 
 def _forget(memory: Memory, scope: Scope, args: ForgetIn) -> DeleteOut:
     if args.item_id is not None:
-        report = memory.forget(args.item_id, scope)
+        report = memory.forget(args.item_id, scope, dry_run=args.dry_run)
     else:
         target = Scope(scope.user, args.thread, scope.agent)
         if not scope.contains(target):
@@ -156,7 +160,9 @@ def _forget(memory: Memory, scope: Scope, args: ForgetIn) -> DeleteOut:
                 f"this session is bound to thread {scope.thread!r}; it cannot forget "
                 f"thread {args.thread!r}"
             )
-        report = memory.forget_scope(target)
+        report = memory.forget_scope(target, dry_run=args.dry_run)
+    if args.dry_run:
+        return ForgetPreviewOut.model_validate(report.to_json())
     return DeleteOut.model_validate(report.to_json())
 
 
@@ -272,7 +278,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Forget, on the user's request, one item (a turn, a fact or a bullet, by its id from "
         "search or doc_show) or a whole thread, with every fact, summary bullet and copy that "
         "derives from it. Call it only when the user asks you to forget something; it cannot "
-        "be undone.",
+        "be undone. With dry_run it changes nothing and lists everything that would go: show "
+        "that to the user first.",
         ForgetIn,
         DeleteOut,
         writes=True,

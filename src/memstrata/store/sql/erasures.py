@@ -36,10 +36,24 @@ from memstrata.store.sql.documents import DocumentTables
 _ERASURE_COLUMNS = 'id, "user", thread, agent, target, reason, at, episode_ids, texts, report, done'
 
 
+class _RolledBack(Exception):  # a control signal, never seen outside this module
+    """Ends a dry run's transaction (rolled back) with the record it would have journalled."""
+
+    def __init__(self, record: ErasureRecord) -> None:
+        super().__init__(record.target)
+        self.record = record
+
+
 class ErasureTables(DocumentTables):
     """:meth:`erase` and the erasure journal."""
 
-    def erase(self, scope: Scope, erasure: Erasure) -> ErasureRecord:
+    def erase(self, scope: Scope, erasure: Erasure, *, dry_run: bool = False) -> ErasureRecord:
+        try:
+            return self._erase(scope, erasure, dry_run=dry_run)
+        except _RolledBack as rolled_back:
+            return rolled_back.record
+
+    def _erase(self, scope: Scope, erasure: Erasure, *, dry_run: bool) -> ErasureRecord:
         now = self._clock.now()
         counts: Counter[str] = Counter()
         with self._write() as tx:
@@ -115,6 +129,8 @@ class ErasureTables(DocumentTables):
                 cascaded=tuple(cascaded),
                 counts=dict(counts),
             )
+            if dry_run:  # the same transaction, rolled back: what it would do, nothing done
+                raise _RolledBack(record)
             self._journal(tx, record)
             self._log(tx, scope.user, [*episode_ids, *fact_ids, *document_ids], ChangeOp.DELETE)
         return record
