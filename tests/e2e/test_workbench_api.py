@@ -223,3 +223,57 @@ def test_reader_can_browse_but_not_write(filled: Memory) -> None:
     with keyed_client(filled, headers=headers) as c:
         for url in ("/v1/me", "/v1/users", "/v1/scopes", "/v1/sessions", "/v1/facts"):
             assert c.get(url).status_code == 200, url
+
+
+def _conflict(r: Any, item_id: str, expected: int, current: int) -> None:
+    body = error_of(r, 409)
+    assert body["error"] == "ConflictError"
+    assert body["details"] == [
+        {
+            "type": "conflict",
+            "item_id": item_id,
+            "expected_version": expected,
+            "current_version": current,
+        }
+    ]
+
+
+def test_a_stale_fact_update_is_409_with_the_current_version(
+    client: TestClient, filled: Memory
+) -> None:
+    fact = filled.add_fact("Alice lives in Hangzhou", Scope("alice", "t1"))
+    url, params = f"/v1/items/{fact.id}", {"user": "alice"}
+    first = client.patch(
+        url, params=params, json={"changes": {"importance": 0.9}, "expected_version": 1}
+    )
+    assert first.status_code == 200 and first.json()["version"] == 2
+    stale = {"changes": {"text": "Alice lives in Paris"}, "expected_version": 1}
+    _conflict(client.patch(url, params=params, json=stale), fact.id, 1, 2)
+    assert client.get(url, params=params).json()["text"] == "Alice lives in Hangzhou"
+
+
+def test_a_stale_document_apply_is_409_with_the_current_version(
+    client: TestClient, filled: Memory
+) -> None:
+    [ep] = filled.remember(["I like oolong tea"], Scope("alice"))
+    markdown = f"# tea\n## Drinks\n- Alice likes oolong tea [^1]\n---\n[^1]: chat:{ep.id}\n"
+    url, params = "/v1/docs/tea/apply", {"user": "alice"}
+    made = client.post(url, params=params, json={"markdown": markdown, "expected_version": 0})
+    assert made.status_code == 200, made.text
+    assert made.json()["version"] == 1
+    edited = markdown.replace("oolong", "green")
+    again = client.post(url, params=params, json={"markdown": edited, "expected_version": 1})
+    assert again.status_code == 200 and again.json()["version"] == 2
+    stale = markdown.replace("oolong", "black")
+    _conflict(
+        client.post(url, params=params, json={"markdown": stale, "expected_version": 1}),
+        "tea",
+        1,
+        2,
+    )
+    shown = client.get("/v1/docs/tea", params=params).json()
+    assert (
+        shown["version"] == 2
+        and "green tea" in shown["markdown"]
+        and "black" not in shown["markdown"]
+    )

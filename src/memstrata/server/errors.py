@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memstrata.errors import MemstrataError
+from memstrata.errors import ConflictError, MemstrataError
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +70,24 @@ def validation_details(errors: Sequence[Mapping[str, Any]]) -> list[dict[str, An
     ]
 
 
+def conflict_details(exc: ConflictError) -> dict[str, Any]:
+    """A stale compare-and-swap's details: the item, the version named, the one stored now
+    (None: deleted), so a client can show the conflict and re-read."""
+    return {
+        "type": "conflict",
+        "item_id": exc.item_id,
+        "expected_version": exc.expected,
+        "current_version": exc.actual,
+    }
+
+
 def install_error_handlers(app: FastAPI, status_for: Callable[[MemstrataError], int]) -> None:
     """Answer every error of ``app`` in the one shape."""
 
     @app.exception_handler(MemstrataError)
     async def _memstrata(_: Request, exc: MemstrataError) -> ErrorResponse:
-        return error_response(status_for(exc), type(exc).__name__, str(exc))
+        details = [conflict_details(exc)] if isinstance(exc, ConflictError) else None
+        return error_response(status_for(exc), type(exc).__name__, str(exc), details=details)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> ErrorResponse:

@@ -644,6 +644,15 @@ class ErrorDetail(BaseModel):
     type: str
 
 
+class ConflictDetail(BaseModel):
+    """What a stale compare-and-swap found (409 ConflictError): nothing was written."""
+
+    type: Literal["conflict"]
+    item_id: str = Field(description="the item (or document) that changed")
+    expected_version: int = Field(description="the version the request named")
+    current_version: int | None = Field(description="the version stored now; null: deleted")
+
+
 class ErrorOut(BaseModel):
     """The body of every 4xx and 5xx answer."""
 
@@ -654,6 +663,8 @@ class ErrorOut(BaseModel):
         "StoreError (503), InternalError or another class of the exception tree (500)"
     )
     message: str = Field(description="what went wrong, for a person")
-    details: list[ErrorDetail] | None = Field(
-        default=None, description="each problem, when the request does not match the schema"
+    details: list[ErrorDetail | ConflictDetail] | None = Field(
+        default=None,
+        description="each problem, when the request does not match the schema; for a 409 "
+        "ConflictError, the version stored now",
     )
