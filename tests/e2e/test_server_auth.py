@@ -62,6 +62,7 @@ def _calls(s: Seeded) -> list[tuple[str, str, str, dict[str, Any], Any]]:
         ("reader", "GET", "/v1/scopes", {}, None),
         ("reader", "GET", "/v1/sessions", {}, None),
         ("reader", "GET", "/v1/facts", {"valid": "all"}, None),
+        ("reader", "GET", "/v1/audit", {}, None),
         ("writer", "POST", "/v1/runs", {}, {"scope": {}, "kind": "extract"}),
         ("writer", "POST", "/v1/remember", {}, {"scope": {}, "turns": [{"text": "hi"}]}),
         ("writer", "POST", "/v1/facts", {}, {"scope": {}, "text": "x", "sources": [ep]}),

@@ -64,6 +64,8 @@ FACT_FIELDS: Final = frozenset(
     }
 )
 TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
+#: the state document of a scope that holds the audit flags a person kept (``api/audit``)
+AUDIT_STATE_KEY: Final = "audit"
 
 
 def as_scope(scope: ScopeLike) -> Scope:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import TYPE_CHECKING, Any, Final
 
+from memstrata.api.common import AUDIT_STATE_KEY
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.model import (
     DeleteReason,
@@ -95,6 +96,36 @@ class ErasurePlanner:
                 self._curated(doc)
             elif doc.kind == DocumentKind.PROFILE:
                 self._profile(doc)
+        self._drop_kept_flags(excluded, whole_scope)
+
+    def _drop_kept_flags(self, excluded: Set[str], whole_scope: bool) -> None:
+        """A kept audit flag (a hash of its bullet's text) goes when its bullet is removed
+        or rewritten: no trace of the bullet outlives it."""
+        touched = {e.item_id for w in self.writes for e in w.item_events}
+        if not touched:
+            return
+        for doc in list(self.documents.values()):
+            if (
+                doc.kind != DocumentKind.STATE
+                or doc.key != AUDIT_STATE_KEY
+                or doc.id in excluded
+                or (whole_scope and self.scope.contains(doc.scope))
+            ):
+                continue
+            kept = doc.content.get("kept")
+            if not isinstance(kept, Mapping) or not touched & set(kept):
+                continue
+            left = {k: v for k, v in kept.items() if k not in touched}
+            self.writes.append(DocumentWrite(doc.id, {**doc.content, "kept": left}, doc.version))
+            if not self.whole:
+                continue
+            for entry in self.history(doc):
+                content = entry.data.get("content")
+                old = content.get("kept") if isinstance(content, Mapping) else None
+                if isinstance(content, Mapping) and isinstance(old, Mapping) and touched & set(old):
+                    kept_then = {k: v for k, v in old.items() if k not in touched}
+                    data = {**entry.data, "content": {**content, "kept": kept_then}}
+                    self.rewrites.append(HistoryRewrite(doc.id, doc.scope, entry.version, data))
 
     # documents -----------------------------------------------------------------------
     def _mentions(self, content: Mapping[str, Any]) -> bool:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from memstrata import telemetry
+from memstrata.api.audit import AuditMixin
 from memstrata.api.browse import BrowseMixin
 from memstrata.api.common import IngestReport, ScopeLike, as_scope, document_passages, time_of
-from memstrata.api.curation import CurationMixin
 from memstrata.errors import InvalidInputError
 from memstrata.model import (
     DocumentKind,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
-class Memory(CurationMixin, BrowseMixin):
+class Memory(AuditMixin, BrowseMixin):
     """Long-term memory for agents: capture, curate, serve.
 
     ``Memory.open()`` uses the settings (data directory, trace); tests and embedders can pass

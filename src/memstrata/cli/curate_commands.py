@@ -160,3 +160,84 @@ def consolidate(
         click.echo(
             f"  {finding.problem}: {finding.key} {finding.bullet_id} (support {finding.support})"
         )
+
+
+@cli.group(
+    help="The audit's flags on curated bullets: `audit list` shows them, `audit resolve` "
+    "keeps, deletes or edits one."
+)
+def audit() -> None:
+    pass
+
+
+@audit.command(
+    name="list",
+    help="The audit's flags: curated bullets whose cited turns are gone or do not support "
+    "them, checked now (nothing is changed); bullets kept as they stand are left out.",
+)
+@scope_options
+@data_dir_option
+@json_option
+def audit_list(scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
+    with memory_for(data_dir) as mem:
+        flags = mem.audit(scope_args.scope())
+    if as_json:
+        print_json([f.to_json() for f in flags])
+        return
+    for flag in flags:
+        click.echo(
+            f"{flag.key} v{flag.version} {flag.bullet_id} {flag.problem} "
+            f"(support {flag.support}): {flag.text}"
+        )
+    if not flags:
+        click.echo("no flags")
+
+
+@audit.command(
+    name="resolve",
+    help="Resolve a flag on bullet BULLET_ID of document KEY, against the version it was "
+    "shown at: keep it (not flagged again while it stands), delete it or edit it.",
+)
+@click.argument("key")
+@click.argument("bullet_id")
+@click.option(
+    "--action", required=True, type=click.Choice(["keep", "delete", "edit"]), help="What to do."
+)
+@click.option("--expected-version", required=True, type=click.IntRange(0), help="KEY's version.")
+@click.option("--text", default=None, help="edit: the bullet's new text.")
+@click.option(
+    "--reason",
+    default=None,
+    type=click.Choice(["contradicted", "superseded", "stale", "low-signal", "user-request"]),
+    help="delete: why (default stale when no cited turn is left, else low-signal).",
+)
+@scope_options
+@data_dir_option
+@json_option
+def audit_resolve(
+    key: str,
+    bullet_id: str,
+    action: str,
+    expected_version: int,
+    text: str | None,
+    reason: str | None,
+    scope_args: ScopeArgs,
+    data_dir: Path | None,
+    as_json: bool,
+) -> None:
+    with memory_for(data_dir) as mem:
+        done = mem.resolve_audit(
+            scope_args.scope(),
+            key,
+            bullet_id,
+            action,
+            expected_version=expected_version,
+            text=text,
+            reason=reason,
+        )
+    if as_json:
+        print_json(done.to_json())
+        return
+    click.echo(f"{action} {bullet_id} of {key}: now version {done.version}")
+    if done.diff:
+        click.echo(done.diff)

@@ -288,3 +288,48 @@ class FactViewOut(FactOut):
 
 class FactViewPage(Page[FactViewOut]):
     """A page of facts in id order."""
+
+
+# --- audit --------------------------------------------------------------------------------
+
+
+class AuditCitationOut(BaseModel):
+    """A citation of a flagged bullet, with the cited turn when it still exists."""
+
+    citation: str = Field(description="surface:episode id, as the document writes it")
+    episode_id: str
+    exists: bool
+    session_id: str | None
+    speaker: str | None
+    time: str | None
+    text: str | None
+
+
+class AuditFlagOut(BaseModel):
+    """A bullet the audit flags: no cited turn left (missing-evidence), or its words barely
+    in the turns it cites (unsupported; ``support`` is the share found)."""
+
+    key: str = Field(description="the document's key")
+    version: int = Field(description="the document's version: resolve against it")
+    bullet_id: str
+    text: str
+    problem: Literal["missing-evidence", "unsupported"]
+    support: float
+    citations: list[AuditCitationOut]
+
+
+class AuditOut(BaseModel):
+    """The audit's current flags, bullets a person kept as they stand left out."""
+
+    items: list[AuditFlagOut]
+
+
+class AuditResolutionOut(BaseModel):
+    """What resolving a flag did: the document's version now, and the diff applied (null for
+    keep)."""
+
+    key: str
+    bullet_id: str
+    action: Literal["keep", "delete", "edit"]
+    version: int
+    diff: str | None

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from memstrata.api.capture import MAX_LABEL_CHARS
+from memstrata.document.service import KEY_PATTERN
 from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import (
@@ -642,6 +643,22 @@ class ErrorDetail(BaseModel):
     loc: list[str] = Field(description="where: body, query or path, then the field names")
     msg: str
     type: str
+
+
+class AuditResolveIn(BodyIn):
+    """A person's decision on an audit flag, made against the document version they saw."""
+
+    key: str = Field(pattern=KEY_PATTERN, description="essentials, or a topic document's key")
+    bullet_id: BulletId
+    action: Literal["keep", "delete", "edit"] = Field(
+        description="keep: the bullet stands (not flagged again while its text and citations "
+        "stay); delete or edit: through the document's preview and compare-and-swap apply"
+    )
+    text: Text | None = Field(None, description="edit: the bullet's new text")
+    reason: DeleteReasonIn | None = Field(
+        None, description="delete: why (default stale when no cited turn is left, else low-signal)"
+    )
+    expected_version: int = Field(ge=0, description="the document version the flag was shown at")
 
 
 class ConflictDetail(BaseModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata.server.routes import (
+    audit,
     browse,
     capture,
     documents,
@@ -36,4 +37,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     stats.router,
     keys.router,
     browse.router,
+    audit.router,
 )
