@@ -278,6 +278,18 @@ class ErasingStore(Protocol):
         ...
 
 
+@runtime_checkable
+class SizingStore(Protocol):
+    """A record store that can say how much text a scope holds without reading it out;
+    the facade reads the records for a store that cannot."""
+
+    def text_bytes(self, scope: Scope) -> dict[str, int]:
+        """UTF-8 bytes of the scope's stored text by kind: ``episode`` (turn texts, archived
+        ones too), ``fact`` (fact texts), and each document kind held (its JSON content as
+        stored, ``json.dumps(content, ensure_ascii=False)``)."""
+        ...
+
+
 class TraceSink(Protocol):
     """The raw trace: an append-only log of capture events (deletion on request excepted).
 

@@ -277,3 +277,23 @@ def test_a_stale_document_apply_is_409_with_the_current_version(
         and "green tea" in shown["markdown"]
         and "black" not in shown["markdown"]
     )
+
+
+def test_stats_has_text_bytes_per_kind(
+    client: TestClient, filled: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filled.add_fact("Alice lives in 杭州", Scope("alice", "t1"), category="personal")
+    body = client.get("/v1/stats", params={"user": "alice"}).json()
+    texts = [e.text for e in filled.store.iter_episodes(Scope("alice"))]
+    assert body["bytes"]["episode"] == sum(len(t.encode("utf-8")) for t in texts)
+    assert body["bytes"]["fact"] == len("Alice lives in 杭州".encode())  # a CJK char is 3 bytes
+    assert body["bytes"]["total"] == body["bytes"]["episode"] + body["bytes"]["fact"]
+    thread = client.get("/v1/stats", params={"user": "alice", "thread": "t2"}).json()
+    assert thread["bytes"]["episode"] == len(b"Tea, not coffee.") and thread["bytes"]["fact"] == 0
+    filled.consolidate(Scope("alice", "t1"))
+    stored = filled.sizes(Scope("alice"))
+    assert stored.get("topic", 0) > 0
+    import memstrata.api.records as records
+
+    monkeypatch.setattr(records, "SizingStore", type("NoSizes", (), {}))  # read the records
+    assert filled.sizes(Scope("alice")) == stored

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final, TypeVar
@@ -35,6 +36,7 @@ from memstrata.model import (
     Stats,
     Turn,
 )
+from memstrata.ports import SizingStore
 
 #: the largest page :meth:`RecordsMixin.list` returns
 MAX_PAGE: Final = 10_000
@@ -274,6 +276,22 @@ class RecordsMixin(ForgettingMixin):
     def stats(self, scope: ScopeLike) -> Stats:
         return self.store.stats(as_scope(scope))
 
+    def sizes(self, scope: ScopeLike) -> dict[str, int]:
+        """UTF-8 bytes of the scope's stored text by kind: ``episode``, ``fact`` and each
+        document kind held (its JSON content), and their ``total``."""
+        scope = as_scope(scope)
+        if isinstance(self.store, SizingStore):
+            sizes = self.store.text_bytes(scope)
+        else:  # a store that cannot count them: read the records
+            sizes = {
+                "episode": sum(_utf8(e.text) for e in self.store.iter_episodes(scope)),
+                "fact": sum(_utf8(f.text) for f in self.store.iter_facts(scope)),
+            }
+            for doc in self.store.list_documents(scope):
+                body = json.dumps(dict(doc.content), ensure_ascii=False)
+                sizes[doc.kind.value] = sizes.get(doc.kind.value, 0) + _utf8(body)
+        return {**sizes, "total": sum(sizes.values())}
+
     def record_counts(self) -> dict[str, int]:
         """Records of every user by kind (for operators: the server's metrics); not scoped."""
         return self.store.record_counts()
@@ -287,6 +305,10 @@ class RecordsMixin(ForgettingMixin):
             yield record_to_json(fact)
         for doc in self.store.list_documents(scope):
             yield record_to_json(doc)
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _validity_time(name: str, value: object) -> datetime | None:

@@ -339,7 +339,8 @@ def history(
 @json_option
 def stats(scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
     with memory_for(data_dir) as mem:
-        result = stats_to_json(mem.stats(scope_args.scope()))
+        scope = scope_args.scope()
+        result = {**stats_to_json(mem.stats(scope)), "bytes": mem.sizes(scope)}
     if as_json:
         print_json(result)
         return

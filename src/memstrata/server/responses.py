@@ -116,6 +116,10 @@ class StatsOut(BaseModel):
     documents: dict[str, int]
     first_time: str | None
     last_time: str | None
+    bytes: dict[str, int] = Field(
+        description="UTF-8 bytes of stored text by kind: episode, fact, each document kind "
+        "(its JSON content), and total"
+    )
 
 
 class HealthOut(BaseModel):

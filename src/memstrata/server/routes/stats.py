@@ -15,4 +15,6 @@ router = APIRouter(tags=["stats"])
 
 @router.get("/v1/stats", dependencies=[READER], response_model=StatsOut)
 def stats(memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
-    return stats_to_json(memory.stats(scope))
+    """What the scope holds: counts per layer and kind, the time span of its turns, and the
+    bytes of its stored text per kind."""
+    return {**stats_to_json(memory.stats(scope)), "bytes": memory.sizes(scope)}
