@@ -456,6 +456,38 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class ScopeSummary:
+    """What one thread and agent of a user holds (None: records outside any thread or
+    agent): turns (archived too), distinct sessions, facts (current and superseded),
+    documents, and the times of its first and last turn."""
+
+    thread: str | None
+    agent: str | None
+    episodes: int
+    sessions: int
+    facts: int
+    documents: int
+    first_time: datetime | None
+    last_time: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One session (a session id in one thread and agent): its turns (archived too), the
+    times of its first and last turn, its speakers (sorted) and its surfaces, in the order
+    they first appear (by time, then id)."""
+
+    session_id: str
+    thread: str | None
+    agent: str | None
+    first_time: datetime
+    last_time: datetime
+    turns: int
+    speakers: tuple[str, ...]
+    surfaces: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Stats:
     """Counts of what a scope holds."""
 

@@ -29,6 +29,8 @@ from memstrata.model import (
     ItemVersion,
     JsonValue,
     Scope,
+    ScopeSummary,
+    SessionSummary,
     Stats,
 )
 
@@ -287,6 +289,21 @@ class SizingStore(Protocol):
         """UTF-8 bytes of the scope's stored text by kind: ``episode`` (turn texts, archived
         ones too), ``fact`` (fact texts), and each document kind held (its JSON content as
         stored, ``json.dumps(content, ensure_ascii=False)``)."""
+        ...
+
+
+@runtime_checkable
+class SummarizingStore(Protocol):
+    """A record store that can summarise a user's scopes and a scope's sessions in place
+    (aggregates), so browsing does not read every turn; the facade reads the records for a
+    store that cannot. Both answer in no set order."""
+
+    def scope_summaries(self, user: str) -> list[ScopeSummary]:
+        """One summary per thread and agent of ``user`` holding any record."""
+        ...
+
+    def session_summaries(self, scope: Scope) -> list[SessionSummary]:
+        """One summary per session of the scope's turns."""
         ...
 
 

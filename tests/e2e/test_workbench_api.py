@@ -297,3 +297,29 @@ def test_stats_has_text_bytes_per_kind(
 
     monkeypatch.setattr(records, "SizingStore", type("NoSizes", (), {}))  # read the records
     assert filled.sizes(Scope("alice")) == stored
+
+
+def test_summaries_counted_in_place_equal_the_records_read(
+    filled: Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mixed = Scope("alice", "t1")
+    clock.advance(minutes=5)
+    filled.remember(
+        [Turn("from a notebook", speaker="", session_id="s1")], mixed, surface="notebook"
+    )
+    filled.remember([Turn("an agent's turn", session_id="a1")], Scope("alice", "t1", "helper"))
+    filled.add_fact("Alice drinks tea", Scope("alice", "t2"))
+    filled.consolidate(Scope("alice"))
+    [old] = filled.list(mixed, "episode", limit=1)
+    filled.store.archive_episodes(mixed, [old.id])
+    scopes = filled.scopes("alice")
+    sessions = {name: filled.sessions(Scope(*name)) for name in (("alice",), ("alice", "t1"))}
+    s1 = next(s for s in sessions[("alice", "t1")] if s.session_id == "s1" and s.agent is None)
+    assert s1.surfaces == ("chat", "notebook") and s1.turns == 3
+    assert s1.speakers == ("alice", "assistant")  # an empty speaker is no speaker
+    assert {(s.thread, s.agent) for s in scopes} >= {("t1", None), ("t1", "helper"), ("t2", None)}
+    import memstrata.api.browse as browse
+
+    monkeypatch.setattr(browse, "SummarizingStore", type("NoSummaries", (), {}))
+    assert filled.scopes("alice") == scopes
+    assert {n: filled.sessions(Scope(*n)) for n in sessions} == sessions

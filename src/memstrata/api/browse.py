@@ -8,16 +8,27 @@ other read: a scope sees nothing of another user, and a session or fact outside 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Final, Literal
 
 from memstrata.api.common import MemoryState, ScopeLike, as_scope, category_of
 from memstrata.codec import format_time
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.ids import kind_of
-from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, JsonValue, Scope
+from memstrata.model import (
+    Episode,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
+    JsonValue,
+    Scope,
+    ScopeSummary,
+    SessionSummary,
+)
+from memstrata.ports import RecordStore, SummarizingStore
 
 #: which facts a fact listing shows: those that hold now, those that no longer hold
 #: (superseded or expired: ``valid_to`` set), or both
@@ -62,71 +73,31 @@ class UserSummary:
         }
 
 
-@dataclass(slots=True)
-class ScopeSummary:
-    """One thread and agent of a user (either may be None: records outside any thread or
-    agent), with what it holds and when it was last spoken in."""
-
-    thread: str | None
-    agent: str | None
-    episodes: int = 0
-    sessions: set[str] = field(default_factory=set)
-    facts: int = 0
-    documents: int = 0
-    first_time: datetime | None = None
-    last_time: datetime | None = None
-
-    def add_time(self, at: datetime) -> None:
-        self.first_time = at if self.first_time is None else min(self.first_time, at)
-        self.last_time = at if self.last_time is None else max(self.last_time, at)
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {
-            "thread": self.thread,
-            "agent": self.agent,
-            "episodes": self.episodes,
-            "sessions": len(self.sessions),
-            "facts": self.facts,
-            "documents": self.documents,
-            "first_time": _time(self.first_time),
-            "last_time": _time(self.last_time),
-        }
+def scope_summary_to_json(summary: ScopeSummary) -> dict[str, JsonValue]:
+    return {
+        "thread": summary.thread,
+        "agent": summary.agent,
+        "episodes": summary.episodes,
+        "sessions": summary.sessions,
+        "facts": summary.facts,
+        "documents": summary.documents,
+        "first_time": _time(summary.first_time),
+        "last_time": _time(summary.last_time),
+    }
 
 
-@dataclass(slots=True)
-class SessionSummary:
-    """One session of a scope: when it ran, how many turns, who spoke, on which surface."""
-
-    session_id: str
-    thread: str | None
-    agent: str | None
-    first_time: datetime
-    last_time: datetime
-    turns: int = 0
-    speakers: set[str] = field(default_factory=set)
-    surfaces: list[str] = field(default_factory=list)
-
-    def add(self, episode: Episode) -> None:
-        self.turns += 1
-        self.first_time = min(self.first_time, episode.time)
-        self.last_time = max(self.last_time, episode.time)
-        if episode.speaker:
-            self.speakers.add(episode.speaker)
-        if episode.surface not in self.surfaces:
-            self.surfaces.append(episode.surface)
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {
-            "session_id": self.session_id,
-            "thread": self.thread,
-            "agent": self.agent,
-            "first_time": format_time(self.first_time),
-            "last_time": format_time(self.last_time),
-            "turns": self.turns,
-            "speakers": sorted(self.speakers),
-            "surface": self.surfaces[0],
-            "surfaces": list(self.surfaces),
-        }
+def session_summary_to_json(summary: SessionSummary) -> dict[str, JsonValue]:
+    return {
+        "session_id": summary.session_id,
+        "thread": summary.thread,
+        "agent": summary.agent,
+        "first_time": format_time(summary.first_time),
+        "last_time": format_time(summary.last_time),
+        "turns": summary.turns,
+        "speakers": list(summary.speakers),
+        "surface": summary.surfaces[0],
+        "surfaces": list(summary.surfaces),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,28 +143,15 @@ class BrowseMixin(MemoryState):
         thread or agent make the entry whose thread and agent are None), newest activity
         first, each with its counts."""
         scope = as_scope(user).user_scope()
-        found: dict[tuple[str | None, str | None], ScopeSummary] = {}
-
-        def entry(of: Scope) -> ScopeSummary:
-            key = (of.thread, of.agent)
-            if key not in found:
-                found[key] = ScopeSummary(of.thread, of.agent)
-            return found[key]
-
-        for episode in self.store.iter_episodes(scope):
-            summary = entry(episode.scope)
-            summary.episodes += 1
-            summary.sessions.add(episode.session_id)
-            summary.add_time(episode.time)
-        for fact in self.store.iter_facts(scope):
-            entry(fact.scope).facts += 1
-        for doc in self.store.list_documents(scope):
-            entry(doc.scope).documents += 1
+        if isinstance(self.store, SummarizingStore):
+            found = self.store.scope_summaries(scope.user)
+        else:
+            found = _read_scope_summaries(self.store, scope)
         return sorted(
-            found.values(),
+            found,
             key=lambda s: (
                 s.last_time is not None,
-                s.last_time or datetime.min,
+                s.last_time or datetime.min.replace(tzinfo=UTC),
                 s.thread or "",
                 s.agent or "",
             ),
@@ -201,24 +159,16 @@ class BrowseMixin(MemoryState):
         )
 
     def sessions(self, scope: ScopeLike) -> list[SessionSummary]:
-        """The sessions of the scope's episodes, newest first (by their last turn). A
-        session is one ``session_id`` in one thread and agent."""
+        """The sessions of the scope's turns, newest first (by their last turn). A session
+        is one ``session_id`` in one thread and agent."""
         scope = as_scope(scope)
-        found: dict[tuple[str | None, str | None, str], SessionSummary] = {}
-        for episode in self.store.iter_episodes(scope):
-            key = (episode.scope.thread, episode.scope.agent, episode.session_id)
-            if key not in found:
-                found[key] = SessionSummary(
-                    episode.session_id,
-                    episode.scope.thread,
-                    episode.scope.agent,
-                    episode.time,
-                    episode.time,
-                )
-            found[key].add(episode)
+        if isinstance(self.store, SummarizingStore):
+            found = self.store.session_summaries(scope)
+        else:
+            found = _read_session_summaries(self.store, scope)
         return sorted(
-            found.values(),
-            key=lambda s: (s.last_time, s.first_time, s.session_id, s.thread or ""),
+            found,
+            key=lambda s: (s.last_time, s.first_time, s.session_id, s.thread or "", s.agent or ""),
             reverse=True,
         )
 
@@ -264,11 +214,14 @@ class BrowseMixin(MemoryState):
             topic=topic,
             current_only=valid == "current",
         )
-        chosen: list[Fact] = []
+        if valid != "superseded":  # the store's filter is exact: one page
+            chosen = self.store.list_facts(scope, filters, after=after, limit=limit)
+            return self._with_successors(chosen)
+        chosen = []
         cursor = after
-        while len(chosen) < limit:
+        while len(chosen) < limit:  # no longer holding: read in batches, keep those ended
             batch = self.store.list_facts(scope, filters, after=cursor, limit=_FACT_BATCH)
-            chosen.extend(f for f in batch if valid != "superseded" or f.valid_to is not None)
+            chosen.extend(f for f in batch if f.valid_to is not None)
             if len(batch) < _FACT_BATCH:
                 break
             cursor = batch[-1].id
@@ -288,3 +241,53 @@ class BrowseMixin(MemoryState):
             FactView(f, None if f.superseded_by is None else successors.get(f.superseded_by))
             for f in facts
         ]
+
+
+def _read_scope_summaries(store: RecordStore, scope: Scope) -> list[ScopeSummary]:
+    """:meth:`SummarizingStore.scope_summaries` for a store that cannot: read the records."""
+    turns: dict[tuple[str | None, str | None], list[Episode]] = {}
+    for episode in store.iter_episodes(scope):
+        turns.setdefault((episode.scope.thread, episode.scope.agent), []).append(episode)
+    facts = Counter((f.scope.thread, f.scope.agent) for f in store.iter_facts(scope))
+    docs = Counter((d.scope.thread, d.scope.agent) for d in store.list_documents(scope))
+    out = []
+    for thread, agent in {*turns, *facts, *docs}:
+        these = turns.get((thread, agent), [])
+        times = [e.time for e in these]
+        out.append(
+            ScopeSummary(
+                thread,
+                agent,
+                episodes=len(these),
+                sessions=len({e.session_id for e in these}),
+                facts=facts[(thread, agent)],
+                documents=docs[(thread, agent)],
+                first_time=min(times, default=None),
+                last_time=max(times, default=None),
+            )
+        )
+    return out
+
+
+def _read_session_summaries(store: RecordStore, scope: Scope) -> list[SessionSummary]:
+    """:meth:`SummarizingStore.session_summaries` for a store that cannot: read the turns."""
+    sessions: dict[tuple[str | None, str | None, str], list[Episode]] = {}
+    for episode in store.iter_episodes(scope):
+        key = (episode.scope.thread, episode.scope.agent, episode.session_id)
+        sessions.setdefault(key, []).append(episode)
+    out = []
+    for (thread, agent, session_id), turns in sessions.items():
+        ordered = sorted(turns, key=lambda e: (e.time, e.id))
+        out.append(
+            SessionSummary(
+                session_id=session_id,
+                thread=thread,
+                agent=agent,
+                first_time=ordered[0].time,
+                last_time=max(e.time for e in turns),
+                turns=len(turns),
+                speakers=tuple(sorted({e.speaker for e in turns if e.speaker})),
+                surfaces=tuple(dict.fromkeys(e.surface for e in ordered)),
+            )
+        )
+    return out

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
-from memstrata.api.browse import Validity
+from memstrata.api.browse import Validity, scope_summary_to_json, session_summary_to_json
 from memstrata.api.capture import MAX_LABEL_CHARS
 from memstrata.codec import episode_to_json, record_to_json
 from memstrata.model import SCOPE_PART_PATTERN, Category, Scope
@@ -88,7 +88,7 @@ def scopes(
     each with its counts."""
     name = tenant_user(caller, user)
     note_user(name)
-    return {"user": name, "items": [s.to_json() for s in memory.scopes(Scope(name))]}
+    return {"user": name, "items": [scope_summary_to_json(s) for s in memory.scopes(Scope(name))]}
 
 
 @router.get("/v1/sessions", dependencies=[READER], response_model=SessionPage)
@@ -99,7 +99,7 @@ def sessions(
     many turns, who spoke, on which surface."""
     start = cursor or 0
     found = memory.sessions(scope)
-    shown = [s.to_json() for s in found[start : start + limit]]
+    shown = [session_summary_to_json(s) for s in found[start : start + limit]]
     more = start + limit < len(found)
     return Page(items=shown, next_cursor=str(start + limit) if more else None)
 
@@ -117,7 +117,9 @@ def facts(
     memory: MemoryDep,
     scope: ScopeDep,
     category: Annotated[Category | None, Query(description="only facts of this category")] = None,
-    topic: Annotated[str | None, Query(description="only facts of this topic")] = None,
+    topic: Annotated[
+        str | None, Query(max_length=200, description="only facts of this topic")
+    ] = None,
     valid: Annotated[
         Validity,
         Query(
