@@ -494,7 +494,10 @@ async function route() {
   closeNav();
   const host = document.getElementById('view');
   if (!host) return;
-  const root = h('div', { class: 'view', dataset: { view: parsed.name || 'missing' } });
+  const root = h('div', {
+    class: 'view',
+    dataset: { view: parsed.name || 'missing', user: state.scope.user || '', thread: state.scope.thread || '' },
+  });
   mount(host, root);
   markNav(parsed.name);
   if (!parsed.name) {
@@ -534,6 +537,7 @@ async function route() {
       return;
     }
     state.leave = leave;
+    root.dataset.state = 'ready'; // rendered (tests wait for it)
   } catch (exc) {
     if (current !== routing || (exc && exc.name === 'AbortError')) return;
     if (exc instanceof ApiError && exc.status === 401 && state.me && state.me.mode !== 'local') {
@@ -542,6 +546,7 @@ async function route() {
     }
     console.error(exc);
     mount(root, errorBox(exc, () => route()));
+    root.dataset.state = 'failed';
   }
 }
 

@@ -53,6 +53,17 @@ export function setLang(lang) {
   for (const fn of listeners) fn(lang);
 }
 
+/** Keys registered in one language and not the other: {en: [...], zh: [...]} lacking. */
+export function missing() {
+  const lacking = {};
+  for (const lang of LANGS) {
+    const others = LANGS.filter((other) => other !== lang);
+    lacking[lang] = others.flatMap((other) => Object.keys(catalogs[other]))
+      .filter((key) => !(key in catalogs[lang]));
+  }
+  return lacking;
+}
+
 /** Call fn(lang) after every switch; returns a function that stops it. */
 export function onLangChange(fn) {
   listeners.add(fn);

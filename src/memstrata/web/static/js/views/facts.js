@@ -73,9 +73,9 @@ register({
 });
 
 function select(id, label, options, chosen) {
-  return [h('label', { for: id }, label),
+  return h('div', { class: 'field' }, h('label', { for: id }, label),
     h('select', { id, name: id.replace('facts-', '') },
-      options.map(([value, text]) => h('option', { value, selected: value === chosen }, text)))];
+      options.map(([value, text]) => h('option', { value, selected: value === chosen }, text))));
 }
 
 function factItem(fact, ctx) {
@@ -128,7 +128,8 @@ export async function render(root, ctx) {
     event.preventDefault();
     const data = new FormData(form);
     const params = new URLSearchParams();
-    for (const name of ['category', 'topic', 'valid']) if (data.get(name)) params.set(name, data.get(name));
+    for (const name of ['category', 'topic']) if (data.get(name)) params.set(name, data.get(name));
+    if (data.get('valid') && data.get('valid') !== 'current') params.set('valid', data.get('valid'));
     ctx.navigate(`facts${params.toString() ? `?${params}` : ''}`);
   } },
   select('facts-category', t('facts.category'), [['', t('facts.any')], ...CATEGORIES.map((c) => [c, t(`category.${c}`)])], filters.category),

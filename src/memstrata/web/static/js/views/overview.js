@@ -69,7 +69,7 @@ export async function render(root, ctx) {
     ? t('overview.scope_thread', { user: scope.user, thread: scope.thread })
     : t('overview.scope', { user: scope.user });
 
-  const budgetInput = h('input', { id: 'wake-budget', type: 'number', min: '1', step: '50', value: String(budget), inputmode: 'numeric' });
+  const budgetInput = h('input', { id: 'wake-budget', type: 'number', min: '1', value: String(budget), inputmode: 'numeric' });
   const budgetForm = h('form', { class: 'inline-form', onsubmit: (event) => {
     event.preventDefault();
     const value = Math.max(1, Math.round(Number(budgetInput.value) || 800));
