@@ -44,6 +44,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMSTRATA_TRACE",
         "MEMSTRATA_LOAD_SAMPLE",
         "MEMSTRATA_SAMPLE_USER",
+        "MEMSTRATA_STORE_URL",
     ):
         monkeypatch.delenv(var, raising=False)
     empty_config = tmp_path / "empty-config.toml"

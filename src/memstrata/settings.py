@@ -221,6 +221,12 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default_factory=default_data_dir, description="where memory lives")
+    store_url: SecretStr | None = Field(
+        None,
+        description="the record store: sqlite:///path, postgresql://user:password@host/db or "
+        "mysql://user:password@host/db (default: the SQLite file in the data directory); the "
+        "data directory still keeps the trace, saved indexes and caches",
+    )
     host: str = Field("127.0.0.1", description="address the server binds")
     port: int = Field(8765, ge=1, le=65535, description="port the server listens on")
     auth: Literal["keys", "local"] = Field(
@@ -332,7 +338,14 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
+        """The SQLite file of the default store (see :attr:`store_url`)."""
         return self.data_dir / "memstrata.db"
+
+    @property
+    def server_store(self) -> bool:
+        """Whether the record store is on a database server rather than a SQLite file."""
+        url = self.store_url.get_secret_value().strip() if self.store_url else ""
+        return bool(url) and not url.lower().startswith("sqlite:")
 
     @property
     def embedding_cache_path(self) -> Path:

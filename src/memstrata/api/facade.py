@@ -30,7 +30,7 @@ from memstrata.model import (
     SearchHit,
     SearchHits,
 )
-from memstrata.ports import Clock, Embedder
+from memstrata.ports import Clock, Embedder, RecordStore
 from memstrata.settings import Settings, load_settings
 
 #: topic documents a recall by meaning considers (the best of a topic search)
@@ -63,13 +63,25 @@ class Memory(AuditMixin, BrowseMixin):
         clock: Clock | None = None,
         embedder: Embedder | None = None,
         ranking: RankingConfig | None = None,
+        store_url: str | None = None,
     ) -> Memory:
-        """Open (creating if needed) the embedded memory in ``data_dir``."""
+        """Open (creating if needed) the memory in ``data_dir``: its records in the SQLite
+        file there, or in the store ``store_url`` names (``sqlite:///path``,
+        ``postgresql://...``, ``mysql://...``; over the settings' ``store_url``)."""
+        from memstrata.store.opening import open_store
         from memstrata.store.sqlite import SqliteStore
         from memstrata.trace import JsonlTrace
 
         settings = settings or load_settings(data_dir=data_dir)
-        store = SqliteStore(settings.db_path, clock=clock)
+        if store_url is not None:
+            from pydantic import SecretStr
+
+            settings = settings.model_copy(update={"store_url": SecretStr(store_url)})
+        store: RecordStore
+        if settings.store_url is None:
+            store = SqliteStore(settings.db_path, clock=clock)
+        else:
+            store = open_store(settings.store_url.get_secret_value(), clock=clock)
         trace = JsonlTrace(settings.trace_dir, clock=clock) if settings.trace else None
         memory = cls(
             store, trace=trace, clock=clock, settings=settings, embedder=embedder, ranking=ranking

@@ -76,7 +76,7 @@ def memory_for(data_dir: Path | None, *, create: bool = False) -> Memory:
     settings = settings_for(data_dir=data_dir)
     if settings.data_dir.exists() and not settings.data_dir.is_dir():
         raise ConfigError(f"the data directory {settings.data_dir} is not a directory")
-    if not create and not settings.db_path.exists():
+    if not create and settings.store_url is None and not settings.db_path.exists():
         raise NotFoundError(
             f"no memory in {settings.data_dir} (no {settings.db_path.name}); check --data-dir "
             "or $MEMSTRATA_DATA_DIR, or create it with `memstrata init`"
@@ -146,21 +146,31 @@ def describe(record: Any) -> str:
     default=None,
     help="Config file (default: $MEMSTRATA_CONFIG or ~/.config/memstrata/config.toml).",
 )
-def cli(config_file: Path | None) -> None:
+@click.option(
+    "--store-url",
+    default=None,
+    metavar="URL",
+    help="Record store: sqlite:///path, postgresql://user:pw@host/db or mysql://user:pw@host/db "
+    "(default: $MEMSTRATA_STORE_URL, else the SQLite file in the data directory).",
+)
+def cli(config_file: Path | None, store_url: str | None) -> None:
     """The command group."""
     from memstrata.cli.logs import configure_logging
 
     _invocation["config_file"] = config_file
+    _invocation["store_url"] = store_url
     if click.get_current_context().invoked_subcommand != "serve":  # a server keeps tracebacks
         configure_logging()
 
 
 #: what the group's options chose for this invocation
-_invocation: dict[str, Path | None] = {"config_file": None}
+_invocation: dict[str, Any] = {"config_file": None, "store_url": None}
 
 
 def settings_for(**overrides: Any) -> Settings:
-    """The settings for this invocation: ``--config`` if given, flags in ``overrides``."""
+    """The settings for this invocation: ``--config`` and ``--store-url`` if given, flags in
+    ``overrides``."""
     from memstrata.settings import load_settings
 
+    overrides.setdefault("store_url", _invocation["store_url"])
     return load_settings(config_file=_invocation["config_file"], **overrides)
