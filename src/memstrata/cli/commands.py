@@ -35,12 +35,14 @@ from memstrata.errors import InvalidInputError
 @json_option
 def init(data_dir: Path | None, as_json: bool) -> None:
     from memstrata.api import Memory
+    from memstrata.store.url import redact
 
     settings = settings_for(data_dir=data_dir)
+    url = settings.store_url
     with Memory.open(settings=settings) as mem:
         info = {
             "data_dir": str(settings.data_dir),
-            "database": str(settings.db_path),
+            "database": str(settings.db_path) if url is None else redact(url.get_secret_value()),
             "migrations": mem.store.applied_migrations(),
         }
     if as_json:
@@ -574,6 +576,7 @@ from memstrata.cli import (  # noqa: E402
     index_commands,
     keys_commands,
     mcp_commands,
+    store_commands,
 )
 
 __all__ = [
@@ -585,4 +588,5 @@ __all__ = [
     "index_commands",
     "keys_commands",
     "mcp_commands",
+    "store_commands",
 ]

@@ -19,11 +19,12 @@ from memstrata.store.sql.common import (
     scope_row,
     scope_where,
 )
+from memstrata.store.sql.copying import CopyTables
 from memstrata.store.sql.erasures import ErasureTables
 from memstrata.store.sql.keys import KeyTables
 
 
-class RecordTables(ErasureTables, KeyTables):
+class RecordTables(ErasureTables, KeyTables, CopyTables):
     """:class:`memstrata.ports.RecordStore` over any SQL connection (see :class:`SqlBase`)."""
 
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:
