@@ -89,7 +89,6 @@ class PostgresBase(ServerBase):
             min_size=1,
             max_size=size,
             kwargs=self._connect_kwargs(),
-            check=pool_cls.check_connection,
             timeout=self._connect_timeout_s,
             open=True,
             name="memstrata-store",
