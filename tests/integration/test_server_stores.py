@@ -5,11 +5,13 @@ their test server's URL is set (see ``tests/contract/backends.py``), and skips o
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from memstrata.api import Memory
+from memstrata.errors import InvalidInputError
 from memstrata.model import Scope
 from memstrata.ports import RecordStore
 from memstrata.store.opening import open_store
@@ -105,3 +107,23 @@ def test_two_memories_on_one_database_see_each_others_writes(backend: str, tmp_p
         one.remember("I drink green tea every morning 我每天早上喝绿茶", user)
         hits = two.search("green tea", user)
         assert hits and "我每天早上喝绿茶" in hits[0].text
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_a_value_the_engine_cannot_store_is_refused_as_input(backend: str, tmp_path: Path) -> None:
+    """PostgreSQL text cannot hold NUL; MySQL's indexed columns are bounded (a session id of
+    at most 512 characters): either is bad input, and nothing is written."""
+    with fresh_url(backend, tmp_path) as url:
+        store = open_store(url)
+        try:
+            bad = (
+                episode(ALICE, "a\x00b")
+                if backend == "postgresql"
+                else replace(episode(ALICE), session_id="s" * 600)
+            )
+            with pytest.raises(InvalidInputError, match="cannot store this"):
+                store.add_episodes(ALICE, [episode(ALICE, "fine"), bad])
+            assert store.list_episodes(ALICE) == []
+            assert store.generation("alice") == 0
+        finally:
+            store.close()

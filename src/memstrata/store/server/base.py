@@ -29,7 +29,13 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final, TypeVar
 
 from memstrata.codec import format_time
-from memstrata.errors import BusyError, MemstrataError, MigrationError, StoreError
+from memstrata.errors import (
+    BusyError,
+    InvalidInputError,
+    MemstrataError,
+    MigrationError,
+    StoreError,
+)
 from memstrata.ports import Clock, RecordStore, SystemClock
 from memstrata.retry import retry_transient
 from memstrata.store.migrations import Migration, pending
@@ -78,6 +84,9 @@ class ServerBase(SqlBase):
 
     #: the driver's root error class (set when the driver is imported)
     driver_error: type[Exception]
+    #: the driver's error for a value the engine cannot store (PostgreSQL: a NUL character;
+    #: MySQL: text longer than an indexed column)
+    data_error: type[Exception]
 
     def __init__(
         self,
@@ -189,6 +198,11 @@ class ServerBase(SqlBase):
 
     def _translate(self, exc: Exception, doing: str) -> MemstrataError:
         what = doing.replace("_", " ")
+        if isinstance(exc, self.data_error):
+            return InvalidInputError(
+                f"the database {self.url.shown} cannot store this ({what}): {exc}; "
+                "nothing was written"
+            )
         if self._is_disconnect(exc):
             return StoreError(f"cannot reach the database {self.url.shown} ({what}): {exc}")
         if self._is_transient(exc):

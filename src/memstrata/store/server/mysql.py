@@ -84,6 +84,7 @@ class MysqlBase(ServerBase):
     ) -> None:
         self._pymysql = _driver()
         self.driver_error = self._pymysql.Error
+        self.data_error = self._pymysql.DataError
         self.dialect = Dialect(
             name="mysql",
             for_update=" FOR UPDATE",

@@ -52,6 +52,7 @@ class PostgresBase(ServerBase):
         self._psycopg, self._psycopg_pool = _driver()
         psycopg = self._psycopg
         self.driver_error = psycopg.Error
+        self.data_error = psycopg.DataError
         self.dialect = Dialect(
             name="postgresql",
             for_update=" FOR UPDATE",
