@@ -144,9 +144,8 @@ class CurationMixin(RecordsMixin):
         if mode not in MODES:
             raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
         settings = self.settings or load_settings()
-        metered = None
         if use_llm and llm is None:
-            llm = metered = self.metered_llm()
+            llm = self.metered_llm()
         consolidator = Consolidator(
             self.store,
             self.documents,
@@ -163,8 +162,10 @@ class CurationMixin(RecordsMixin):
             report = consolidator.audit(scope, remove=remove)
         else:
             report = consolidator.dedup(scope)
-        if metered is not None:
-            report.usage = metered.totals()
+        from memstrata.llm.metered import MeteredLLM
+
+        if use_llm and isinstance(llm, MeteredLLM):
+            report.usage = llm.totals()
         return report
 
     # runs in the background ----------------------------------------------------------

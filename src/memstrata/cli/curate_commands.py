@@ -17,6 +17,7 @@ from memstrata.cli.base import (
     print_json,
     scope_options,
 )
+from memstrata.ports import Extractor
 
 
 @cli.command(
@@ -133,14 +134,23 @@ def consolidate(
                     err=True,
                 )
             )
+        from memstrata.curate.extract_llm import LLMExtractor
         from memstrata.curate.extract_rules import RuleExtractor
 
-        extractor = None if use_llm else RuleExtractor()
+        metered = mem.metered_llm() if use_llm else None  # one token budget for both steps
+        extractor: Extractor = (
+            RuleExtractor() if metered is None else LLMExtractor(metered, fallback=RuleExtractor())
+        )
         extracted = (
             mem.extract(scope, extractor=extractor) if extract and mode == "update" else None
         )
         report = mem.consolidate(
-            scope, mode=mode, remove=remove, user_speaker=user_speaker, use_llm=use_llm
+            scope,
+            mode=mode,
+            remove=remove,
+            user_speaker=user_speaker,
+            llm=metered,
+            use_llm=metered is not None,
         )
     result = {
         "mode": mode,
