@@ -234,6 +234,7 @@ def test_a_chinese_conversation_yields_chinese_memory(data_dir: Path, clock: Fix
         _wait(mem, run.id)
         texts = [t for _, t, _ in _bullets(mem, "工作")]
         facts = mem.store.list_facts(WEI, FactFilter(current_only=True))
+        steps = [e.data["step"] for e in mem.runs.replay(run_id=run.id).events if e.kind == "model"]
         _consistent(mem)
     system = script.asked[[s for s, _ in script.asked].index("consolidate")][1]["messages"][0]
     assert "用中文" in system["content"]
@@ -241,6 +242,7 @@ def test_a_chinese_conversation_yields_chinese_memory(data_dir: Path, clock: Fix
         t["text"] for t in fixture["turns"][:2]
     ]
     assert texts == fixture["expected_bullets"]
+    assert steps[0] == "extract" and "topic:工作" in steps and "contradictions" not in steps
     assert {f.text for f in facts} == {f["text"] for f in fixture["extract_reply"]["facts"]}
     assert run.result is not None and run.result["consolidation"]["bullets_added"] == 1  # type: ignore[index,call-overload]
 

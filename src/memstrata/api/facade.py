@@ -489,7 +489,7 @@ class Memory(AuditMixin, BrowseMixin):
                 "I remember their projects and preferences and say where each memory comes from.",
                 scope,
             )
-        self.consolidate(scope)  # the sample shows its topic documents and essentials too
+        self.consolidate(scope, use_llm=False)  # the sample shows its documents, by rules
         return report
 
 
