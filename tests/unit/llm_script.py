@@ -84,7 +84,15 @@ class ByPrompt:
                 time.sleep(answer.delay_s)
             if answer.content is None:
                 return answer.status, {"error": {"message": "scripted"}}, answer.headers
-            answer = answer.content
+            payload: dict[str, Any] = {
+                "choices": [{"message": {"role": "assistant", "content": answer.content}}]
+            }
+            if answer.usage is not None:
+                payload["usage"] = {
+                    "prompt_tokens": answer.usage[0],
+                    "completion_tokens": answer.usage[1],
+                }
+            return answer.status, payload, answer.headers
         if isinstance(answer, int):
             return answer, {"error": {"message": "scripted failure"}}, {}
         return 200, {"choices": [{"message": {"role": "assistant", "content": answer}}]}, {}

@@ -138,6 +138,42 @@ def bench_locomo(
     _in_bench_memory(lambda m: run_locomo(m, path, limit=limit), embedding_cache, as_json)
 
 
+@bench.command(
+    name="qa",
+    help="Answer LoCoMo questions with the configured chat model from context() at a budget; "
+    "token F1, LLM judge (J) and tokens per question. Needs the llm setting.",
+)
+@_bench_options
+@click.option(
+    "--budget",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Tokens of memory context per question.",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions.")
+@json_option
+def bench_qa(
+    path: Path, embedding_cache: Path | None, budget: int, limit: int | None, as_json: bool
+) -> None:
+    from memstrata.errors import ConfigError
+    from memstrata.settings import load_settings
+
+    settings = load_settings()
+    if settings.llm is None:
+        raise ConfigError(
+            "bench qa answers with a chat model and none is configured: set the llm setting "
+            "(e.g. MEMSTRATA_LLM__BASE_URL and MEMSTRATA_LLM__MODEL)"
+        )
+    from memstrata.bench.qa import run_qa
+    from memstrata.llm.openai_compat import OpenAIChat
+
+    llm = OpenAIChat.from_settings(settings.llm)
+    _in_bench_memory(
+        lambda m: run_qa(m, path, llm, budget=budget, limit=limit), embedding_cache, as_json
+    )
+
+
 @bench.command(name="longmemeval", help="recall_any / recall_all on LongMemEval haystacks.")
 @_bench_options
 @json_option
