@@ -105,7 +105,8 @@ def test_an_outage_midway_leaves_memory_consistent_and_resumable(
     model = consolidation["model"]
     assert isinstance(model, dict) and model["facts_by_rules"] == 2 and model["failures"]
     assert [e.data["outcome"] for e in failed][:2] == ["ok", "ok"]
-    assert {e.data["outcome"] for e in failed[2:]} == {"failed"}
+    outcomes = [e.data["outcome"] for e in failed[2:]]
+    assert outcomes[:3] == ["failed"] * 3 and set(outcomes[3:]) <= {"halted"}
     assert again.added == 0 and again.removed == 0 and before == after
 
 

@@ -190,3 +190,16 @@ def _wait(mem: Memory, run_id: str) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("the run did not finish")
+
+
+def test_after_three_failures_in_a_row_the_model_is_not_called_again() -> None:
+    script = ScriptedChat(["not json", 503, 503, 503, '{"ok": 1}'])
+    failures: list[str] = []
+    with fake_openai_server(script) as url:
+        metered = MeteredLLM(OpenAIChat(base_url=url, model="m", max_retries=0))
+        for _ in range(5):
+            ask(metered, ASK, lambda r: r, failures=failures, where="step")
+    outcomes = [c.outcome for c in metered.calls]
+    assert outcomes == ["malformed", "failed", "failed", "failed", "halted"]
+    assert len(script.requests) == 4 and metered.totals()["halted"] is True
+    assert "not called again" in failures[-1] and len(failures) == 5

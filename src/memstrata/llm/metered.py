@@ -5,7 +5,9 @@
 and told to ``on_call`` (a run turns it into an event). Tokens are the reply's ``usage`` when the
 provider reports it (:meth:`memstrata.llm.openai_compat.OpenAIChat.chat`), else counted offline
 (:mod:`memstrata.tokens`). Once the calls have spent ``budget`` tokens the model is not called
-again: :class:`LLMBudgetError`, and the caller finishes by rules.
+again: :class:`LLMBudgetError`, and the caller finishes by rules. After
+:data:`MAX_FAILURES_IN_A_ROW` calls failing in a row (the model down, not a malformed reply) it
+is not called again either (an outage is waited out once per run, not at every step).
 
 :func:`ask` is how curation asks a question: a malformed reply (not JSON, or JSON its parser
 refuses) is asked once more, then recorded as a failed step; any other model failure is
@@ -29,7 +31,11 @@ from memstrata.tokens import HeuristicTokenCounter, TokenCounter
 
 T = TypeVar("T")
 
-Outcome = Literal["ok", "malformed", "failed", "budget"]
+Outcome = Literal["ok", "malformed", "failed", "budget", "halted"]
+
+#: calls failing in a row (unreachable, 429 or 5xx after the retries, timeouts) after which a
+#: run stops calling the model: an outage is waited out once, not at every step
+MAX_FAILURES_IN_A_ROW = 3
 
 
 @runtime_checkable
@@ -77,6 +83,7 @@ class MeteredLLM:
     clock: Callable[[], float] = time.monotonic
     calls: list[Call] = field(default_factory=list)
     step_name: str = "model"
+    max_failures: int = MAX_FAILURES_IN_A_ROW
 
     @property
     def name(self) -> str:
@@ -89,6 +96,14 @@ class MeteredLLM:
     @property
     def exhausted(self) -> bool:
         return self.budget is not None and self.spent >= self.budget
+
+    @property
+    def halted(self) -> bool:
+        """Whether the last ``max_failures`` calls all failed: the model is down."""
+        tail = [c for c in self.calls if c.outcome not in ("budget", "halted")][
+            -self.max_failures :
+        ]
+        return len(tail) == self.max_failures and all(c.outcome == "failed" for c in tail)
 
     @contextmanager
     def step(self, name: str) -> Iterator[None]:
@@ -111,6 +126,12 @@ class MeteredLLM:
             if not any(c.outcome == "budget" for c in self.calls):
                 self._record(Call(self.step_name, 0, 0, 0.0, "budget", True))
             raise LLMBudgetError(f"the run's token budget ({self.budget}) is spent")
+        if self.halted:
+            if self.calls[-1].outcome != "halted":
+                self._record(Call(self.step_name, 0, 0, 0.0, "halted", True))
+            raise LLMError(
+                f"the model failed {self.max_failures} times in a row: not called again in this run"
+            )
         tokens_in = sum(self.counter.count(m["content"]) for m in messages)
         start = self.clock()
         text, usage = "", None
@@ -162,11 +183,12 @@ class MeteredLLM:
     def totals(self) -> dict[str, JsonValue]:
         """The calls so far, summed: for a run's report."""
         return {
-            "calls": len([c for c in self.calls if c.outcome != "budget"]),
+            "calls": len([c for c in self.calls if c.outcome not in ("budget", "halted")]),
             "tokens_in": sum(c.tokens_in for c in self.calls),
             "tokens_out": sum(c.tokens_out for c in self.calls),
             "model_s": round(sum(c.model_s for c in self.calls), 4),
             "failed": len([c for c in self.calls if c.outcome in ("malformed", "failed")]),
+            "halted": self.halted,
             "budget": self.budget,
             "budget_spent": self.exhausted,
         }
