@@ -1,0 +1,264 @@
+// Forgetting: an item with everything derived from it, or a whole scope (the thread, or the
+// user). The confirmation lists what the cascade will remove, from the server's dry run; a
+// scope must be confirmed by typing its name. Then the result, as counts.
+//   #/forget/item/<id>   #/forget/scope
+import { h } from "../dom.js";
+import { register } from "../i18n.js";
+import { call, dialog, errorBox, field, fill, route, scopeLabel, scopeQuery } from "./toolkit.js";
+
+register({
+  en: {
+    "forget.title.item": "Forget an item",
+    "forget.title.scope": "Forget a whole scope",
+    "forget.item.text":
+      "Forgetting removes {id} and everything derived from it (facts and bullets citing it), in every copy and every version. It cannot be undone.",
+    "forget.scope.text":
+      "Forgetting removes everything {scope} holds: turns, facts, documents, their history and index entries. It cannot be undone.",
+    "forget.scope.user": "The whole user (every thread)",
+    "forget.scope.thread": "Only this thread",
+    "forget.start": "Forget…",
+    "forget.confirm.title": "Forget {n} item(s)?",
+    "forget.confirm.lead": "These will be removed:",
+    "forget.confirm.more": "… and {n} more",
+    "forget.confirm.counts": "By kind",
+    "forget.confirm.type": "Type “{name}” to confirm",
+    "forget.confirm.button": "Forget for good",
+    "forget.nothing": "There is nothing to forget.",
+    "forget.done": "Forgotten: {n} item(s).",
+    "forget.cascaded": "derived",
+    "forget.target": "the item itself",
+    "forget.nodryrun": "The server could not list what would be removed, so nothing was forgotten.",
+    "forget.noitem": "Open an item to forget (#/forget/item/<id>).",
+  },
+  zh: {
+    "forget.title.item": "遗忘条目",
+    "forget.title.scope": "遗忘整个范围",
+    "forget.item.text":
+      "遗忘将删除 {id} 及由其派生的一切（引用它的事实和条目），包括所有副本和所有版本。此操作无法撤销。",
+    "forget.scope.text":
+      "遗忘将删除{scope}的全部内容：对话、事实、文档及其历史和索引。此操作无法撤销。",
+    "forget.scope.user": "整个用户（所有会话线程）",
+    "forget.scope.thread": "仅此会话线程",
+    "forget.start": "遗忘…",
+    "forget.confirm.title": "遗忘 {n} 个条目？",
+    "forget.confirm.lead": "以下内容将被删除：",
+    "forget.confirm.more": "……以及另外 {n} 个",
+    "forget.confirm.counts": "按类型",
+    "forget.confirm.type": "输入“{name}”以确认",
+    "forget.confirm.button": "永久遗忘",
+    "forget.nothing": "没有可遗忘的内容。",
+    "forget.done": "已遗忘 {n} 个条目。",
+    "forget.cascaded": "派生",
+    "forget.target": "条目本身",
+    "forget.nodryrun": "服务器无法列出将被删除的内容，因此没有遗忘任何内容。",
+    "forget.noitem": "请打开要遗忘的条目（#/forget/item/<id>）。",
+  },
+});
+
+/** How many ids the confirmation lists by name (the counts cover the rest). */
+const LISTED = 200;
+
+export function render(root, ctx) {
+  const { parts } = route();
+  if (parts[1] === "item" && parts[2]) return renderItem(root, ctx, parts[2]);
+  if (parts[1] === "scope") return renderScope(root, ctx);
+  fill(root, h("p", {}, ctx.t("forget.noitem")));
+  return undefined;
+}
+
+function renderItem(root, ctx, id) {
+  const out = h("div", { class: "tools-status", "aria-live": "polite" });
+  const start = h(
+    "button",
+    {
+      type: "button",
+      class: "danger",
+      onclick: () =>
+        forget(ctx, out, {
+          dryRun: () =>
+            call(ctx, "POST", `/v1/items/${encodeURIComponent(id)}/forget`, {
+              query: { dry_run: "true" },
+            }),
+          run: () => call(ctx, "POST", `/v1/items/${encodeURIComponent(id)}/forget`),
+          typed: null,
+        }),
+    },
+    ctx.t("forget.start"),
+  );
+  fill(
+    root,
+    h(
+      "section",
+      { class: "tools-view tools-forget" },
+      h("h1", {}, ctx.t("forget.title.item")),
+      h("p", {}, ctx.t("forget.item.text", { id })),
+      h("p", { class: "tools-muted" }, scopeLabel(ctx)),
+      h("div", { class: "tools-actions" }, start),
+      out,
+    ),
+  );
+  return undefined;
+}
+
+function renderScope(root, ctx) {
+  const scope = scopeQuery(ctx);
+  const out = h("div", { class: "tools-status", "aria-live": "polite" });
+  if (!scope.user) {
+    fill(root, h("p", {}, ctx.t("tools.noscope")));
+    return undefined;
+  }
+  const choices = [];
+  if (scope.thread) choices.push({ key: "thread", query: { user: scope.user, thread: scope.thread }, name: scope.thread });
+  choices.push({ key: "user", query: { user: scope.user }, name: scope.user });
+  const radios = choices.map((c, i) => {
+    const input = h("input", { type: "radio", name: "forget-scope", value: c.key });
+    input.checked = i === 0;
+    return { c, input };
+  });
+  const chosen = () => radios.find((r) => r.input.checked).c;
+  const start = h(
+    "button",
+    {
+      type: "button",
+      class: "danger",
+      onclick: () => {
+        const c = chosen();
+        forget(ctx, out, {
+          dryRun: () =>
+            call(ctx, "DELETE", "/v1/scopes", { query: { ...c.query, dry_run: "true" }, scoped: false }),
+          run: () => call(ctx, "DELETE", "/v1/scopes", { query: c.query, scoped: false }),
+          typed: c.name,
+        });
+      },
+    },
+    ctx.t("forget.start"),
+  );
+  fill(
+    root,
+    h(
+      "section",
+      { class: "tools-view tools-forget" },
+      h("h1", {}, ctx.t("forget.title.scope")),
+      h("p", {}, ctx.t("forget.scope.text", { scope: scopeLabel(ctx) })),
+      h(
+        "fieldset",
+        { class: "tools-choices" },
+        ...radios.map(({ c, input }) =>
+          h("label", {}, input, " ", ctx.t(`forget.scope.${c.key}`), " ", h("code", {}, c.name)),
+        ),
+      ),
+      h("div", { class: "tools-actions" }, start),
+      out,
+    ),
+  );
+  return undefined;
+}
+
+/** Ids of a deletion report, each with whether it was the target or cascaded. */
+export function listed(report) {
+  return [
+    ...(report.deleted || []).map((id) => ({ id, cascaded: false })),
+    ...(report.cascaded || []).map((id) => ({ id, cascaded: true })),
+  ];
+}
+
+/** The sum of a deletion report's counts. */
+function sumCounts(report) {
+  return Object.values(report.counts || {}).reduce((a, b) => a + b, 0);
+}
+
+async function forget(ctx, out, { dryRun, run, typed }) {
+  let plan;
+  try {
+    plan = await dryRun();
+  } catch (err) {
+    fill(out, errorBox(ctx, err), h("p", {}, ctx.t("forget.nodryrun")));
+    return;
+  }
+  const ids = listed(plan);
+  const total = ids.length || sumCounts(plan);
+  if (!total) {
+    fill(out, h("p", { role: "status" }, ctx.t("forget.nothing")));
+    return;
+  }
+  const confirmed = await dialog(ctx, ctx.t("forget.confirm.title", { n: total }), (close) => {
+    const confirmInput = typed ? h("input", { type: "text", autocomplete: "off", spellcheck: "false" }) : null;
+    const go = h("button", { type: "submit", class: "danger" }, ctx.t("forget.confirm.button"));
+    if (confirmInput) {
+      go.disabled = true;
+      confirmInput.addEventListener("input", () => {
+        go.disabled = confirmInput.value !== typed;
+      });
+    }
+    const counts = Object.entries(plan.counts || {});
+    return h(
+      "form",
+      {
+        class: "tools-forget-confirm",
+        onsubmit: (event) => {
+          event.preventDefault();
+          if (!confirmInput || confirmInput.value === typed) close(true);
+        },
+      },
+      h("p", {}, ctx.t("forget.confirm.lead")),
+      counts.length
+        ? h(
+            "dl",
+            { class: "tools-counts", "aria-label": ctx.t("forget.confirm.counts") },
+            ...counts.flatMap(([kind, n]) => [h("dt", {}, kind), h("dd", {}, String(n))]),
+          )
+        : null,
+      h(
+        "ul",
+        { class: "tools-cascade" },
+        ...ids.slice(0, LISTED).map((entry) =>
+          h(
+            "li",
+            { "data-id": entry.id },
+            h("code", {}, entry.id),
+            " ",
+            h(
+              "span",
+              { class: "tools-muted" },
+              entry.cascaded ? ctx.t("forget.cascaded") : ctx.t("forget.target"),
+            ),
+          ),
+        ),
+        ids.length > LISTED ? h("li", {}, ctx.t("forget.confirm.more", { n: ids.length - LISTED })) : null,
+      ),
+      confirmInput ? field(ctx.t("forget.confirm.type", { name: typed }), confirmInput) : null,
+      h(
+        "div",
+        { class: "tools-actions" },
+        h("button", { type: "button", onclick: () => close(false) }, ctx.t("tools.cancel")),
+        go,
+      ),
+    );
+  });
+  if (!confirmed) return;
+  let result;
+  try {
+    result = await run();
+  } catch (err) {
+    fill(out, errorBox(ctx, err));
+    return;
+  }
+  const n = listed(result).length || sumCounts(result);
+  ctx.toast(ctx.t("forget.done", { n }));
+  fill(
+    out,
+    h(
+      "div",
+      { class: "tools-ok", role: "status" },
+      h("p", {}, ctx.t("forget.done", { n })),
+      h(
+        "dl",
+        { class: "tools-counts" },
+        ...Object.entries(result.counts || {}).flatMap(([kind, count]) => [
+          h("dt", {}, kind),
+          h("dd", {}, String(count)),
+        ]),
+      ),
+    ),
+  );
+}
