@@ -578,7 +578,7 @@ function renderFact(root, ctx, id) {
         h("button", { type: "button", class: "danger", onclick: () => runDelete() }, ctx.t("edit.fact.delete")),
         h(
           "a",
-          { class: "button", href: `#/forget/item/${encodeURIComponent(id)}` },
+          { class: "button-link danger", href: `#/forget/item/${encodeURIComponent(id)}` },
           ctx.t("edit.forget"),
         ),
       ),

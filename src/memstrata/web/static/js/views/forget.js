@@ -29,6 +29,17 @@ register({
     "forget.target": "the item itself",
     "forget.nodryrun": "The server could not list what would be removed, so nothing was forgotten.",
     "forget.noitem": "Open an item to forget (#/forget/item/<id>).",
+    "forget.list.episodes": "Turns ({n})",
+    "forget.list.facts": "Facts ({n})",
+    "forget.list.documents": "Documents ({n})",
+    "forget.list.bullets": "Bullets of curated documents ({n})",
+    "forget.list.profile_slots": "Profile entries ({n})",
+    "forget.list.ids": "Items ({n})",
+    "forget.how.deleted": "removed",
+    "forget.how.cascaded": "removed (derived)",
+    "forget.how.rewritten": "loses this citation, stays",
+    "forget.how.document-deleted": "removed with its document",
+    "forget.index": "{index} search index entries and {vectors} stored vectors go too.",
   },
   zh: {
     "forget.title.item": "遗忘条目",
@@ -52,6 +63,17 @@ register({
     "forget.target": "条目本身",
     "forget.nodryrun": "服务器无法列出将被删除的内容，因此没有遗忘任何内容。",
     "forget.noitem": "请打开要遗忘的条目（#/forget/item/<id>）。",
+    "forget.list.episodes": "对话轮（{n}）",
+    "forget.list.facts": "事实（{n}）",
+    "forget.list.documents": "文档（{n}）",
+    "forget.list.bullets": "整理文档中的条目（{n}）",
+    "forget.list.profile_slots": "档案项（{n}）",
+    "forget.list.ids": "条目（{n}）",
+    "forget.how.deleted": "删除",
+    "forget.how.cascaded": "删除（派生）",
+    "forget.how.rewritten": "失去此引用，保留",
+    "forget.how.document-deleted": "随文档一并删除",
+    "forget.index": "另有 {index} 条检索索引和 {vectors} 个已存向量一并删除。",
   },
 });
 
@@ -162,6 +184,76 @@ export function listed(report) {
   ];
 }
 
+/** One list of the dry run's records: a heading and an item per record. */
+function section(ctx, name, rows, line) {
+  if (!rows || !rows.length) return null;
+  return h(
+    "section",
+    { class: "tools-cascade-part", "data-part": name },
+    h("h3", {}, ctx.t(`forget.list.${name}`, { n: rows.length })),
+    h("ul", { class: "tools-cascade" }, ...rows.slice(0, LISTED).map((row) => line(row))),
+    rows.length > LISTED ? h("p", {}, ctx.t("forget.confirm.more", { n: rows.length - LISTED })) : null,
+  );
+}
+
+function how(ctx, value) {
+  return value ? h("span", { class: `tools-badge how-${value}` }, ctx.t(`forget.how.${value}`)) : null;
+}
+
+/** What the cascade touches, by kind, with the records' texts (the dry run's lists), or the
+ * ids alone when the answer has no lists. */
+export function cascadeLists(ctx, plan) {
+  const parts = [
+    section(ctx, "episodes", plan.episodes, (e) =>
+      h(
+        "li",
+        { "data-id": e.id },
+        h("q", {}, e.text),
+        " ",
+        h("span", { class: "tools-muted" }, [e.speaker, e.session_id, (e.time || "").slice(0, 10)].filter(Boolean).join(" · ")),
+      ),
+    ),
+    section(ctx, "facts", plan.facts, (f) => h("li", { "data-id": f.id }, h("span", {}, f.text), " ", how(ctx, f.how))),
+    section(ctx, "documents", plan.documents, (d) =>
+      h("li", { "data-id": d.id }, h("code", {}, d.key), " ", h("span", { class: "tools-muted" }, d.kind)),
+    ),
+    section(ctx, "bullets", plan.bullets, (b) =>
+      h(
+        "li",
+        { "data-id": b.bullet_id },
+        h("span", {}, b.text ?? b.bullet_id),
+        " ",
+        h("span", { class: "tools-muted" }, b.document),
+        " ",
+        how(ctx, b.how),
+      ),
+    ),
+    section(ctx, "profile_slots", plan.profile_slots, (p) =>
+      h("li", {}, h("span", {}, `${p.section}.${p.slot}: ${p.value}`), " ", how(ctx, p.how)),
+    ),
+  ].filter(Boolean);
+  if (!parts.length) {
+    const ids = listed(plan);
+    parts.push(
+      section(ctx, "ids", ids, (entry) =>
+        h(
+          "li",
+          { "data-id": entry.id },
+          h("code", {}, entry.id),
+          " ",
+          h("span", { class: "tools-muted" }, entry.cascaded ? ctx.t("forget.cascaded") : ctx.t("forget.target")),
+        ),
+      ),
+    );
+  }
+  if (plan.index_entries || plan.embedded_texts) {
+    parts.push(
+      h("p", { class: "tools-muted" }, ctx.t("forget.index", { index: plan.index_entries || 0, vectors: plan.embedded_texts || 0 })),
+    );
+  }
+  return parts;
+}
+
 /** The sum of a deletion report's counts. */
 function sumCounts(report) {
   return Object.values(report.counts || {}).reduce((a, b) => a + b, 0);
@@ -208,24 +300,8 @@ async function forget(ctx, out, { dryRun, run, typed }) {
             ...counts.flatMap(([kind, n]) => [h("dt", {}, kind), h("dd", {}, String(n))]),
           )
         : null,
-      h(
-        "ul",
-        { class: "tools-cascade" },
-        ...ids.slice(0, LISTED).map((entry) =>
-          h(
-            "li",
-            { "data-id": entry.id },
-            h("code", {}, entry.id),
-            " ",
-            h(
-              "span",
-              { class: "tools-muted" },
-              entry.cascaded ? ctx.t("forget.cascaded") : ctx.t("forget.target"),
-            ),
-          ),
-        ),
-        ids.length > LISTED ? h("li", {}, ctx.t("forget.confirm.more", { n: ids.length - LISTED })) : null,
-      ),
+      cascadeLists(ctx, plan),
+      (plan.notes || []).map((note) => h("p", { class: "tools-muted" }, note)),
       confirmInput ? field(ctx.t("forget.confirm.type", { name: typed }), confirmInput) : null,
       h(
         "div",

@@ -2,7 +2,7 @@
 // the scope's past runs with their results. The events come as server-sent events read with
 // fetch (an EventSource cannot send the API key); a dropped stream reconnects from the last
 // event seen.
-//   #/runs   #/runs/<id>
+//   #/runs   #/runs?run=<id>
 import { h } from "../dom.js";
 import { register } from "../i18n.js";
 import { call, errorBox, field, fill, href, route, scopeBody, scopeQuery, select } from "./toolkit.js";
@@ -103,7 +103,7 @@ export function parseEvents(buffer) {
 }
 
 export function render(root, ctx) {
-  const { parts } = route();
+  const { query } = route();
   const kind = select(["extract", "consolidate"], "extract", (k) => ctx.t(`runs.kind.${k}`), { name: "kind" });
   const mode = select(["update", "audit", "dedup"], "update", (m) => ctx.t(`runs.mode.${m}`), { name: "mode" });
   const syncMode = () => {
@@ -114,16 +114,10 @@ export function render(root, ctx) {
   const watchOut = h("section", { class: "tools-run" });
   const pastOut = h("section", { class: "tools-past" });
   const startOut = h("div", { class: "tools-status", "aria-live": "polite" });
+  // stop following the stream once the page leaves the view
   const controller = new AbortController();
-  // stop following the stream once the view is left
-  const onHash = () =>
-    setTimeout(() => {
-      if (!watchOut.isConnected) {
-        controller.abort();
-        window.removeEventListener("hashchange", onHash);
-      }
-    }, 0);
-  window.addEventListener("hashchange", onHash);
+  if (ctx.signal) ctx.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  let watching = null; // the stream of the run shown, stopped when another is shown
 
   async function start(event) {
     event.preventDefault();
@@ -142,6 +136,10 @@ export function render(root, ctx) {
   }
 
   function watch(run) {
+    if (watching) watching.abort();
+    const current = new AbortController();
+    watching = current;
+    controller.signal.addEventListener("abort", () => current.abort(), { once: true });
     const state = h("span", { class: `tools-badge state-${run.state}`, "data-state": run.state }, ctx.t(`runs.state.${run.state}`));
     const events = h("ol", { class: "tools-events", "aria-live": "polite" });
     const note = h("p", { class: "tools-muted", "aria-live": "polite" });
@@ -181,7 +179,7 @@ export function render(root, ctx) {
       events,
       result,
     );
-    follow(ctx, run.id, controller.signal, {
+    follow(ctx, run.id, current.signal, {
       onEvent(e) {
         if (e.event === "missed") {
           const n = JSON.parse(e.data || "{}").missed;
@@ -241,7 +239,7 @@ export function render(root, ctx) {
                 h(
                   "div",
                   { class: "tools-row" },
-                  h("a", { href: href(["runs", r.id]) }, h("code", {}, r.id)),
+                  h("a", { href: href(["runs"], { run: r.id }) }, h("code", {}, r.id)),
                   h("span", { class: `tools-badge state-${r.state}` }, ctx.t(`runs.state.${r.state}`)),
                   r.result && r.result.kind ? h("span", {}, ctx.t(`runs.kind.${r.result.kind}`)) : null,
                 ),
@@ -280,12 +278,13 @@ export function render(root, ctx) {
     ),
   );
   loadPast();
-  if (parts[1]) {
-    call(ctx, "GET", `/v1/runs/${encodeURIComponent(parts[1])}`)
+  const wanted = query.get("run");
+  if (wanted) {
+    call(ctx, "GET", `/v1/runs/${encodeURIComponent(wanted)}`)
       .then((run) => watch(run))
       .catch((err) => fill(watchOut, errorBox(ctx, err)));
   }
-  return undefined;
+  return () => controller.abort();
 }
 
 function eventItem(e) {

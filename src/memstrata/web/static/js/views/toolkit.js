@@ -148,7 +148,7 @@ export function reasonSelect(ctx, value = "user-request") {
 export function dialog(ctx, title, build) {
   const opener = document.activeElement;
   return new Promise((resolve) => {
-    const node = h("dialog", { class: "tools-dialog", "aria-labelledby": "tools-dialog-title" });
+    const node = h("dialog", { class: "dialog tools-dialog", "aria-labelledby": "tools-dialog-title" });
     let done = false;
     const close = (value) => {
       if (done) return;
