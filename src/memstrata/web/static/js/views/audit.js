@@ -13,7 +13,6 @@ import {
   fill,
   formatNumber,
   href,
-  scopeBody,
 } from "./toolkit.js";
 
 register({
@@ -63,6 +62,61 @@ register({
   },
 });
 
+/** A finding with the names this view uses, whichever the server gives (``key`` or
+ * ``document``, ``bullet_id`` or ``bullet``). */
+export function normalize(f) {
+  return {
+    ...f,
+    document: f.document ?? f.key,
+    bullet: f.bullet ?? f.bullet_id,
+    evidence: f.evidence ?? f.citations ?? [],
+  };
+}
+
+/** The cited turns of a finding: given whole, or as citations (``surface:ep_...``) read
+ * from the API; a turn that is gone is said so. */
+async function showEvidence(ctx, f, node) {
+  const cited = f.evidence.map((c) => {
+    if (typeof c === "string") return { id: c.slice(c.indexOf(":") + 1) };
+    if (c && c.episode && typeof c.episode === "object") return c.episode;
+    return { ...c, id: c.id ?? c.episode_id };
+  });
+  const episodes = await Promise.all(
+    cited.map((c) =>
+      c.text !== undefined || c.id === undefined
+        ? c
+        : call(ctx, "GET", `/v1/items/${encodeURIComponent(c.id)}`).catch(() => ({ id: c.id, gone: true })),
+    ),
+  );
+  const present = episodes.filter((ep) => ep && !ep.gone && ep.text !== undefined && ep.text !== null);
+  if (!present.length) {
+    fill(node, h("p", { class: "tools-muted" }, ctx.t("audit.noevidence")));
+    return;
+  }
+  fill(
+    node,
+    h(
+      "ul",
+      { class: "tools-evidence" },
+      ...present.map((ep) =>
+        h(
+          "li",
+          { "data-id": ep.id },
+          h("q", {}, ep.text),
+          " ",
+          h(
+            "span",
+            { class: "tools-muted" },
+            [ep.speaker, ep.time ? ep.time.slice(0, 10) : null].filter(Boolean).join(" · "),
+          ),
+          " ",
+          ep.session_id ? h("a", { href: episodesHref(ep.session_id, [ep.id]) }, ctx.t("audit.open")) : null,
+        ),
+      ),
+    ),
+  );
+}
+
 export function render(root, ctx) {
   const list = h("div", { class: "tools-findings", "aria-live": "polite" });
 
@@ -80,19 +134,19 @@ export function render(root, ctx) {
       fill(list, h("p", { class: "tools-ok", role: "status" }, ctx.t("audit.none")));
       return;
     }
-    fill(list, h("ul", { class: "tools-findinglist" }, ...findings.map((f) => finding(f))));
+    fill(list, h("ul", { class: "tools-findinglist" }, ...findings.map((f) => finding(normalize(f)))));
   }
 
   function finding(f) {
     const item = h("li", { class: "tools-finding", "data-bullet": f.bullet });
     const out = h("div", { class: "tools-status", "aria-live": "polite" });
-    const evidence = f.evidence || [];
+    const evidenceBox = h("div", { class: "tools-evidence-box" });
+    showEvidence(ctx, f, evidenceBox);
     async function resolve(body, done) {
+      const request = { key: f.document, bullet_id: f.bullet, ...body };
+      if (f.version !== undefined && f.version !== null) request.expected_version = f.version;
       try {
-        await call(ctx, "POST", "/v1/audit/resolve", {
-          body: { scope: scopeBody(ctx), document: f.document, bullet: f.bullet, ...body },
-          scoped: false,
-        });
+        await call(ctx, "POST", "/v1/audit/resolve", { body: request });
       } catch (err) {
         fill(out, errorBox(ctx, err));
         return;
@@ -159,34 +213,7 @@ export function render(root, ctx) {
         " · ",
         h("a", { href: href(["edit", "doc", f.document]) }, ctx.t("audit.document", { document: f.document })),
       ),
-      h(
-        "details",
-        { open: "open" },
-        h("summary", {}, ctx.t("audit.evidence")),
-        evidence.length
-          ? h(
-              "ul",
-              { class: "tools-evidence" },
-              ...evidence.map((ep) =>
-                h(
-                  "li",
-                  {},
-                  h("q", {}, ep.text),
-                  " ",
-                  h(
-                    "span",
-                    { class: "tools-muted" },
-                    [ep.speaker, ep.time ? ep.time.slice(0, 10) : null].filter(Boolean).join(" · "),
-                  ),
-                  " ",
-                  ep.session_id
-                    ? h("a", { href: episodesHref(ep.session_id, [ep.id]) }, ctx.t("audit.open"))
-                    : null,
-                ),
-              ),
-            )
-          : h("p", { class: "tools-muted" }, ctx.t("audit.noevidence")),
-      ),
+      h("details", { open: "open" }, h("summary", {}, ctx.t("audit.evidence")), evidenceBox),
       actions,
       editBox,
       out,
