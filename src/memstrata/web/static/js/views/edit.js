@@ -64,6 +64,15 @@ register({
     "edit.forget": "Forget everywhere…",
     "edit.bad": "Open a document (#/edit/doc/<key>) or a fact (#/edit/fact/<id>).",
     "edit.invalid": "{field} must be a number from 0 to 1.",
+    "edit.cat.profile": "profile",
+    "edit.cat.preference": "preference",
+    "edit.cat.personal": "personal",
+    "edit.cat.expertise": "expertise",
+    "edit.cat.decision": "decision",
+    "edit.cat.plan": "plan",
+    "edit.cat.event": "event",
+    "edit.cat.relationship": "relationship",
+    "edit.cat.other": "other",
   },
   zh: {
     "edit.title.doc": "编辑文档“{key}”",
@@ -107,6 +116,15 @@ register({
     "edit.forget": "彻底遗忘…",
     "edit.bad": "请打开一个文档（#/edit/doc/<key>）或一条事实（#/edit/fact/<id>）。",
     "edit.invalid": "{field} 必须是 0 到 1 之间的数字。",
+    "edit.cat.profile": "个人档案",
+    "edit.cat.preference": "偏好",
+    "edit.cat.personal": "个人情况",
+    "edit.cat.expertise": "专长",
+    "edit.cat.decision": "决定",
+    "edit.cat.plan": "计划",
+    "edit.cat.event": "事件",
+    "edit.cat.relationship": "人际关系",
+    "edit.cat.other": "其他",
   },
 });
 
@@ -552,7 +570,7 @@ function renderFact(root, ctx, id) {
       fact.superseded_by ? ` · ${ctx.t("edit.fact.superseded", { id: fact.superseded_by })}` : "",
     );
     inputs.text = h("textarea", { rows: "3", name: "text" });
-    inputs.category = select(CATEGORIES, fact.category, null, { name: "category" });
+    inputs.category = select(CATEGORIES, fact.category, (c) => ctx.t(`edit.cat.${c}`), { name: "category" });
     inputs.topic = h("input", { type: "text", name: "topic" });
     inputs.confidence = h("input", { type: "number", min: "0", max: "1", step: "0.05", name: "confidence" });
     inputs.importance = h("input", { type: "number", min: "0", max: "1", step: "0.05", name: "importance" });
@@ -626,7 +644,7 @@ function renderFact(root, ctx, id) {
     fill(
       preview,
       h("h2", {}, ctx.t("edit.diff")),
-      fieldDiff(ctx, state.base, after, FACT_FIELDS),
+      fieldDiff(ctx, state.base, after, FACT_FIELDS, (f) => ctx.t(`edit.fact.${f}`)),
       Object.keys(diff).length ? h("div", { class: "tools-actions" }, apply) : null,
     );
     if (Object.keys(diff).length) apply.focus();
@@ -691,7 +709,7 @@ function renderFact(root, ctx, id) {
                   h(
                     "tr",
                     { class: show(after[f]) === show(current[f]) ? "" : "tools-differs" },
-                    h("th", { scope: "row" }, f),
+                    h("th", { scope: "row" }, ctx.t(`edit.fact.${f}`)),
                     h("td", {}, show(after[f])),
                     h("td", {}, show(current[f])),
                   ),

@@ -50,6 +50,10 @@ register({
     "search.item": "Item",
     "search.why": "Why",
     "search.empty": "Type a query first.",
+    "search.c.lexical": "lexical",
+    "search.c.dense": "dense",
+    "search.c.fused": "fused",
+    "search.c.llm_rank": "LLM rank",
   },
   zh: {
     "search.title": "检索与上下文",
@@ -82,6 +86,10 @@ register({
     "search.item": "条目",
     "search.why": "原因",
     "search.empty": "请先输入查询。",
+    "search.c.lexical": "词语",
+    "search.c.dense": "语义",
+    "search.c.fused": "融合",
+    "search.c.llm_rank": "模型排序",
   },
 });
 
@@ -222,7 +230,7 @@ export function render(root, ctx) {
               "div",
               { class: "tools-scores" },
               bar(hit.score, maxScore, ctx.t("search.score")),
-              ...names.map((n) => bar(hit.components[n] ?? 0, maxOf[n], n)),
+              ...names.map((n) => bar(hit.components[n] ?? 0, maxOf[n], componentName(ctx, n))),
             ),
             cites,
           );
@@ -231,6 +239,13 @@ export function render(root, ctx) {
     );
     return out;
   }
+}
+
+/** A score component's name in the interface's language (its own name when unknown). */
+function componentName(ctx, name) {
+  const key = `search.c.${name}`;
+  const text = ctx.t(key);
+  return text === key ? name : text;
 }
 
 /** Links to the turns a hit rests on, grouped by session: its own turn or session at once;

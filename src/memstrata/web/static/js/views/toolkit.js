@@ -189,7 +189,7 @@ export function diffView(diffText) {
 }
 
 /** A table of the fields that differ between ``before`` and ``after`` (objects). */
-export function fieldDiff(ctx, before, after, fields) {
+export function fieldDiff(ctx, before, after, fields, label = (f) => f) {
   const changed = fields.filter((f) => show(before[f]) !== show(after[f]));
   if (!changed.length) return h("p", { class: "tools-muted" }, ctx.t("tools.nochange"));
   return h(
@@ -213,7 +213,7 @@ export function fieldDiff(ctx, before, after, fields) {
         h(
           "tr",
           {},
-          h("th", { scope: "row" }, f),
+          h("th", { scope: "row" }, label(f)),
           h("td", { class: "tools-diff-del" }, show(before[f])),
           h("td", { class: "tools-diff-add" }, show(after[f])),
         ),
