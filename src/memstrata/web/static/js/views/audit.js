@@ -119,6 +119,8 @@ async function showEvidence(ctx, f, node) {
 
 export function render(root, ctx) {
   const list = h("div", { class: "tools-findings", "aria-live": "polite" });
+  // each document's version as last seen: a resolution moves it on for the other flags
+  const versions = new Map();
 
   async function load() {
     fill(list, h("p", {}, ctx.t("tools.loading")));
@@ -129,6 +131,7 @@ export function render(root, ctx) {
       fill(list, errorBox(ctx, err));
       return;
     }
+    versions.clear();
     const findings = page.items || page.findings || [];
     if (!findings.length) {
       fill(list, h("p", { class: "tools-ok", role: "status" }, ctx.t("audit.none")));
@@ -144,13 +147,22 @@ export function render(root, ctx) {
     showEvidence(ctx, f, evidenceBox);
     async function resolve(body, done) {
       const request = { key: f.document, bullet_id: f.bullet, ...body };
-      if (f.version !== undefined && f.version !== null) request.expected_version = f.version;
+      const version = versions.get(f.document) ?? f.version;
+      if (version !== undefined && version !== null) request.expected_version = version;
+      let result;
       try {
-        await call(ctx, "POST", "/v1/audit/resolve", { body: request });
+        result = await call(ctx, "POST", "/v1/audit/resolve", { body: request });
       } catch (err) {
-        fill(out, errorBox(ctx, err));
+        fill(
+          out,
+          errorBox(ctx, err),
+          err && err.status === 409
+            ? h("button", { type: "button", onclick: () => load() }, ctx.t("audit.refresh"))
+            : null,
+        );
         return;
       }
+      if (result && typeof result.version === "number") versions.set(f.document, result.version);
       const message = ctx.t(`audit.resolved.${body.action}`);
       ctx.toast(message);
       item.classList.add("tools-resolved");

@@ -40,6 +40,13 @@ register({
     "forget.how.rewritten": "loses this citation, stays",
     "forget.how.document-deleted": "removed with its document",
     "forget.index": "{index} search index entries and {vectors} stored vectors go too.",
+    "forget.count.episodes": "turns",
+    "forget.count.facts": "facts",
+    "forget.count.documents": "documents",
+    "forget.count.bullets": "bullets",
+    "forget.count.history": "history entries",
+    "forget.count.trace_lines": "raw trace lines",
+    "forget.count.profile_slots": "profile entries",
   },
   zh: {
     "forget.title.item": "遗忘条目",
@@ -74,6 +81,13 @@ register({
     "forget.how.rewritten": "失去此引用，保留",
     "forget.how.document-deleted": "随文档一并删除",
     "forget.index": "另有 {index} 条检索索引和 {vectors} 个已存向量一并删除。",
+    "forget.count.episodes": "对话轮",
+    "forget.count.facts": "事实",
+    "forget.count.documents": "文档",
+    "forget.count.bullets": "条目",
+    "forget.count.history": "历史记录",
+    "forget.count.trace_lines": "原始记录行",
+    "forget.count.profile_slots": "档案项",
   },
 });
 
@@ -184,6 +198,13 @@ export function listed(report) {
   ];
 }
 
+/** The name of a kind of record a deletion counts (its own name when unknown). */
+function countName(ctx, kind) {
+  const key = `forget.count.${kind}`;
+  const text = ctx.t(key);
+  return text === key ? kind : text;
+}
+
 /** One list of the dry run's records: a heading and an item per record. */
 function section(ctx, name, rows, line) {
   if (!rows || !rows.length) return null;
@@ -210,7 +231,7 @@ export function cascadeLists(ctx, plan) {
         { "data-id": e.id },
         h("q", {}, e.text),
         " ",
-        h("span", { class: "tools-muted" }, [e.speaker, e.session_id, (e.time || "").slice(0, 10)].filter(Boolean).join(" · ")),
+        h("span", { class: "tools-muted" }, [...new Set([e.speaker, e.session_id, (e.time || "").slice(0, 10)].filter(Boolean))].join(" · ")),
       ),
     ),
     section(ctx, "facts", plan.facts, (f) => h("li", { "data-id": f.id }, h("span", {}, f.text), " ", how(ctx, f.how))),
@@ -297,7 +318,7 @@ async function forget(ctx, out, { dryRun, run, typed }) {
         ? h(
             "dl",
             { class: "tools-counts", "aria-label": ctx.t("forget.confirm.counts") },
-            ...counts.flatMap(([kind, n]) => [h("dt", {}, kind), h("dd", {}, String(n))]),
+            ...counts.flatMap(([kind, n]) => [h("dt", {}, countName(ctx, kind)), h("dd", {}, String(n))]),
           )
         : null,
       cascadeLists(ctx, plan),
@@ -331,7 +352,7 @@ async function forget(ctx, out, { dryRun, run, typed }) {
         "dl",
         { class: "tools-counts" },
         ...Object.entries(result.counts || {}).flatMap(([kind, count]) => [
-          h("dt", {}, kind),
+          h("dt", {}, countName(ctx, kind)),
           h("dd", {}, String(count)),
         ]),
       ),
