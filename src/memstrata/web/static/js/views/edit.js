@@ -5,6 +5,7 @@
 //   #/edit/doc/<key>   #/edit/fact/<id>
 import { h } from "../dom.js";
 import { register } from "../i18n.js";
+import { citationMarkers, Footnotes } from "../parts.js";
 import {
   call,
   diffView,
@@ -43,7 +44,6 @@ register({
     "edit.bullet.delete": "Delete bullet",
     "edit.bullet.undo": "Keep bullet",
     "edit.bullet.text": "Bullet text",
-    "edit.bullet.cites": "{n} citation(s)",
     "edit.bullet.marked": "to be deleted ({reason})",
     "edit.add": "Add a bullet",
     "edit.add.section": "Section",
@@ -95,7 +95,6 @@ register({
     "edit.bullet.delete": "删除此条",
     "edit.bullet.undo": "保留此条",
     "edit.bullet.text": "条目内容",
-    "edit.bullet.cites": "{n} 条引用",
     "edit.bullet.marked": "将被删除（{reason}）",
     "edit.add": "添加条目",
     "edit.add.section": "章节",
@@ -160,12 +159,22 @@ export function unescapeText(text) {
   });
 }
 
-/** The sections and bullets of a document's markdown (as the server writes it). */
+/** The sections and bullets of a document's markdown (as the server writes it), each bullet
+ * with its citations (``surface:episode``, from the footnote definitions). */
 export function parseBullets(markdown) {
   const sections = [];
+  const definitions = new Map();
   let current = null;
+  let footnotes = false;
   for (const line of markdown.split("\n")) {
-    if (line === "---" || /^\[\^[^\]]+\]:/.test(line)) break;
+    const definition = /^\[\^([^\]\s]+)\]:\s*(\S+)\s*$/.exec(line);
+    if (definition) {
+      definitions.set(definition[1], definition[2]);
+      footnotes = true;
+      continue;
+    }
+    if (line === "---") footnotes = true;
+    if (footnotes) continue;
     const heading = /^##(?:[ \t]+(.*))?$/.exec(line);
     if (heading) {
       current = { heading: unescapeText(heading[1] || ""), bullets: [] };
@@ -179,9 +188,15 @@ export function parseBullets(markdown) {
       const bulletId = idMatch ? idMatch[1] : "";
       if (idMatch) rest = rest.slice(0, idMatch.index);
       const marks = rest.match(/(?:\[\^[^\]\s]+\][ \t]*)*$/);
-      const cites = marks ? (marks[0].match(/\[\^/g) || []).length : 0;
+      const labels = marks ? [...marks[0].matchAll(/\[\^([^\]\s]+)\]/g)].map((m) => m[1]) : [];
       if (marks) rest = rest.slice(0, rest.length - marks[0].length);
-      current.bullets.push({ id: bulletId, text: unescapeText(rest.replace(/[ \t]+$/, "")), cites });
+      current.bullets.push({ id: bulletId, text: unescapeText(rest.replace(/[ \t]+$/, "")), labels });
+    }
+  }
+  for (const section of sections) {
+    for (const b of section.bullets) {
+      b.citations = b.labels.map((label) => definitions.get(label)).filter(Boolean);
+      b.cites = b.citations.length;
     }
   }
   return sections;
@@ -279,13 +294,14 @@ function renderDoc(root, ctx, key) {
 
   function bulletEditor() {
     const sections = parseBullets(state.base.markdown);
+    const footnotes = new Footnotes();
     const list = h("div", { class: "tools-bullets" });
     const bullets = sections.flatMap((s) => s.bullets);
     if (!bullets.length) list.append(h("p", { class: "tools-muted" }, ctx.t("edit.empty")));
     for (const section of sections) {
       if (!section.bullets.length) continue;
       list.append(h("h2", {}, section.heading));
-      for (const bullet of section.bullets) list.append(bulletRow(bullet));
+      for (const bullet of section.bullets) list.append(bulletRow(bullet, footnotes));
     }
     const addSection = h("input", {
       type: "text",
@@ -326,7 +342,7 @@ function renderDoc(root, ctx, key) {
     return h("div", {}, list, add);
   }
 
-  function bulletRow(bullet) {
+  function bulletRow(bullet, footnotes) {
     const input = h("textarea", {
       class: "tools-bullet-text",
       rows: "2",
@@ -338,7 +354,7 @@ function renderDoc(root, ctx, key) {
       if (input.value === bullet.text) state.edits.delete(bullet.id);
       else state.edits.set(bullet.id, input.value);
     });
-    const note = h("span", { class: "tools-muted" }, ctx.t("edit.bullet.cites", { n: bullet.cites }));
+    const note = citationMarkers(bullet.citations, footnotes);
     const row = h("div", { class: "tools-bullet", "data-bullet": bullet.id });
     const drawRow = () => {
       const reason = state.deletes.get(bullet.id);
