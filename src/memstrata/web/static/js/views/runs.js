@@ -3,7 +3,7 @@
 // fetch (an EventSource cannot send the API key); a dropped stream reconnects from the last
 // event seen.
 //   #/runs   #/runs?run=<id>
-import { h } from "../dom.js";
+import { formatTime, h } from "../dom.js";
 import { register } from "../i18n.js";
 import { call, errorBox, field, fill, href, route, scopeBody, scopeQuery, select } from "./toolkit.js";
 
@@ -246,8 +246,8 @@ export function render(root, ctx) {
                 h(
                   "p",
                   { class: "tools-muted" },
-                  `${ctx.t("runs.started")}: ${r.started_at}`,
-                  r.finished_at ? ` · ${ctx.t("runs.finished")}: ${r.finished_at}` : "",
+                  `${ctx.t("runs.started")}: ${formatTime(r.started_at, ctx.lang)}`,
+                  r.finished_at ? ` · ${ctx.t("runs.finished")}: ${formatTime(r.finished_at, ctx.lang)}` : "",
                 ),
                 r.result
                   ? h("details", {}, h("summary", {}, ctx.t("runs.result")), json(r.result))
