@@ -1,0 +1,421 @@
+"""The workbench's tools in headless Chromium against a running server over the sample
+memory: editing with a preview and a version conflict, the search and context playground,
+a curation run watched live and cancelled. Each test saves screenshots (laptop and phone;
+Chinese in some)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+import pytest
+
+from memstrata.api import Memory
+from memstrata.embed.fake import HashingEmbedder
+from memstrata.server.auth import KeyAuth
+from memstrata.server.http import create_app
+from memstrata.settings import load_settings
+from tests.e2e.live import live_server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+USER = {"user": "demo"}
+
+
+ROOT = Path(__file__).resolve().parents[3]
+#: where the workbench's end-to-end tests write their screenshots (gitignored)
+SCREENSHOTS = ROOT / "build" / "screenshots"
+LAPTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def find_chromium() -> str | None:
+    """The browser to drive: ``$MEMSTRATA_CHROMIUM``, else Debian's ``chromium``."""
+    named = os.environ.get("MEMSTRATA_CHROMIUM")
+    if named:
+        return named if Path(named).is_file() else None
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@dataclass
+class Server:
+    """A live server of its own for one test (the tools change memory: edits, forgetting,
+    runs), and screenshots named after the test."""
+
+    base_url: str
+    admin_key: str
+    http: httpx2.Client
+    memory: Memory
+    test: str
+
+    def shot(self, page: Page, name: str, *, phone: bool = False) -> Path:
+        """A full-page screenshot, at the phone's width when ``phone``."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{self.test}-{name}-{'phone' if phone else 'laptop'}.png"
+        if phone:
+            page.set_viewport_size(PHONE)
+        try:
+            page.screenshot(path=str(path), full_page=True)
+        finally:
+            page.set_viewport_size(LAPTOP)
+        return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium (Debian's), driven by Playwright with ``executable_path``."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no Chromium to drive: install Debian's chromium package")
+    args = ["--disable-dev-shm-usage", "--disable-gpu"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to run as root inside its sandbox
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=args)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def sign_in(page: Page, server: Server) -> None:
+    """Sign in through the form with the admin key; ends on the overview of ``demo``."""
+    page.goto(f"{server.base_url}/#/overview")
+    page.fill("#signin-key", server.admin_key)
+    page.click(".signin-form button[type=submit]")
+    page.wait_for_selector("#scope-user")
+    if page.input_value("#scope-user") != "demo":
+        page.select_option("#scope-user", "demo")
+    page.wait_for_selector("#wake-text")
+
+
+@pytest.fixture
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """A live server over a fresh copy of the sample memory of ``demo``, behind API keys."""
+    settings = load_settings(data_dir=tmp_path / "data")
+    with Memory.open(settings=settings, embedder=HashingEmbedder(dim=64)) as memory:
+        memory.load_sample("demo")
+        admin = memory.keys.create("admin", None, name="tools tests").secret
+        app = create_app(memory, auth=KeyAuth(memory.keys))
+        with live_server(app, headers={"Authorization": f"Bearer {admin}"}) as client:
+            test = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-")
+            yield Server(str(client.base_url).rstrip("/"), admin, client, memory, test)
+
+
+@pytest.fixture
+def open_page(server: Server, browser: Browser) -> Iterator[Callable[..., Page]]:
+    """``open_page(route, lang=, thread=)``: a new page signed in with the admin key, user
+    ``demo`` (and ``thread``) picked, the interface in ``lang``, on ``#/<route>``; a script
+    error on any page fails the test."""
+    errors: list[str] = []
+    contexts = []
+
+    def open_(route: str, *, lang: str = "en", thread: str | None = None) -> Page:
+        context = browser.new_context(viewport=LAPTOP, locale="en-US")
+        contexts.append(context)
+        scope = json.dumps({"user": "demo", "thread": thread})
+        context.add_init_script(
+            f"localStorage.setItem('memstrata.lang', {json.dumps(lang)});"
+            f"localStorage.setItem('memstrata.scope', {json.dumps(scope)});"
+        )
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        sign_in(page, server)
+        page.goto(f"{server.base_url}/{route}")
+        page.locator(".tools-view").wait_for()
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not errors, f"script errors on the page: {errors}"
+
+
+def doc(http: httpx2.Client, key: str) -> dict[str, Any]:
+    r = http.get(f"/v1/docs/{key}", params=USER)
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def first_bullet(markdown: str) -> tuple[str, str]:
+    """The id and the line of the first bullet of a document's markdown."""
+    for line in markdown.splitlines():
+        found = re.search(r"<!--(m_[0-9A-Z]+)-->", line)
+        if line.startswith("- ") and found:
+            return found.group(1), line
+    raise AssertionError(f"no bullet in {markdown!r}")
+
+
+# editing ----------------------------------------------------------------------------------
+def test_edit_document_preview_then_apply(server: Server, open_page: Callable[..., Page]) -> None:
+    before = doc(server.http, "work")
+    bullet_id, _ = first_bullet(before["markdown"])
+    page = open_page("#/edit/doc/work")
+    box = page.locator(f'textarea[data-bullet="{bullet_id}"]')
+    box.fill("Lin Wei 是深圳一家物流创业公司的后端工程师，写 Python 和 Go")
+    page.get_by_role("button", name="Preview changes").click()
+    diff = page.locator(".tools-diff")
+    diff.wait_for()
+    assert "+- Lin Wei 是深圳一家物流创业公司的后端工程师" in diff.inner_text()
+    assert doc(server.http, "work")["version"] == before["version"]  # a preview stores nothing
+    server.shot(page, "edit-preview")
+    page.get_by_role("button", name="Apply").click()
+    page.locator(".tools-ok").wait_for()
+    after = doc(server.http, "work")
+    assert after["version"] == before["version"] + 1
+    assert "Lin Wei 是深圳一家物流创业公司的后端工程师，写 Python 和 Go" in after["markdown"]
+    assert page.locator(".tools-muted", has_text=f"version {after['version']}").count() == 1
+
+
+def test_edit_conflict_overwrites_nothing(server: Server, open_page: Callable[..., Page]) -> None:
+    base = doc(server.http, "work")
+    bullet_id, _ = first_bullet(base["markdown"])
+    page = open_page("#/edit/doc/work")
+    page.locator(f'textarea[data-bullet="{bullet_id}"]').fill("My edit, made on a stale version")
+    page.get_by_role("button", name="Preview changes").click()
+    page.locator(".tools-diff").wait_for()
+    # someone else changes the document between the preview and the apply
+    theirs = base["markdown"].replace("Shenzhen", "Shenzhen (changed elsewhere)", 1)
+    r = server.http.post(
+        "/v1/docs/work/apply",
+        params=USER,
+        json={"markdown": theirs, "expected_version": base["version"]},
+    )
+    assert r.status_code == 200, r.text
+    page.get_by_role("button", name="Apply").click()
+    conflict = page.locator(".tools-conflict")
+    conflict.wait_for()
+    assert f"now at version {base['version'] + 1}" in conflict.inner_text()
+    assert "My edit, made on a stale version" in conflict.locator(".tools-mine").inner_text()
+    assert "changed elsewhere" in conflict.locator(".tools-theirs").inner_text()
+    stored = doc(server.http, "work")
+    assert stored["version"] == base["version"] + 1
+    assert "changed elsewhere" in stored["markdown"]
+    assert "stale version" not in stored["markdown"]
+    server.shot(page, "edit-conflict")
+    server.shot(page, "edit-conflict", phone=True)
+    page.get_by_role("button", name="Reload").click()
+    page.locator(".tools-conflict").wait_for(state="detached")
+    assert "changed elsewhere" in page.locator(f'textarea[data-bullet="{bullet_id}"]').input_value()
+
+
+def test_delete_bullet_with_reason(server: Server, open_page: Callable[..., Page]) -> None:
+    base = doc(server.http, "work")
+    bullet_id, line = first_bullet(base["markdown"])
+    page = open_page("#/edit/doc/work")
+    row = page.locator(f'.tools-bullet[data-bullet="{bullet_id}"]')
+    opener = row.get_by_role("button", name="Delete bullet")
+    opener.click()
+    dialog = page.locator("dialog[open]")
+    dialog.wait_for()
+    page.keyboard.press("Escape")  # closes without deleting, focus back on the opener
+    dialog.wait_for(state="detached")
+    assert page.evaluate("document.activeElement.textContent") == "Delete bullet"
+    opener.click()
+    dialog.locator("select").select_option("stale")
+    dialog.get_by_role("button", name="Delete bullet").click()
+    assert "to be deleted (stale)" in row.inner_text()
+    page.get_by_role("button", name="Preview changes").click()
+    assert f"-{line}" in page.locator(".tools-diff").inner_text()
+    page.get_by_role("button", name="Apply").click()
+    page.locator(".tools-ok").wait_for()
+    assert bullet_id not in doc(server.http, "work")["markdown"]
+
+
+def test_edit_fact_field_diff_and_conflict(server: Server, open_page: Callable[..., Page]) -> None:
+    facts = server.http.get("/v1/list", params={**USER, "kind": "fact"}).json()["items"]
+    fact = next(f for f in facts if f["topic"] == "health")
+    page = open_page(f"#/edit/fact/{fact['id']}", lang="zh")
+    page.locator('textarea[name="text"]').fill("对花生严重过敏 (severe peanut allergy)")
+    category = "event" if fact["category"] != "event" else "other"
+    page.locator('select[name="category"]').select_option(category)
+    page.get_by_role("button", name="预览改动").click()
+    table = page.locator(".tools-fielddiff")
+    table.wait_for()
+    rows = table.locator("tbody tr")
+    assert rows.count() == 2  # text and category changed, nothing else
+    assert "severe peanut allergy" in table.inner_text()
+    server.shot(page, "edit-fact-zh", phone=True)
+    # the fact changes elsewhere before the apply
+    r = server.http.patch(
+        f"/v1/items/{fact['id']}",
+        params=USER,
+        json={"changes": {"importance": 0.2}, "expected_version": fact["version"]},
+    )
+    assert r.status_code == 200, r.text
+    page.get_by_role("button", name="应用").click()
+    page.locator(".tools-conflict").wait_for()
+    stored = server.http.get(f"/v1/items/{fact['id']}", params=USER).json()
+    assert stored["text"] == fact["text"] and stored["category"] == fact["category"]
+    page.get_by_role("button", name="重新加载").click()
+    page.locator('textarea[name="text"]').fill("对花生严重过敏 (severe peanut allergy)")
+    page.get_by_role("button", name="预览改动").click()
+    page.get_by_role("button", name="应用").click()
+    page.locator(".tools-ok").wait_for()
+    stored = server.http.get(f"/v1/items/{fact['id']}", params=USER).json()
+    assert stored["text"] == "对花生严重过敏 (severe peanut allergy)"
+    assert stored["importance"] == 0.2  # the other writer's change is kept
+
+
+def test_delete_fact_with_reason(server: Server, open_page: Callable[..., Page]) -> None:
+    facts = server.http.get("/v1/list", params={**USER, "kind": "fact"}).json()["items"]
+    fact = next(f for f in facts if f["topic"] == "hobbies")
+    page = open_page(f"#/edit/fact/{fact['id']}")
+    page.get_by_role("button", name="Delete fact…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.locator("select").select_option("contradicted")
+    dialog.get_by_role("button", name="Delete", exact=True).click()
+    page.locator(".tools-ok", has_text="Deleted.").wait_for()
+    assert server.http.get(f"/v1/items/{fact['id']}", params=USER).status_code == 404
+    history = server.http.get(f"/v1/items/{fact['id']}/history", params=USER).json()["items"]
+    assert history[-1]["reason"] == "contradicted"
+
+
+# search and context -----------------------------------------------------------------------
+def test_search_hits_scores_citations_and_context_explain(
+    server: Server, open_page: Callable[..., Page]
+) -> None:
+    page = open_page("#/search?q=PostgreSQL")
+    hits = page.locator(".tools-hit")
+    hits.first.wait_for()
+    top = hits.first
+    assert "PostgreSQL" in top.locator(".tools-hit-text").inner_text()
+    labels = top.locator(".tools-bar-label").all_inner_texts()
+    assert {"score", "lexical", "dense", "fused"} <= set(labels)
+    values = [float(v) for v in top.locator(".tools-bar-value").all_inner_texts()]
+    assert values[0] > 0
+    cite = top.locator("a.tools-cite").first
+    href = cite.get_attribute("href") or ""
+    assert re.fullmatch(r"#/episodes/2026-04-14\?hl=ep_[0-9A-Z]+", href), href
+    # the context block at a small budget: what is in, and what was cut
+    page.locator('input[name="budget"]').fill("120")
+    page.get_by_role("button", name="Assemble context").click()
+    page.locator(".tools-context", has_text="of 120 tokens").wait_for()
+    block = page.locator(".tools-memory").inner_text()
+    assert block.startswith("<memory>")
+    assert page.locator(".tools-explain tr.tools-in").count() >= 1
+    assert page.locator(".tools-explain tr.tools-cut").count() >= 1
+    assert "over the budget" in page.locator(".tools-explain tr.tools-cut").first.inner_text()
+    server.shot(page, "search-explain")
+    server.shot(page, "search-explain", phone=True)
+    cite.click()
+    page.wait_for_url(re.compile(r".*#/episodes/2026-04-14\?hl=ep_.*"))
+
+
+def test_search_fact_hits_link_their_sources(
+    server: Server, open_page: Callable[..., Page]
+) -> None:
+    page = open_page("#/search?q=花生&granularity=fact", lang="zh")
+    hit = page.locator(".tools-hit").first
+    hit.wait_for()
+    link = hit.locator("a.tools-cite")
+    link.first.wait_for()  # looked up from the fact's sources
+    assert re.fullmatch(
+        r"#/episodes/2026-03-09\?hl=ep_[0-9A-Z]+", link.first.get_attribute("href") or ""
+    )
+    server.shot(page, "search-facts-zh")
+
+
+# runs -------------------------------------------------------------------------------------
+@pytest.fixture
+def held_extraction(server: Server) -> Iterator[threading.Event]:
+    """Hold a run's extraction step until the event is set: a run stays at its first step
+    while the test cancels it (released at the end in any case)."""
+    memory: Memory = server.memory
+    release = threading.Event()
+    extract = memory.extract
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(60)
+        return extract(*args, **kwargs)
+
+    memory.extract = held  # type: ignore[method-assign]
+    try:
+        yield release
+    finally:
+        release.set()
+        memory.extract = extract  # type: ignore[method-assign]
+
+
+def test_run_watched_live_then_cancelled(
+    server: Server, open_page: Callable[..., Page], held_extraction: threading.Event
+) -> None:
+    page = open_page("#/runs")
+    page.locator('select[name="kind"]').select_option("consolidate")
+    page.get_by_role("button", name="Start run").click()
+    page.locator('.tools-event[data-kind="started"]').wait_for()
+    page.locator('.tools-event[data-kind="step"]', has_text="step=extract").wait_for()
+    state = page.locator(".tools-run [data-state]")
+    assert state.get_attribute("data-state") == "running"
+    server.shot(page, "run-live")
+    page.get_by_role("button", name="Cancel run").click()
+    page.locator(".tools-run", has_text="Cancelling").wait_for()
+    held_extraction.set()  # the step ends; the run stops before consolidating
+    page.locator('.tools-run [data-state="cancelled"]').wait_for()
+    kinds = page.locator(".tools-event").evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert kinds[0] == "started" and kinds[-1] == "cancelled"
+    assert "consolidate" not in page.locator(".tools-events").inner_text()
+    page.locator(".tools-pastrun .state-cancelled").first.wait_for()
+    runs = server.http.get("/v1/runs", params=USER).json()["items"]
+    assert [r["state"] for r in runs] == ["cancelled"]
+    server.shot(page, "run-cancelled", phone=True)
+
+
+def test_run_events_reconnect_from_the_last_event_seen(
+    server: Server, open_page: Callable[..., Page], held_extraction: threading.Event
+) -> None:
+    """A stream that drops before the run's end is opened again from the last event seen,
+    and no event shows twice."""
+    page = open_page("#/runs")
+    asked: list[str] = []
+
+    def drop_first(route: Any, request: Any) -> None:
+        asked.append(request.url)
+        if len(asked) > 1:
+            route.continue_()
+            return
+        # the first stream ends after the run's first event (a dropped connection)
+        run_id = request.url.split("/v1/runs/")[1].split("/")[0]
+        r = server.http.get(
+            f"/v1/runs/{run_id}/events", params={**USER, "follow": "false", "cursor": "0"}
+        )
+        first = r.text.split("\n\n")[0] + "\n\n"
+        route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body=first)
+
+    page.route("**/v1/runs/*/events*", drop_first)
+    page.locator('select[name="kind"]').select_option("extract")
+    page.get_by_role("button", name="Start run").click()
+    page.locator('.tools-event[data-kind="step"]').wait_for()
+    held_extraction.set()
+    page.locator('.tools-run [data-state="done"]').wait_for()
+    first_seq = page.locator(".tools-event code").first.inner_text().lstrip("#")
+    assert len(asked) >= 2 and f"cursor={first_seq}" in asked[1], asked
+    kinds = page.locator(".tools-event").evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert kinds == ["started", "step", "report", "done"]
+
+
+def test_run_done_with_its_report(server: Server, open_page: Callable[..., Page]) -> None:
+    page = open_page("#/runs", lang="zh")
+    page.locator('select[name="kind"]').select_option("extract")
+    page.get_by_role("button", name="开始任务").click()
+    page.locator(".tools-result", has_text='"kind": "extract"').wait_for()  # the run's report
+    assert page.locator(".tools-run [data-state]").get_attribute("data-state") == "done"
+    kinds = page.locator(".tools-event").evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert kinds == ["started", "step", "report", "done"]
+    page.locator(".tools-pastrun").first.wait_for()
+    server.shot(page, "run-done-zh")
