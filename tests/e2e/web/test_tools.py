@@ -182,6 +182,26 @@ def test_edit_document_preview_then_apply(server: Server, open_page: Callable[..
     assert page.locator(".tools-muted", has_text=f"version {after['version']}").count() == 1
 
 
+def test_edit_document_as_markdown(server: Server, open_page: Callable[..., Page]) -> None:
+    before = doc(server.http, "work")
+    page = open_page("#/edit/doc/work", lang="zh")
+    page.get_by_role("button", name="Markdown").click()
+    editor = page.locator("textarea.tools-markdown")
+    assert editor.input_value() == before["markdown"]
+    edited = before["markdown"].replace(
+        "## Plans\n", "## Plans\n- 下周去杭州出差 (a trip to Hangzhou)\n", 1
+    )
+    editor.fill(edited)
+    page.get_by_role("button", name="预览改动").click()
+    assert "+- 下周去杭州出差 (a trip to Hangzhou)" in page.locator(".tools-diff").inner_text()
+    server.shot(page, "edit-markdown-zh")
+    page.get_by_role("button", name="应用").click()
+    page.locator(".tools-ok").wait_for()
+    after = doc(server.http, "work")
+    assert after["version"] == before["version"] + 1
+    assert re.search(r"\n- 下周去杭州出差 \(a trip to Hangzhou\) .*<!--m_", after["markdown"])
+
+
 def test_edit_conflict_overwrites_nothing(server: Server, open_page: Callable[..., Page]) -> None:
     base = doc(server.http, "work")
     bullet_id, _ = first_bullet(base["markdown"])

@@ -105,7 +105,13 @@ export function render(root, ctx) {
   const k = h("input", { type: "number", name: "k", min: "1", max: "50" });
   k.value = query.get("k") || "10";
   const budgetRange = h("input", { type: "range", min: "50", max: "4000", step: "50", "aria-label": ctx.t("search.budget") });
-  const budgetNumber = h("input", { type: "number", name: "budget", min: "50", max: "100000" });
+  const budgetNumber = h("input", {
+    type: "number",
+    name: "budget",
+    min: "50",
+    max: "100000",
+    "aria-label": ctx.t("search.budget"),
+  });
   budgetRange.value = budgetNumber.value = query.get("budget") || "600";
   budgetRange.addEventListener("input", () => {
     budgetNumber.value = budgetRange.value;
