@@ -1,14 +1,13 @@
 """The workbench's tools in headless Chromium against a running server over the sample
 memory: editing with a preview and a version conflict, the search and context playground,
-a curation run watched live and cancelled. Each test saves screenshots (laptop and phone;
-Chinese in some)."""
+forgetting with the cascade listed first, a curation run watched live and cancelled, audit
+flags resolved. Each test saves screenshots (laptop and phone; Chinese in some) to
+build/screenshots/."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,30 +23,12 @@ from memstrata.server.auth import KeyAuth
 from memstrata.server.http import create_app
 from memstrata.settings import load_settings
 from tests.e2e.live import live_server
+from tests.e2e.web.conftest import LAPTOP, PHONE, SCREENSHOTS, sign_in
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 USER = {"user": "demo"}
-
-
-ROOT = Path(__file__).resolve().parents[3]
-#: where the workbench's end-to-end tests write their screenshots (gitignored)
-SCREENSHOTS = ROOT / "build" / "screenshots"
-LAPTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
-
-def find_chromium() -> str | None:
-    """The browser to drive: ``$MEMSTRATA_CHROMIUM``, else Debian's ``chromium``."""
-    named = os.environ.get("MEMSTRATA_CHROMIUM")
-    if named:
-        return named if Path(named).is_file() else None
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 @dataclass
@@ -72,35 +53,6 @@ class Server:
         finally:
             page.set_viewport_size(LAPTOP)
         return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's), driven by Playwright with ``executable_path``."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no Chromium to drive: install Debian's chromium package")
-    args = ["--disable-dev-shm-usage", "--disable-gpu"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--no-sandbox")  # Chromium refuses to run as root inside its sandbox
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=args)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-def sign_in(page: Page, server: Server) -> None:
-    """Sign in through the form with the admin key; ends on the overview of ``demo``."""
-    page.goto(f"{server.base_url}/#/overview")
-    page.fill("#signin-key", server.admin_key)
-    page.click(".signin-form button[type=submit]")
-    page.wait_for_selector("#scope-user")
-    if page.input_value("#scope-user") != "demo":
-        page.select_option("#scope-user", "demo")
-    page.wait_for_selector("#wake-text")
 
 
 @pytest.fixture
@@ -306,6 +258,58 @@ def test_delete_fact_with_reason(server: Server, open_page: Callable[..., Page])
     assert history[-1]["reason"] == "contradicted"
 
 
+# forgetting -------------------------------------------------------------------------------
+def test_forget_item_lists_the_cascade_first(
+    server: Server, open_page: Callable[..., Page]
+) -> None:
+    episodes = server.http.get("/v1/list", params={**USER, "kind": "episode"}).json()["items"]
+    turn = next(e for e in episodes if "花生" in e["text"])
+    facts = server.http.get("/v1/list", params={**USER, "kind": "fact"}).json()["items"]
+    citing = [f for f in facts if turn["id"] in f["sources"]]
+    assert citing, "the sample has a fact citing the turn"
+    page = open_page(f"#/forget/item/{turn['id']}")
+    page.get_by_role("button", name="Forget…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.wait_for()
+    listed = dialog.inner_text()
+    assert "另外，我对花生过敏" in listed  # the turn itself, verbatim
+    for fact in citing:  # and each fact derived from it
+        assert dialog.locator(f'[data-id="{fact["id"]}"]').count() == 1
+    server.shot(page, "forget-confirm")
+    # cancelling forgets nothing
+    dialog.get_by_role("button", name="Cancel").click()
+    assert server.http.get(f"/v1/items/{turn['id']}", params=USER).status_code == 200
+    page.get_by_role("button", name="Forget…").click()
+    page.locator("dialog[open]").get_by_role("button", name="Forget for good").click()
+    page.locator(".tools-ok").wait_for()
+    assert server.http.get(f"/v1/items/{turn['id']}", params=USER).status_code == 404
+    for fact in citing:
+        assert server.http.get(f"/v1/items/{fact['id']}", params=USER).status_code == 404
+
+
+def test_forget_thread_needs_its_name_typed(server: Server, open_page: Callable[..., Page]) -> None:
+    page = open_page("#/forget/scope", thread="project-routes", lang="zh")
+    page.get_by_role("button", name="遗忘…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.wait_for()
+    confirm = dialog.get_by_role("button", name="永久遗忘")
+    assert confirm.is_disabled()
+    dialog.locator("input[type=text]").fill("project")
+    assert confirm.is_disabled()
+    dialog.locator("input[type=text]").fill("project-routes")
+    server.shot(page, "forget-scope-zh", phone=True)
+    confirm.click()
+    page.locator(".tools-ok").wait_for()
+    left = server.http.get(
+        "/v1/list", params={**USER, "thread": "project-routes", "kind": "episode"}
+    ).json()["items"]
+    assert left == []
+    other = server.http.get(
+        "/v1/list", params={**USER, "thread": "onboarding", "kind": "episode"}
+    ).json()["items"]
+    assert other  # the other thread is untouched
+
+
 # search and context -----------------------------------------------------------------------
 def test_search_hits_scores_citations_and_context_explain(
     server: Server, open_page: Callable[..., Page]
@@ -439,3 +443,80 @@ def test_run_done_with_its_report(server: Server, open_page: Callable[..., Page]
     assert kinds == ["started", "step", "report", "done"]
     page.locator(".tools-pastrun").first.wait_for()
     server.shot(page, "run-done-zh")
+
+
+# audit -------------------------------------------------------------------------------------
+UNSUPPORTED = "Owns a purple submarine called Nautilus"
+
+
+def add_unsupported_bullet(http: httpx2.Client) -> str:
+    """A bullet of the work document citing a turn that says nothing of it; its id."""
+    base = doc(http, "work")
+    cited = re.search(r"\[\^1\]: (\S+)", base["markdown"])
+    assert cited, base["markdown"]
+    r = http.post(
+        "/v1/docs/work/apply",
+        params=USER,
+        json={
+            "operations": [
+                {"op": "add", "section": "Profile", "text": UNSUPPORTED, "citations": [cited[1]]}
+            ],
+            "expected_version": base["version"],
+        },
+    )
+    assert r.status_code == 200, r.text
+    found = re.search(rf"{UNSUPPORTED}.*<!--(m_[0-9A-Z]+)-->", r.json()["after"])
+    assert found, r.json()["after"]
+    return found[1]
+
+
+def finding_of(page: Page, bullet_id: str) -> Any:
+    item = page.locator(f'.tools-finding[data-bullet="{bullet_id}"]')
+    item.wait_for()
+    return item
+
+
+def test_audit_finding_deleted_with_a_reason(
+    server: Server, open_page: Callable[..., Page]
+) -> None:
+    bullet_id = add_unsupported_bullet(server.http)
+    page = open_page("#/audit")
+    item = finding_of(page, bullet_id)
+    text = item.inner_text()
+    assert UNSUPPORTED in text and "barely support" in text
+    assert "Lin Wei" in item.locator(".tools-evidence").inner_text()  # the cited turn
+    server.shot(page, "audit")
+    item.get_by_role("button", name="Delete…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.locator("select").select_option("low-signal")
+    dialog.get_by_role("button", name="Delete…").click()
+    item.locator(".tools-ok").wait_for()
+    assert bullet_id not in doc(server.http, "work")["markdown"]
+
+
+def test_audit_finding_kept_is_not_flagged_again(
+    server: Server, open_page: Callable[..., Page]
+) -> None:
+    bullet_id = add_unsupported_bullet(server.http)
+    page = open_page("#/audit")
+    item = finding_of(page, bullet_id)
+    item.get_by_role("button", name="Keep").click()
+    item.locator(".tools-ok").wait_for()
+    assert UNSUPPORTED in doc(server.http, "work")["markdown"]
+    page.get_by_role("button", name="Check again").click()
+    page.locator(".tools-findings", has_text="Loading").wait_for(state="detached")
+    assert page.locator(f'.tools-finding[data-bullet="{bullet_id}"]').count() == 0
+
+
+def test_audit_finding_edited(server: Server, open_page: Callable[..., Page]) -> None:
+    bullet_id = add_unsupported_bullet(server.http)
+    page = open_page("#/audit", lang="zh")
+    item = finding_of(page, bullet_id)
+    item.get_by_role("button", name="编辑").click()
+    item.locator("textarea").fill("Lin Wei 是后端工程师")
+    server.shot(page, "audit-edit-zh", phone=True)
+    item.get_by_role("button", name="保存修改").click()
+    item.locator(".tools-ok").wait_for()
+    markdown = doc(server.http, "work")["markdown"]
+    assert re.search(rf"- Lin Wei 是后端工程师 .*<!--{bullet_id}-->", markdown), markdown
+    assert UNSUPPORTED not in markdown
