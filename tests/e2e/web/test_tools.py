@@ -42,17 +42,17 @@ class Server:
     memory: Memory
     test: str
 
-    def shot(self, page: Page, name: str, *, phone: bool = False) -> Path:
-        """A full-page screenshot, at the phone's width when ``phone``."""
+    def shot(self, page: Page, name: str) -> list[Path]:
+        """Full-page screenshots at a laptop's and at a phone's width."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{self.test}-{name}-{'phone' if phone else 'laptop'}.png"
-        if phone:
-            page.set_viewport_size(PHONE)
-        try:
+        paths = []
+        for size, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+            path = SCREENSHOTS / f"{self.test}-{name}-{size}.png"
+            page.set_viewport_size(viewport)
             page.screenshot(path=str(path), full_page=True)
-        finally:
-            page.set_viewport_size(LAPTOP)
-        return path
+            paths.append(path)
+        page.set_viewport_size(LAPTOP)
+        return paths
 
 
 @pytest.fixture
@@ -180,7 +180,6 @@ def test_edit_conflict_overwrites_nothing(server: Server, open_page: Callable[..
     assert "changed elsewhere" in stored["markdown"]
     assert "stale version" not in stored["markdown"]
     server.shot(page, "edit-conflict")
-    server.shot(page, "edit-conflict", phone=True)
     page.get_by_role("button", name="Reload").click()
     page.locator(".tools-conflict").wait_for(state="detached")
     assert "changed elsewhere" in page.locator(f'textarea[data-bullet="{bullet_id}"]').input_value()
@@ -202,6 +201,7 @@ def test_delete_bullet_with_reason(server: Server, open_page: Callable[..., Page
     dialog.locator("select").select_option("stale")
     dialog.get_by_role("button", name="Delete bullet").click()
     assert "to be deleted (stale)" in row.inner_text()
+    server.shot(page, "bullet-marked")
     page.get_by_role("button", name="Preview changes").click()
     assert f"-{line}" in page.locator(".tools-diff").inner_text()
     page.get_by_role("button", name="Apply").click()
@@ -222,7 +222,7 @@ def test_edit_fact_field_diff_and_conflict(server: Server, open_page: Callable[.
     rows = table.locator("tbody tr")
     assert rows.count() == 2  # text and category changed, nothing else
     assert "severe peanut allergy" in table.inner_text()
-    server.shot(page, "edit-fact-zh", phone=True)
+    server.shot(page, "edit-fact-zh")
     # the fact changes elsewhere before the apply
     r = server.http.patch(
         f"/v1/items/{fact['id']}",
@@ -235,6 +235,8 @@ def test_edit_fact_field_diff_and_conflict(server: Server, open_page: Callable[.
     stored = server.http.get(f"/v1/items/{fact['id']}", params=USER).json()
     assert stored["text"] == fact["text"] and stored["category"] == fact["category"]
     page.get_by_role("button", name="重新加载").click()
+    page.locator(".tools-conflict").wait_for(state="detached")  # the current version read
+    assert page.locator('input[name="importance"]').input_value() == "0.2"
     page.locator('textarea[name="text"]').fill("对花生严重过敏 (severe peanut allergy)")
     page.get_by_role("button", name="预览改动").click()
     page.get_by_role("button", name="应用").click()
@@ -251,6 +253,7 @@ def test_delete_fact_with_reason(server: Server, open_page: Callable[..., Page])
     page.get_by_role("button", name="Delete fact…").click()
     dialog = page.locator("dialog[open]")
     dialog.locator("select").select_option("contradicted")
+    server.shot(page, "fact-delete-reason")
     dialog.get_by_role("button", name="Delete", exact=True).click()
     page.locator(".tools-ok", has_text="Deleted.").wait_for()
     assert server.http.get(f"/v1/items/{fact['id']}", params=USER).status_code == 404
@@ -297,7 +300,7 @@ def test_forget_thread_needs_its_name_typed(server: Server, open_page: Callable[
     dialog.locator("input[type=text]").fill("project")
     assert confirm.is_disabled()
     dialog.locator("input[type=text]").fill("project-routes")
-    server.shot(page, "forget-scope-zh", phone=True)
+    server.shot(page, "forget-scope-zh")
     confirm.click()
     page.locator(".tools-ok").wait_for()
     left = server.http.get(
@@ -336,7 +339,6 @@ def test_search_hits_scores_citations_and_context_explain(
     assert page.locator(".tools-explain tr.tools-cut").count() >= 1
     assert "over the budget" in page.locator(".tools-explain tr.tools-cut").first.inner_text()
     server.shot(page, "search-explain")
-    server.shot(page, "search-explain", phone=True)
     cite.click()
     page.wait_for_url(re.compile(r".*#/episodes/2026-04-14\?hl=ep_.*"))
 
@@ -397,7 +399,7 @@ def test_run_watched_live_then_cancelled(
     page.locator(".tools-pastrun .state-cancelled").first.wait_for()
     runs = server.http.get("/v1/runs", params=USER).json()["items"]
     assert [r["state"] for r in runs] == ["cancelled"]
-    server.shot(page, "run-cancelled", phone=True)
+    server.shot(page, "run-cancelled")
 
 
 def test_run_events_reconnect_from_the_last_event_seen(
@@ -431,6 +433,7 @@ def test_run_events_reconnect_from_the_last_event_seen(
     assert len(asked) >= 2 and f"cursor={first_seq}" in asked[1], asked
     kinds = page.locator(".tools-event").evaluate_all("els => els.map(e => e.dataset.kind)")
     assert kinds == ["started", "step", "report", "done"]
+    server.shot(page, "run-reconnected")
 
 
 def test_run_done_with_its_report(server: Server, open_page: Callable[..., Page]) -> None:
@@ -502,6 +505,7 @@ def test_audit_finding_kept_is_not_flagged_again(
     item = finding_of(page, bullet_id)
     item.get_by_role("button", name="Keep").click()
     item.locator(".tools-ok").wait_for()
+    server.shot(page, "audit-kept")
     assert UNSUPPORTED in doc(server.http, "work")["markdown"]
     page.get_by_role("button", name="Check again").click()
     page.locator(".tools-findings", has_text="Loading").wait_for(state="detached")
@@ -514,7 +518,7 @@ def test_audit_finding_edited(server: Server, open_page: Callable[..., Page]) ->
     item = finding_of(page, bullet_id)
     item.get_by_role("button", name="编辑").click()
     item.locator("textarea").fill("Lin Wei 是后端工程师")
-    server.shot(page, "audit-edit-zh", phone=True)
+    server.shot(page, "audit-edit-zh")
     item.get_by_role("button", name="保存修改").click()
     item.locator(".tools-ok").wait_for()
     markdown = doc(server.http, "work")["markdown"]

@@ -550,6 +550,8 @@ export function askReason(ctx, title, text, confirmLabel) {
 // facts -----------------------------------------------------------------------------------
 
 function renderFact(root, ctx, id) {
+  /** A field's value as shown: a category by its name in the interface's language. */
+  const value = (f, v) => (f === "category" && v ? ctx.t(`edit.cat.${v}`) : show(v));
   const state = { base: null };
   const status = h("div", { class: "tools-status", "aria-live": "polite" });
   const form = h("div", { class: "tools-editor" });
@@ -660,7 +662,7 @@ function renderFact(root, ctx, id) {
     fill(
       preview,
       h("h2", {}, ctx.t("edit.diff")),
-      fieldDiff(ctx, state.base, after, FACT_FIELDS, (f) => ctx.t(`edit.fact.${f}`)),
+      fieldDiff(ctx, state.base, after, FACT_FIELDS, (f) => ctx.t(`edit.fact.${f}`), value),
       Object.keys(diff).length ? h("div", { class: "tools-actions" }, apply) : null,
     );
     if (Object.keys(diff).length) apply.focus();
@@ -726,8 +728,8 @@ function renderFact(root, ctx, id) {
                     "tr",
                     { class: show(after[f]) === show(current[f]) ? "" : "tools-differs" },
                     h("th", { scope: "row" }, ctx.t(`edit.fact.${f}`)),
-                    h("td", {}, show(after[f])),
-                    h("td", {}, show(current[f])),
+                    h("td", {}, value(f, after[f])),
+                    h("td", {}, value(f, current[f])),
                   ),
                 ),
               ),

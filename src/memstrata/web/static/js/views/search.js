@@ -122,7 +122,12 @@ export function render(root, ctx) {
   const hitsOut = h("section", { class: "tools-hits", "aria-live": "polite" });
   const contextOut = h("section", { class: "tools-context", "aria-live": "polite" });
 
+  // only the answer to the latest request is shown (an earlier one may arrive later)
+  let searchSeq = 0;
+  let contextSeq = 0;
+
   async function runSearch() {
+    const seq = ++searchSeq;
     const text = q.value.trim();
     if (!text) {
       fill(hitsOut, h("p", {}, ctx.t("search.empty")));
@@ -135,13 +140,15 @@ export function render(root, ctx) {
         query: { q: text, k: k.value || "10", granularity: granularity.value },
       });
     } catch (err) {
-      fill(hitsOut, errorBox(ctx, err));
+      if (seq === searchSeq) fill(hitsOut, errorBox(ctx, err));
       return;
     }
+    if (seq !== searchSeq) return;
     fill(hitsOut, h("h2", {}, ctx.t("search.hits")), ...hitList(ctx, page));
   }
 
   async function runContext() {
+    const seq = ++contextSeq;
     const text = q.value.trim();
     if (!text) {
       fill(contextOut, h("p", {}, ctx.t("search.empty")));
@@ -154,9 +161,10 @@ export function render(root, ctx) {
         query: { q: text, budget: budgetNumber.value || "600", explain: "true" },
       });
     } catch (err) {
-      fill(contextOut, errorBox(ctx, err));
+      if (seq === contextSeq) fill(contextOut, errorBox(ctx, err));
       return;
     }
+    if (seq !== contextSeq) return;
     fill(contextOut, ...contextView(ctx, result));
   }
 

@@ -189,7 +189,7 @@ export function diffView(diffText) {
 }
 
 /** A table of the fields that differ between ``before`` and ``after`` (objects). */
-export function fieldDiff(ctx, before, after, fields, label = (f) => f) {
+export function fieldDiff(ctx, before, after, fields, label = (f) => f, format = (_, v) => show(v)) {
   const changed = fields.filter((f) => show(before[f]) !== show(after[f]));
   if (!changed.length) return h("p", { class: "tools-muted" }, ctx.t("tools.nochange"));
   return h(
@@ -214,8 +214,8 @@ export function fieldDiff(ctx, before, after, fields, label = (f) => f) {
           "tr",
           {},
           h("th", { scope: "row" }, label(f)),
-          h("td", { class: "tools-diff-del" }, show(before[f])),
-          h("td", { class: "tools-diff-add" }, show(after[f])),
+          h("td", { class: "tools-diff-del" }, format(f, before[f])),
+          h("td", { class: "tools-diff-add" }, format(f, after[f])),
         ),
       ),
     ),
