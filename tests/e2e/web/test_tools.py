@@ -524,3 +524,35 @@ def test_audit_finding_edited(server: Server, open_page: Callable[..., Page]) ->
     markdown = doc(server.http, "work")["markdown"]
     assert re.search(rf"- Lin Wei 是后端工程师 .*<!--{bullet_id}-->", markdown), markdown
     assert UNSUPPORTED not in markdown
+
+
+# every tool at a phone's width ------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_tool_fits_a_phone_in_each_language(
+    server: Server, open_page: Callable[..., Page], lang: str
+) -> None:
+    """Each tool view with content, 390 px wide: nothing overflows sideways, and every string
+    the views used exists in English and in Chinese."""
+    bullet_id = add_unsupported_bullet(server.http)
+    facts = server.http.get("/v1/list", params={**USER, "kind": "fact"}).json()["items"]
+    episodes = server.http.get("/v1/list", params={**USER, "kind": "episode"}).json()["items"]
+    tour = [
+        ("search", "#/search?q=PostgreSQL", ".tools-explain tbody tr"),
+        ("edit-doc", "#/edit/doc/work", ".tools-bullet textarea"),
+        ("edit-fact", f"#/edit/fact/{facts[0]['id']}", 'textarea[name="text"]'),
+        ("forget-item", f"#/forget/item/{episodes[0]['id']}", ".tools-forget button"),
+        ("forget-scope", "#/forget/scope", ".tools-choices"),
+        ("runs", "#/runs", ".tools-past h2"),
+        ("audit", "#/audit", f'.tools-finding[data-bullet="{bullet_id}"] .tools-evidence'),
+    ]
+    page = open_page(tour[0][1], lang=lang)
+    page.set_viewport_size(PHONE)
+    for name, route, ready in tour:
+        page.goto(f"{server.base_url}/{route}")
+        page.locator(ready).first.wait_for()
+        width = page.evaluate("document.documentElement.clientWidth")
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width, f"{name}: the page is {scroll}px wide in a {width}px window"
+        page.screenshot(path=str(SCREENSHOTS / f"{server.test}-{name}-phone.png"), full_page=True)
+    lacking = page.evaluate("import('/js/i18n.js').then(m => m.missing())")
+    assert lacking == {"en": [], "zh": []}, lacking
