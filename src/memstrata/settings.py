@@ -61,6 +61,9 @@ def default_config_file() -> Path:
 
 #: the longest turn accepted by default: about 25,000 English words, far beyond any chat turn
 DEFAULT_MAX_TURN_CHARS = 100_000
+#: the search indexes one process keeps by default, in MiB (about 100,000 turns with the default
+#: embedder's two dense views)
+DEFAULT_INDEX_MEMORY_MB = 1024
 
 
 class _ProviderSettings(BaseModel):
@@ -296,6 +299,12 @@ class Settings(BaseSettings):
         True, description="load the small bilingual sample memory when the store is empty"
     )
     sample_user: str = Field("demo", description="the user the sample memory belongs to")
+    index_memory_mb: int = Field(
+        DEFAULT_INDEX_MEMORY_MB,
+        ge=0,
+        description="MiB of search indexes one process keeps; past it the least recently used "
+        "users' indexes are dropped and rebuilt on their next search (0: no bound)",
+    )
     llm: OpenAILLMSettings | None = Field(
         default=None, description="a chat model for extraction and consolidation (optional)"
     )

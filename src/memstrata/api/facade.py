@@ -31,7 +31,7 @@ from memstrata.model import (
     SearchHits,
 )
 from memstrata.ports import Clock, Embedder, RecordStore
-from memstrata.settings import Settings, load_settings
+from memstrata.settings import DEFAULT_INDEX_MEMORY_MB, Settings, load_settings
 
 #: topic documents a recall by meaning considers (the best of a topic search)
 _NEAR_CANDIDATES: Final = 5
@@ -124,14 +124,17 @@ class Memory(AuditMixin, BrowseMixin):
                 from memstrata.index.snapshot import SnapshotStore
 
                 snapshots = None
+                bound = DEFAULT_INDEX_MEMORY_MB
                 if self.settings is not None:
                     snapshots = SnapshotStore(self.settings.index_dir)
+                    bound = self.settings.index_memory_mb
                 self._indexes = IndexManager(
                     self.store,
                     embedder,
                     self._ranking,
                     passages=document_passages,
                     snapshots=snapshots,
+                    memory_bytes=bound * 2**20 or None,
                 )
             return self._indexes
 

@@ -32,6 +32,9 @@ from numpy.typing import NDArray
 
 from memstrata.errors import InvalidInputError, SnapshotError
 
+#: per term: its string, its place in the vocabulary and its three posting columns (objects)
+_TERM_BYTES = 600
+
 
 class _Loaded:
     """Postings and documents as loaded from arrays (read-only; writes copy out of them)."""
@@ -78,6 +81,24 @@ class BM25Index:
     @property
     def vocabulary(self) -> int:
         return len(self._vocab)
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory the index holds, from its counts: per posting (live or
+        stale) its three columns and its pair in its document, the arrays loaded from a
+        snapshot, the postings cached for scoring, the per-slot columns, and per term its
+        entry in the vocabulary."""
+        df = np.frombuffer(self._df, dtype=np.int32)
+        stale = np.frombuffer(self._stale, dtype=np.int32)
+        postings = int(df.sum(dtype=np.int64)) + int(stale.sum(dtype=np.int64))
+        loaded = self._loaded
+        mapped = 0
+        if loaded is not None:
+            arrays = (loaded.slots, loaded.tfs, loaded.epochs, loaded.docs, loaded.doc_offsets)
+            mapped = sum(int(a.nbytes) for a in arrays) + 8 * len(loaded.offsets)
+        cached = sum(s.nbytes + t.nbytes for s, t in self._cache.values())
+        columns = self._epoch.nbytes + self._lengths.nbytes
+        return 20 * postings + mapped + int(cached) + columns + _TERM_BYTES * len(self._vocab)
 
     def __contains__(self, slot: int) -> bool:
         return slot in self._docs or self._loaded_doc(slot)

@@ -18,16 +18,29 @@ its snapshot was erased), and when the work done since its snapshot (changes rep
 added or dropped) reaches 1,000 and 5% of its entries: at once when it is small (under 20,000
 entries, a matter of milliseconds), otherwise off the search path in one background thread.
 :meth:`IndexManager.close` saves what has at least one change per 1,000 entries.
+
+Memory is bounded (``memory_bytes``, the setting ``index_memory_mb``): after each use the
+indexes' sizes (:func:`index_bytes`, an estimate from their matrices, columns and postings) are
+added up and, while they exceed the bound, the least recently used user's index is dropped; it
+is built again (from its snapshot, or the records) on its next use. The index just used is
+kept however large it is. An index is never dropped while it is in use for more than a search:
+being built or caught up (its user's lock is held), embedding or filling vectors from the cache
+(:meth:`IndexManager.embed_pending`, :meth:`IndexManager.fill_from_cache`), or waiting for or
+in a save. A search that holds an index it dropped keeps it until it is done. Nothing is lost:
+the vectors embedded are in the embedding cache, pending work is the entries a rebuilt index
+finds without one, and a deletion's :meth:`IndexManager.refresh` sees every index that can
+still put vectors in.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
-from memstrata.errors import MemstrataError, NotFoundError
+from memstrata.errors import InvalidInputError, MemstrataError, NotFoundError
 from memstrata.ids import kind_of
 from memstrata.index.config import RankingConfig
 from memstrata.index.scope_index import PassageReader, UserIndex
@@ -46,6 +59,16 @@ _SAVE_MIN: Final = 1_000  # work since the snapshot (changes, vectors) worth a s
 _SAVE_SHARE: Final = 0.05  # this share of the entries
 _CLOSE_SHARE: Final = 0.001  # on close: one change per 1,000 entries
 _SYNC_SAVE_MAX: Final = 20_000  # smaller indexes are saved at once (tens of milliseconds)
+#: per slot, what the arrays do not hold: the entry's id and text, its details, its place in
+#: the catalog's maps (Python objects; measured with tracemalloc on short chat turns)
+_SLOT_BYTES: Final = 700
+
+
+def index_bytes(index: UserIndex) -> int:
+    """An estimate of the memory a user's index holds: its vector matrices (mapped from a
+    snapshot or not) and graphs, its filter columns, its BM25 postings and, per slot, the
+    entry's id, text and details."""
+    return index.nbytes + index.lexical.nbytes + _SLOT_BYTES * index.catalog.capacity
 
 
 class IndexManager:
@@ -58,7 +81,10 @@ class IndexManager:
         *,
         deferred: bool = True,
         snapshots: SnapshotStore | None = None,
+        memory_bytes: int | None = None,
     ) -> None:
+        if memory_bytes is not None and memory_bytes <= 0:
+            raise InvalidInputError(f"memory_bytes must be positive, got {memory_bytes}")
         self.store = store
         #: dense vectors not cached are left pending (see :meth:`embed_pending`)
         self.deferred = deferred
@@ -68,7 +94,16 @@ class IndexManager:
         self.passages = passages
         #: where indexes are saved and loaded (None: built from the records each time)
         self.snapshots = snapshots
+        #: the indexes' estimated bytes above which the least recently used are dropped
+        #: (None: no bound)
+        self.memory_bytes = memory_bytes
         self._indexes: dict[str, UserIndex] = {}
+        #: per built index, its estimated bytes when last used; ordered least recently used
+        #: first
+        self._sizes: dict[str, int] = {}
+        #: users whose index is in use beyond a search (embedding, filling, saving): kept
+        self._busy: dict[str, int] = {}
+        self.evictions = 0
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self.rebuilds = 0
@@ -93,8 +128,68 @@ class IndexManager:
                 index = self._indexes[user] = self._build(user, head)
             elif index.generation != head:
                 index = self._catch_up(index, head)
+            self._used(user, index)
         self.maybe_save(user)
+        self._bound()
         return index
+
+    # the memory bound --------------------------------------------------------------
+    def memory(self) -> dict[str, int]:
+        """The estimated bytes of each built index when last used, least recently used
+        first."""
+        with self._guard:
+            return dict(self._sizes)
+
+    def _used(self, user: str, index: UserIndex) -> None:
+        """The user's index was just used: it becomes the most recently used, measured."""
+        size = index_bytes(index)
+        with self._guard:
+            self._sizes.pop(user, None)
+            self._sizes[user] = size
+
+    @contextmanager
+    def _in_use(self, user: str, *, held: bool = False) -> Iterator[None]:
+        """Keep the user's index from being dropped meanwhile (``held``: the caller has
+        counted it in already, holding the guard)."""
+        if not held:
+            with self._guard:
+                self._busy[user] = self._busy.get(user, 0) + 1
+        try:
+            yield
+        finally:
+            with self._guard:
+                left = self._busy.pop(user) - 1
+                if left:
+                    self._busy[user] = left
+
+    def _bound(self) -> None:
+        """Drop least recently used indexes while their total is over the bound, keeping
+        the most recently used and those in use (see the module's docstring)."""
+        limit = self.memory_bytes
+        if limit is None:
+            return
+        with self._guard:
+            total = sum(self._sizes.values())
+            if total <= limit:
+                return
+            newest = next(reversed(self._sizes))
+            for user in list(self._sizes):
+                if total <= limit:
+                    break
+                if user == newest or user in self._busy or user in self._queued:
+                    continue
+                lock = self._locks.get(user)
+                if lock is None or not lock.acquire(blocking=False):
+                    continue  # being built, caught up or refreshed: in use
+                try:
+                    total -= self._sizes.pop(user)
+                    self._indexes.pop(user, None)
+                    self._saved.pop(user, None)
+                    self._work.pop(user, None)
+                    self.evictions += 1
+                finally:
+                    lock.release()
+                log.debug("index of %s dropped to keep within %d bytes", user, limit)
 
     def refresh(self, user: str | None = None) -> None:
         """Bring the built indexes (all, or one user's) up to date now; build none. A
@@ -134,24 +229,41 @@ class IndexManager:
     ) -> int:
         """Bring the user's index up to date and embed everything pending in it, in this
         thread (see :meth:`UserIndex.embed_pending`); the count embedded."""
-        done = self.index(user).embed_pending(batch=batch, progress=progress, stop=stop)
-        self.maybe_save(user)  # vectors put in are work a snapshot may be worth
+        with self._in_use(user):
+            index = self.index(user)
+            done = index.embed_pending(batch=batch, progress=progress, stop=stop)
+            self._measured(user, index)
+        self.maybe_save(user)
+        self._bound()  # vectors put in are work a snapshot may be worth
         return done
 
     def fill_from_cache(self, user: str) -> int:
         """Bring the user's index up to date and put in the pending vectors another process
         has cached meanwhile, running no model; the count put in."""
-        done = self.index(user).fill_from_cache()
+        with self._in_use(user):
+            index = self.index(user)
+            done = index.fill_from_cache()
+            self._measured(user, index)
         self.maybe_save(user)
+        self._bound()
         return done
+
+    def _measured(self, user: str, index: UserIndex) -> None:
+        """Measure the user's index again (its vectors grew), if it is still the one built."""
+        size = index_bytes(index)
+        with self._guard:
+            if self._indexes.get(user) is index and user in self._sizes:
+                self._sizes[user] = size
 
     def drop(self, user: str | None = None) -> None:
         """Forget built indexes (all, or one user's); they rebuild on next use."""
         with self._guard:
             if user is None:
                 self._indexes.clear()
+                self._sizes.clear()
             else:
                 self._indexes.pop(user, None)
+                self._sizes.pop(user, None)
 
     def _build(self, user: str, head: int, *, fresh: bool = False) -> UserIndex:
         if not fresh and self.snapshots is not None and head > 0:
@@ -267,7 +379,9 @@ class IndexManager:
                     self._saver = None
                     return
                 user = self._queued.pop()
-            self.save(user)
+                self._busy[user] = self._busy.get(user, 0) + 1  # kept until saved
+            with self._in_use(user, held=True):
+                self.save(user)
 
     def save(self, user: str | None = None) -> int:
         """Save the built indexes (all, or one user's) that changed since their snapshot,
@@ -278,16 +392,17 @@ class IndexManager:
             users = [user] if user is not None else list(self._indexes)
         saved = 0
         for name in users:
-            index = self._indexes.get(name)
-            if index is None or self._unsaved(index) is None:
-                continue
-            state = self._state(index)
-            try:
-                if self.snapshots.save(index, self.store) is not None:
-                    saved += 1
-            except MemstrataError as exc:  # derived data: the index is rebuilt when missing
-                log.warning("index of %s not saved: %s", name, exc)
-            self._saved_now(index, state)  # tried: not again until it changes
+            with self._in_use(name):
+                index = self._indexes.get(name)
+                if index is None or self._unsaved(index) is None:
+                    continue
+                state = self._state(index)
+                try:
+                    if self.snapshots.save(index, self.store) is not None:
+                        saved += 1
+                except MemstrataError as exc:  # derived: the index is rebuilt when missing
+                    log.warning("index of %s not saved: %s", name, exc)
+                self._saved_now(index, state)  # tried: not again until it changes
         return saved
 
     def erased(self, user: str) -> None:
