@@ -64,6 +64,7 @@ def test_audit_lists_flags_with_text_and_citations(
     assert citation["episode_id"] == seeded["oolong"] and citation["exists"] is True
     assert citation["text"] == "Oolong tea every morning"
     assert citation["citation"] == f"chat:{seeded['oolong']}"
+    assert flag["by"] == "rules"  # no chat model configured
 
 
 def test_keep_is_remembered_until_the_bullet_changes(

@@ -53,6 +53,8 @@ class AuditFlag:
     problem: str
     support: float
     citations: tuple[Mapping[str, JsonValue], ...]
+    #: who judged it: ``rules``, or ``model`` (a chat model shown the cited turns)
+    by: str = "rules"
 
     def to_json(self) -> dict[str, JsonValue]:
         return {
@@ -63,6 +65,7 @@ class AuditFlag:
             "problem": self.problem,
             "support": self.support,
             "citations": [dict(c) for c in self.citations],
+            "by": self.by,
         }
 
 
@@ -90,11 +93,12 @@ class AuditResolution:
 class AuditMixin(CurationMixin):
     """The audit's flags, and resolving them."""
 
-    def audit(self, scope: ScopeLike) -> list[AuditFlag]:
+    def audit(self, scope: ScopeLike, *, use_llm: bool = True) -> list[AuditFlag]:
         """The current flags of the consolidator's audit (run now, removing nothing) on the
-        scope's curated documents, except bullets a person kept as they still stand."""
+        scope's curated documents, except bullets a person kept as they still stand. With a
+        chat model configured it judges the evidence (``use_llm=False``: rules only)."""
         scope = as_scope(scope)
-        report = self.consolidate(scope, mode="audit", remove=False)
+        report = self.consolidate(scope, mode="audit", remove=False, use_llm=use_llm)
         kept = self._kept(scope)
         flags: list[AuditFlag] = []
         documents: dict[str, tuple[dict[str, Bullet], int]] = {}
@@ -119,6 +123,7 @@ class AuditMixin(CurationMixin):
                     problem=finding.problem,
                     support=finding.support,
                     citations=tuple(self._citations(scope, bullet)),
+                    by=finding.by,
                 )
             )
         return flags

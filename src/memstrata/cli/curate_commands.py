@@ -186,11 +186,12 @@ def audit() -> None:
     "them, checked now (nothing is changed); bullets kept as they stand are left out.",
 )
 @scope_options
+@click.option("--no-llm", is_flag=True, help="Rules only, with a chat model configured.")
 @data_dir_option
 @json_option
-def audit_list(scope_args: ScopeArgs, data_dir: Path | None, as_json: bool) -> None:
+def audit_list(scope_args: ScopeArgs, no_llm: bool, data_dir: Path | None, as_json: bool) -> None:
     with memory_for(data_dir) as mem:
-        flags = mem.audit(scope_args.scope())
+        flags = mem.audit(scope_args.scope(), use_llm=not no_llm)
     if as_json:
         print_json([f.to_json() for f in flags])
         return

@@ -320,6 +320,9 @@ class AuditFlagOut(BaseModel):
     problem: Literal["missing-evidence", "unsupported"]
     support: float
     citations: list[AuditCitationOut]
+    by: Literal["rules", "model"] = Field(
+        description="who judged it: rules, or the configured chat model"
+    )
 
 
 class AuditOut(BaseModel):

@@ -3,9 +3,9 @@ shown to a person, and what they decide about each (keep, delete, edit)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
 from memstrata.server.responses import AuditOut, AuditResolutionOut
@@ -15,12 +15,19 @@ router = APIRouter(tags=["audit"])
 
 
 @router.get("/v1/audit", dependencies=[READER], response_model=AuditOut)
-def audit(memory: MemoryDep, scope: ScopeDep) -> dict[str, Any]:
+def audit(
+    memory: MemoryDep,
+    scope: ScopeDep,
+    use_llm: Annotated[
+        bool,
+        Query(description="let the configured chat model judge the evidence (false: rules only)"),
+    ] = True,
+) -> dict[str, Any]:
     """The audit's current flags on the scope's curated documents (run now; nothing is
     changed): each bullet with its document key and version, text, problem, support and
     citations (with the cited turns that still exist). Bullets a person kept, as they still
     stand, are left out."""
-    return {"items": [flag.to_json() for flag in memory.audit(scope)]}
+    return {"items": [flag.to_json() for flag in memory.audit(scope, use_llm=use_llm)]}
 
 
 @router.post("/v1/audit/resolve", dependencies=[WRITER], response_model=AuditResolutionOut)
