@@ -206,3 +206,29 @@ def test_mcp_forget_dry_run(memory: Memory, seeded: dict[str, str], data_dir: Pa
     body = out.model_dump()
     assert body["dry_run"] is True and seeded["fact"] in body["cascaded"]
     assert _snapshot(memory, data_dir) == before
+
+
+def test_preview_of_a_pending_forget_says_the_call_finishes_it(
+    memory: Memory, seeded: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.errors import StoreError
+
+    def refuse(ids: object, reason: str, texts: object = ()) -> int:
+        raise OSError("disk is read-only")
+
+    assert memory.trace is not None
+    monkeypatch.setattr(memory.trace, "redact", refuse)
+    with pytest.raises(StoreError):
+        memory.forget(seeded["secret"], ALICE)
+    monkeypatch.undo()
+    preview = memory.forget(seeded["secret"], ALICE, dry_run=True)
+    assert isinstance(preview, ForgetPreview) and preview.pending
+    assert preview.counts["trace_lines"] == 1  # the trace line is still there to erase
+    assert memory.store.pending_erasures()  # still pending: the dry run finished nothing
+    report = memory.forget(seeded["secret"], ALICE)
+    assert (preview.deleted, preview.cascaded, dict(preview.counts)) == (
+        report.deleted,
+        report.cascaded,
+        dict(report.counts),
+    )
+    assert not memory.store.pending_erasures()
