@@ -292,3 +292,27 @@ def test_another_user_and_a_thread_are_picked_in_the_header(
     routes = workbench.get("/v1/list", user="demo", thread="project-routes", kind="episode")
     sessions = {e["session_id"] for e in routes["items"]}
     expect(page.locator("li.session")).to_have_count(len(sessions))
+
+
+def test_a_key_revoked_while_signed_in_returns_to_the_sign_in_form(
+    page: Page, workbench: Workbench
+) -> None:
+    created = workbench.memory.keys.create("reader", ["demo"], name="revoked in a test")
+    sign_in(page, workbench, key=created.secret)
+    workbench.memory.keys.revoke(created.key.id)
+    goto_facts = f"{workbench.base_url}/#/facts"
+    page.goto(goto_facts)
+    expect(page.locator("#signin-error")).to_have_text("Your key was refused. Sign in again.")
+    assert page.evaluate("sessionStorage.getItem('memstrata.key')") is None
+
+
+def test_a_tool_whose_module_is_not_installed_says_it_is_not_available(
+    signed_in: Page, workbench: Workbench
+) -> None:
+    page = signed_in
+    page.route("**/js/views/runs.js", lambda route: route.fulfill(status=404, body="Not Found"))
+    page.goto(f"{workbench.base_url}/#/runs")
+    expect(page.locator(".view[data-view=runs] .unavailable")).to_have_text(
+        "This part of the workbench is not available in this installation."
+    )
+    expect(page.locator("#nav a[aria-current=page]")).to_have_text("Curation runs")

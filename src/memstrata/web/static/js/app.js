@@ -54,7 +54,6 @@ register({
     'scope.thread': 'Thread',
     'scope.all_threads': 'All threads',
     'scope.no_users': 'No user holds memory yet',
-    'scope.apply': 'Show',
     'lang.switch': '中文',
     'lang.switch_label': 'Switch the interface to Chinese',
     'signin.title': 'Sign in',
@@ -93,7 +92,6 @@ register({
     'scope.thread': '线程',
     'scope.all_threads': '全部线程',
     'scope.no_users': '还没有用户存有记忆',
-    'scope.apply': '显示',
     'lang.switch': 'English',
     'lang.switch_label': '将界面切换为英文',
     'signin.title': '登录',
@@ -141,8 +139,8 @@ const state = {
   api: new Api({ key: readStored(sessionStorage, KEY_STORAGE) }),
   me: null,
   signedIn: false,
-  users: null, // names, or null when the server cannot list them
-  threads: null,
+  users: [], // the users the caller may pick
+  threads: [], // the picked user's threads
   scope: readScope(),
   leave: null, // the current view's clean-up
   controller: null,
@@ -289,48 +287,34 @@ function signOut(problem) {
   renderSignIn(problem);
 }
 
-/** GET /v1/me: who the caller is (null when the server predates the route). */
-async function whoAmI(api) {
-  try {
-    return await api.get('/v1/me');
-  } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 404) return null;
-    throw exc;
-  }
+/** GET /v1/me: who the caller is ({mode, role, users, key}). */
+function whoAmI(api) {
+  return api.get('/v1/me');
 }
 
+/** The users the caller may pick: the key's one user, else those holding memory. */
 async function loadUsers() {
   const me = state.me;
   if (me && Array.isArray(me.users) && me.users.length === 1) return me.users;
-  try {
-    const items = await state.api.all('/v1/users', { limit: 1000 }, { max: 5000 });
-    return items.map((item) => item.user);
-  } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 404) return me && Array.isArray(me.users) ? me.users : null;
-    throw exc;
-  }
+  const items = await state.api.all('/v1/users', { limit: 1000 }, { max: 5000 });
+  return items.map((item) => item.user);
 }
 
+/** The threads of a user that hold records. */
 async function loadThreads(user) {
   if (!user) return [];
-  try {
-    const answer = await state.api.get('/v1/scopes', { user });
-    const names = answer.items.map((item) => item.thread).filter(Boolean);
-    return [...new Set(names)].sort();
-  } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 404) return null;
-    throw exc;
-  }
+  const answer = await state.api.get('/v1/scopes', { user });
+  return [...new Set(answer.items.map((item) => item.thread).filter(Boolean))].sort();
 }
 
 async function enter() {
   state.signedIn = true;
   state.users = await loadUsers();
-  if (state.users && state.users.length && !state.users.includes(state.scope.user)) {
-    state.scope = { user: state.users[0], thread: null };
+  if (!state.users.includes(state.scope.user)) {
+    state.scope = { user: state.users.length ? state.users[0] : null, thread: null };
   }
   state.threads = await loadThreads(state.scope.user);
-  if (state.threads && state.scope.thread && !state.threads.includes(state.scope.thread)) {
+  if (state.scope.thread && !state.threads.includes(state.scope.thread)) {
     state.scope.thread = null;
   }
   saveScope();
@@ -347,40 +331,32 @@ function langButton() {
 }
 
 function scopePicker() {
-  const userField = state.users
-    ? h('select', { id: 'scope-user', name: 'user', disabled: state.users.length === 0 },
-      state.users.length === 0 ? h('option', { value: '' }, t('scope.no_users')) : null,
-      state.users.map((name) => h('option', { value: name, selected: name === state.scope.user }, name)))
-    : h('input', { id: 'scope-user', name: 'user', value: state.scope.user || '', autocomplete: 'off', required: true });
-  const threadField = state.threads
-    ? h('select', { id: 'scope-thread', name: 'thread' },
-      h('option', { value: '' }, t('scope.all_threads')),
-      state.threads.map((name) => h('option', { value: name, selected: name === state.scope.thread }, name)))
-    : h('input', { id: 'scope-thread', name: 'thread', value: state.scope.thread || '', autocomplete: 'off', placeholder: t('scope.all_threads') });
-  const changeUser = async () => {
-    state.scope = { user: userField.value.trim() || null, thread: null };
-    state.threads = await loadThreads(state.scope.user).catch(() => null);
+  const userField = h('select', { id: 'scope-user', name: 'user', disabled: state.users.length === 0 },
+    state.users.length === 0 ? h('option', { value: '' }, t('scope.no_users')) : null,
+    state.users.map((name) => h('option', { value: name, selected: name === state.scope.user }, name)));
+  const threadField = h('select', { id: 'scope-thread', name: 'thread' },
+    h('option', { value: '' }, t('scope.all_threads')),
+    state.threads.map((name) => h('option', { value: name, selected: name === state.scope.thread }, name)));
+  userField.addEventListener('change', async () => {
+    state.scope = { user: userField.value || null, thread: null };
+    try {
+      state.threads = await loadThreads(state.scope.user);
+    } catch (exc) {
+      state.threads = [];
+      toast(t('common.error', { message: describe(exc) }), { kind: 'error' });
+    }
     saveScope();
     renderShell();
     route();
-  };
-  const changeThread = () => {
-    state.scope = { ...state.scope, thread: threadField.value.trim() || null };
+  });
+  threadField.addEventListener('change', () => {
+    state.scope = { ...state.scope, thread: threadField.value || null };
     saveScope();
     route();
-  };
-  const form = h('form', { class: 'scope-picker', 'aria-label': `${t('scope.user')} / ${t('scope.thread')}`,
-    onsubmit: (event) => { event.preventDefault(); changeUser(); } },
-  h('label', { for: 'scope-user' }, t('scope.user')), userField,
-  h('label', { for: 'scope-thread' }, t('scope.thread')), threadField);
-  if (state.users) userField.addEventListener('change', changeUser);
-  if (state.threads) threadField.addEventListener('change', changeThread);
-  if (!state.users || !state.threads) {
-    // typed names: applied with the button (or Enter)
-    form.appendChild(h('button', { type: 'submit' }, t('scope.apply')));
-    if (state.threads === null) threadField.addEventListener('change', changeThread);
-  }
-  return form;
+  });
+  return h('div', { class: 'scope-picker', role: 'group', 'aria-label': `${t('scope.user')} / ${t('scope.thread')}` },
+    h('span', { class: 'field' }, h('label', { for: 'scope-user' }, t('scope.user')), userField),
+    h('span', { class: 'field' }, h('label', { for: 'scope-thread' }, t('scope.thread')), threadField));
 }
 
 function whoLabel() {
@@ -552,8 +528,36 @@ async function route() {
 
 // --- start ----------------------------------------------------------------------------
 
+let booted = false;
+
 async function boot() {
   document.title = t('app.title');
+  if (!booted) {
+    booted = true;
+    listen();
+  }
+  try {
+    state.me = await whoAmI(state.api);
+  } catch (exc) {
+    if (exc instanceof ApiError && exc.status === 401) {
+      const hadKey = Boolean(state.api.key);
+      writeStored(sessionStorage, KEY_STORAGE, null);
+      state.api = new Api();
+      renderSignIn(hadKey ? t('common.signin_again') : '');
+      return;
+    }
+    mount(shell(), h('main', { id: 'main', tabindex: '-1' }, errorBox(exc, () => boot())));
+    return;
+  }
+  await enter().catch((exc) => {
+    mount(shell(), h('main', { id: 'main', tabindex: '-1' },
+      h('p', { role: 'alert' }, t('boot.failed', { message: describe(exc) })),
+      h('button', { type: 'button', onclick: () => boot() }, t('common.retry'))));
+  });
+}
+
+/** The page's listeners, once: the hash, Escape for the menu, the language. */
+function listen() {
   const skip = document.querySelector('.skip-link');
   if (skip) {
     skip.textContent = t('app.skip');
@@ -580,27 +584,6 @@ async function boot() {
       const problem = document.getElementById('signin-error');
       renderSignIn(problem ? problem.textContent : '');
     }
-  });
-  try {
-    state.me = await whoAmI(state.api);
-  } catch (exc) {
-    if (exc instanceof ApiError && exc.status === 401) {
-      const hadKey = Boolean(state.api.key);
-      writeStored(sessionStorage, KEY_STORAGE, null);
-      state.api = new Api();
-      renderSignIn(hadKey ? t('common.signin_again') : '');
-      return;
-    }
-    mount(shell(), h('main', { id: 'main', tabindex: '-1' }, errorBox(exc, () => boot())));
-    return;
-  }
-  if (state.me === null && !state.api.key) {
-    // a server without /v1/me answered without a key: it serves in local mode
-    state.me = { mode: 'local', role: 'admin', users: null, key: null };
-  }
-  await enter().catch((exc) => {
-    mount(shell(), h('main', { id: 'main', tabindex: '-1' },
-      h('p', { role: 'alert' }, t('boot.failed', { message: describe(exc) }))));
   });
 }
 
