@@ -70,6 +70,16 @@ def test_overview_shows_the_wake_up_block_exactly_with_its_tokens_and_the_counts
     assert counts["Turns (episodes)"] == str(stats["episodes"])
     assert counts["Current facts"] == str(stats["facts_current"])
     assert counts["Superseded facts"] == str(stats["facts_superseded"]) == "1"
+    sizes = dict(
+        zip(
+            page.locator(".sizes dt").all_inner_texts(),
+            page.locator(".sizes dd").all_inner_texts(),
+            strict=True,
+        )
+    )
+    turns = stats["bytes"]["episode"]
+    assert sizes["turns"] == (f"{turns} bytes" if turns < 1024 else f"{turns / 1024:.1f} KiB")
+    assert len(sizes) == len(stats["bytes"])
     shoot(page, "overview")
     # a smaller budget: the block the API gives at that budget
     page.fill("#wake-budget", "120")

@@ -29,6 +29,13 @@ register({
     'overview.documents': 'Documents',
     'overview.first': 'First turn',
     'overview.last': 'Latest turn',
+    'overview.sizes': 'Stored text by kind (UTF-8)',
+    'overview.kind.episode': 'turns',
+    'overview.kind.fact': 'facts',
+    'overview.kind.total': 'total',
+    'overview.bytes': '{n} bytes',
+    'overview.kib': '{n} KiB',
+    'overview.mib': '{n} MiB',
   },
   zh: {
     'overview.title': '概览',
@@ -53,8 +60,21 @@ register({
     'overview.documents': '文档',
     'overview.first': '最早一轮',
     'overview.last': '最近一轮',
+    'overview.sizes': '按类型统计的存储文本（UTF-8）',
+    'overview.kind.episode': '对话轮次',
+    'overview.kind.fact': '事实',
+    'overview.kind.total': '合计',
+    'overview.bytes': '{n} 字节',
+    'overview.kib': '{n} KiB',
+    'overview.mib': '{n} MiB',
   },
 });
+
+function size(bytes, t, lang) {
+  if (bytes < 1024) return t('overview.bytes', { n: number(bytes, lang) });
+  if (bytes < 1024 * 1024) return t('overview.kib', { n: (bytes / 1024).toFixed(1) });
+  return t('overview.mib', { n: (bytes / 1024 / 1024).toFixed(1) });
+}
 
 export async function render(root, ctx) {
   const { api, t, scope, signal, lang } = ctx;
@@ -107,5 +127,10 @@ export async function render(root, ctx) {
         [t('overview.documents'), documents || '0'],
         [t('overview.first'), formatTime(stats.first_time, lang)],
         [t('overview.last'), formatTime(stats.last_time, lang)],
-      ], 'pairs stats')));
+      ], 'pairs stats'),
+      stats.bytes ? [h('h3', {}, t('overview.sizes')),
+        pairs(Object.entries(stats.bytes).map(([kind, n]) => [
+          t(`overview.kind.${kind}`) === `overview.kind.${kind}` ? kind : t(`overview.kind.${kind}`),
+          size(n, t, lang),
+        ]), 'pairs sizes')] : null));
 }
