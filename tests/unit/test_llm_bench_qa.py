@@ -63,6 +63,7 @@ def test_a_question_the_model_cannot_answer_scores_zero_and_is_counted(memory: M
     with fake_openai_server(script) as url:  # type: ignore[arg-type]
         result = run_qa(memory, MINI, OpenAIChat(base_url=url, model="m"), limit=2)
     assert result["f1"] == 0.5 and result["judged"] == 1
+    assert result["questions"] == 2 and result["questions_skipped"] == 0  # none before the limit
     failures = result["failures"]
     assert isinstance(failures, list) and len(failures) == 1
     assert "answer: malformed reply twice" in str(failures[0])

@@ -91,9 +91,11 @@ def run_qa(
     skipped = 0
     for conv in batch.conversations:
         for index, question in enumerate(conv.questions):
+            if limit is not None and len(chosen) >= limit:
+                break  # skipped counts the questions passed over before the limit
             if not question.answer.strip() or question.category == ADVERSARIAL:
                 skipped += 1
-            elif limit is None or len(chosen) < limit:
+            else:
                 chosen.append((conv.key, index))
     keys = {key for key, _ in chosen}
     conversations = [c for c in batch.conversations if c.key in keys]
