@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memstrata.api import Memory
 from memstrata.citations import missing_episodes
+from memstrata.consolidate import ConsolidationReport
 from memstrata.document.format import parse, serialize
 from memstrata.model import DocumentKind, FactFilter, Profile, Scope
 from tests.conftest import FixedClock
@@ -283,3 +284,36 @@ def _wait(mem: Memory, run_id: str) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("the run did not finish")
+
+
+def test_contradiction_candidates_come_from_a_search_too(data_dir: Path, clock: FixedClock) -> None:
+    from memstrata.consolidate import Consolidator
+    from memstrata.llm.openai_compat import OpenAIChat
+
+    script = ByPrompt({"contradict": [reply(contradictions=[{"new": 1, "old": 1, "cites": [1]}])]})
+    with model_memory(data_dir, script, clock) as mem:
+        plays, quits = _turns(mem, clock, "I play chess every week.", "I gave up board games.")
+        old = mem.add_fact("Wei plays chess weekly", WEI, topic="hobbies", sources=[plays])
+        mem.consolidate(WEI, use_llm=False)
+        new = mem.add_fact("Wei gave up board games", WEI, topic="life", sources=[quits])
+        assert mem.settings is not None and mem.settings.llm is not None
+        model = OpenAIChat(base_url=mem.settings.llm.base_url, model="fake", max_retries=0)
+        searched: list[str] = []
+
+        def related(scope: Scope, text: str) -> list[str]:
+            searched.append(text)
+            return [old.id]
+
+        blind = Consolidator(mem.store, mem.documents, mem.runs, llm=model, clock=clock)
+        blind_report = ConsolidationReport()
+        assert blind.model is not None
+        assert not blind.model.contradictions(WEI, [new], [old, new], blind_report)
+        asked_blind = script.count("contradict")
+        seeing = Consolidator(
+            mem.store, mem.documents, mem.runs, llm=model, clock=clock, related=related
+        )
+        report = seeing.update(WEI)
+        closed = mem.store.get_fact(WEI, old.id)
+    assert asked_blind == 0 and blind_report.superseded == []  # no shared term, other topic
+    assert searched == [new.text] and report.superseded == [old.id]
+    assert closed.superseded_by == new.id

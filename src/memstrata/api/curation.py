@@ -29,6 +29,8 @@ RunKind = Literal["extract", "consolidate"]
 MODES: Final = ("update", "audit", "dedup")
 #: the layer of the registry's runs that :meth:`CurationMixin.start_run` starts
 CURATION: Final = "curation"
+#: how many facts a search offers as the candidates a new fact could contradict
+_RELATED_K: Final = 6
 #: how long closing the memory waits for a cancelled run to stop, in seconds
 _STOP_WAIT_S: Final = 10.0
 
@@ -154,6 +156,7 @@ class CurationMixin(RecordsMixin):
             user_speaker=user_speaker or settings.user_speaker,
             llm=llm if use_llm else None,
             clock=self.clock,
+            related=self._related_facts,
         )
         scope = as_scope(scope)
         if mode == "update":
@@ -167,6 +170,13 @@ class CurationMixin(RecordsMixin):
         if use_llm and isinstance(llm, MeteredLLM):
             report.usage = llm.totals()
         return report
+
+    def _related_facts(self, scope: Scope, text: str) -> list[str]:
+        """Ids of the facts a search for ``text`` finds (contradiction candidates)."""
+        search = getattr(self, "search", None)
+        if search is None:
+            return []
+        return [h.id for h in search(text, scope, k=_RELATED_K, granularity="fact", wait=False)]
 
     # runs in the background ----------------------------------------------------------
     def start_run(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Final
@@ -190,6 +190,7 @@ class Consolidator:
         counter: TokenCounter | None = None,
         llm: LLM | None = None,
         clock: Clock | None = None,
+        related: Callable[[Scope, str], Sequence[str]] | None = None,
     ) -> None:
         self.store = store
         self.docs = docs
@@ -198,6 +199,9 @@ class Consolidator:
         self.user_speaker = user_speaker
         self.counter = counter or HeuristicTokenCounter()
         self.clock = clock or SystemClock()
+        #: ids of the facts a search finds for a text (the candidates a new fact could
+        #: contradict, beside those of its topic and those sharing its terms)
+        self.related = related
         #: the model's steps (see :mod:`memstrata.consolidate.by_model`), None: rules only
         self.model = None if llm is None else ModelSteps(self, llm)
 

@@ -22,7 +22,7 @@ twice, or fails, or comes after the run's token budget is spent, is done by rule
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Final
 
@@ -39,7 +39,7 @@ from memstrata.curate.llm_consolidate import (
 from memstrata.document.coverage import topic_key
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
-from memstrata.errors import ConflictError
+from memstrata.errors import ConflictError, MemstrataError
 from memstrata.index.tokenize import tokenize
 from memstrata.llm.metered import MeteredLLM
 from memstrata.model import (
@@ -106,7 +106,7 @@ class ModelSteps:
         closed = False
         for start in range(0, len(new), MAX_NEW_FACTS_PER_CHECK):
             batch = list(new[start : start + MAX_NEW_FACTS_PER_CHECK])
-            candidates = _candidates(batch, older)
+            candidates = _candidates(batch, older, self._found(scope, batch))
             if not candidates:
                 continue
             episodes = self._episodes(scope, [s for f in batch for s in f.sources])
@@ -133,6 +133,19 @@ class ModelSteps:
                 report.superseded.append(old.id)
                 closed = True
         return closed
+
+    def _found(self, scope: Scope, facts: Sequence[Fact]) -> dict[str, list[str]]:
+        """For each fact, the ids of the facts a search for its text finds (none without a
+        search, or when it fails: the topic and shared terms still choose candidates)."""
+        if self.owner.related is None:
+            return {}
+        found: dict[str, list[str]] = {}
+        for fact in facts:
+            try:
+                found[fact.id] = list(self.owner.related(scope, fact.text))
+            except MemstrataError:
+                found[fact.id] = []
+        return found
 
     # topics -------------------------------------------------------------------------
     def rewrite(
@@ -381,18 +394,21 @@ def merge_topic(
     report.topics_merged[src] = into
 
 
-def _candidates(new: Sequence[Fact], older: Sequence[Fact]) -> list[Fact]:
-    """The current facts each new fact could contradict: the same topic, or sharing terms,
-    closest first, a few per new fact."""
+def _candidates(
+    new: Sequence[Fact], older: Sequence[Fact], found: Mapping[str, Sequence[str]]
+) -> list[Fact]:
+    """The current facts each new fact could contradict: those a search for it finds
+    (``found``), of the same topic, or sharing its terms; closest first, a few per new fact."""
     chosen: dict[str, Fact] = {}
     terms = {f.id: set(tokenize(f.text)) for f in [*new, *older]}
     for fact in new:
         scored = []
+        searched = set(found.get(fact.id, ()))
         for old in older:
             near = jaccard(terms[fact.id], terms[old.id])
             same_topic = topic_key(old) == topic_key(fact)
-            if same_topic or near >= 0.15:
-                scored.append((same_topic + near, old.id, old))
+            if same_topic or near >= 0.15 or old.id in searched:
+                scored.append((same_topic + (old.id in searched) + near, old.id, old))
         scored.sort(key=lambda t: (-t[0], t[1]))
         for _, _, old in scored[:MAX_CANDIDATES_PER_FACT]:
             chosen[old.id] = old
