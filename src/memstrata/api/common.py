@@ -111,8 +111,27 @@ def as_turn(value: TurnLike) -> Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class ImportSource:
+    """One source of an import (a conversation, the facts, a document) in its report: what it
+    adds (``turns``, ``facts``, ``bullets``) and what was there already (``present``)."""
+
+    source: str
+    kind: str
+    title: str
+    turns: int = 0
+    facts: int = 0
+    bullets: int = 0
+    present: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class IngestReport:
-    """What an import stored."""
+    """What an import stored (or, for a dry run, would store).
+
+    ``turns``, ``facts`` and ``bullets`` count what is new; ``present`` what an earlier import
+    stored already; ``skipped`` pairs a place in the file with the reason it is left out;
+    ``unresolved`` counts citations that name nothing in memory (the import episode is cited
+    instead)."""
 
     source: str
     format: str
@@ -121,6 +140,13 @@ class IngestReport:
     questions: int
     scopes: tuple[Scope, ...]
     seconds: float
+    facts: int = 0
+    bullets: int = 0
+    present: int = 0
+    skipped: tuple[tuple[str, str], ...] = ()
+    unresolved: int = 0
+    dry_run: bool = False
+    sources: tuple[ImportSource, ...] = ()
 
     @property
     def turns_per_s(self) -> float:

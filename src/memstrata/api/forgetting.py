@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
-from memstrata.api.documents import DocumentsMixin
 from memstrata.api.erasure_plan import ErasurePlanner
 from memstrata.api.forget_preview import ForgetPreview, describe, pending_preview
+from memstrata.api.imports import ImportsMixin
 from memstrata.errors import (
     InvalidInputError,
     MemstrataError,
@@ -45,7 +45,7 @@ def scope_target(scope: Scope) -> str:
     return f"scope {scope}"
 
 
-class ForgettingMixin(DocumentsMixin):
+class ForgettingMixin(ImportsMixin):
     """delete, forget, forget_scope, and finishing erasures left pending."""
 
     def delete(

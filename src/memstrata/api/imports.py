@@ -1,0 +1,407 @@
+"""Importing other systems' exports: a dry run first, then an idempotent import.
+
+A keyed batch (:data:`memstrata.importers.KEYED`) gives every turn, fact and bullet a stable
+source identity. Its records get deterministic ids (:func:`memstrata.importers.stable_id` of
+the user and that identity), so a plan can tell what is new from what an earlier import stored
+with one lookup, and importing the same file again adds nothing; a re-export adds only what is
+new. What is not a verbatim turn (a fact, a summary, a document bullet) is captured as an
+import episode holding the original record, and the fact or bullet cites that episode: every
+imported item cites something that exists.
+
+Guards apply as on every write of curated text: the privacy scrub, the size limit, the
+confidence threshold of the fact's category (a fact below it is skipped and reported), and
+citations that name no episode in memory are not kept (they are counted as unresolved and
+recorded in the import episode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from time import perf_counter
+from typing import Final
+
+from memstrata import importers
+from memstrata.api.common import ImportSource, IngestReport
+from memstrata.api.curated import clean_text
+from memstrata.api.documents import DocumentsMixin
+from memstrata.document.format import Citation
+from memstrata.document.ops import Operation, OpKind
+from memstrata.errors import ImportFormatError, InvalidInputError
+from memstrata.importers import ImportBatch, ImportedNote, Skipped, stable_id
+from memstrata.importers.base import IMPORT_KEY, digest
+from memstrata.model import Category, Episode, Fact, JsonValue, Role, Scope, Turn, utc
+
+#: the surface of episodes an import captures
+SURFACE: Final = "import"
+#: ids looked up per query
+_CHUNK: Final = 500
+
+
+@dataclass(slots=True)
+class _DocPlan:
+    key: str
+    title: str
+    version: int
+    bullets: frozenset[str]
+    ops: list[Operation] = field(default_factory=list)
+    new: int = 0
+    present: int = 0
+
+
+@dataclass(slots=True)
+class _Plan:
+    user: str
+    episodes: list[Episode] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    docs: dict[str, _DocPlan] = field(default_factory=dict)
+    sources: list[ImportSource] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    present: int = 0
+    unresolved: int = 0
+
+
+def _chunks(ids: Sequence[str]) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), _CHUNK):
+        yield ids[start : start + _CHUNK]
+
+
+class ImportsMixin(DocumentsMixin):
+    """``ingest`` of every format, with a dry run and idempotence for the keyed ones."""
+
+    def ingest(
+        self,
+        source: str | Path | ImportBatch,
+        user: str,
+        *,
+        fmt: str | None = None,
+        dry_run: bool = False,
+        all_branches: bool = False,
+    ) -> IngestReport:
+        """Import a file into ``user``: each conversation goes to thread ``<key>``.
+
+        For the formats of other systems (ChatGPT, Claude, DeerFlow, mem0, MemPalace,
+        DeepTutor) the import is idempotent and ``dry_run`` reports what it would add without
+        writing. The whole file is parsed and checked before anything is stored.
+        """
+        if isinstance(source, ImportBatch):
+            batch = source
+        else:
+            if fmt is None:
+                raise InvalidInputError(
+                    f"name the import format (one of {', '.join(importers.FORMATS)})"
+                )
+            batch = importers.load(source, fmt, all_branches=all_branches)
+        if not batch.keyed:
+            if dry_run:
+                raise InvalidInputError(
+                    f"a dry run is offered for {', '.join(importers.KEYED)}, not {batch.format}"
+                )
+            return super().ingest(batch, user)
+        started = perf_counter()
+        Scope(user)  # a clear error for a bad user before anything else
+        plan = self._plan(batch, user)
+        if not dry_run:
+            self._apply(plan)
+        return IngestReport(
+            source=batch.source,
+            format=batch.format,
+            conversations=sum(1 for s in plan.sources if s.kind == "conversation" and s.turns),
+            turns=sum(s.turns for s in plan.sources),
+            questions=0,
+            scopes=tuple(
+                dict.fromkeys(
+                    Scope(user, s.source) for s in plan.sources if s.kind == "conversation"
+                )
+            ),
+            seconds=perf_counter() - started,
+            facts=len(plan.facts),
+            bullets=sum(s.bullets for s in plan.sources),
+            present=plan.present,
+            skipped=tuple((s.where, s.reason) for s in plan.skipped),
+            unresolved=plan.unresolved,
+            dry_run=dry_run,
+            sources=tuple(plan.sources),
+        )
+
+    # planning: reads only -----------------------------------------------------------------
+    def _plan(self, batch: ImportBatch, user: str) -> _Plan:
+        plan = _Plan(user=user, skipped=list(batch.skipped))
+        notes = list(batch.notes) + self._markdown_notes(batch, plan)
+        self._check_sizes(batch, notes)
+        self._plan_turns(batch, plan)
+        self._plan_facts(batch, plan)
+        self._plan_notes(batch, notes, plan)
+        return plan
+
+    def _check_sizes(self, batch: ImportBatch, notes: Sequence[ImportedNote]) -> None:
+        for conv in batch.conversations:
+            for turn in conv.turns:
+                self.check_size(turn.text, f"{batch.source}: {turn.metadata.get(IMPORT_KEY)}")
+        for fact in batch.facts:
+            self.check_size(fact.text, f"{batch.source}: {fact.key}")
+        for note in notes:
+            self.check_size(note.text, f"{batch.source}: {note.key}")
+
+    def _existing_episodes(self, user: str, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(sorted(set(ids))):
+            found.update(e.id for e in self.store.get_episodes(Scope(user), chunk))
+        return found
+
+    def _record_episode(
+        self,
+        user: str,
+        fmt: str,
+        key: str,
+        text: str,
+        when: datetime | None,
+        meta: dict[str, JsonValue],
+    ) -> Episode:
+        """The import episode holding an original record (a fact, a summary, a bullet)."""
+        turn = Turn(
+            text=text,
+            speaker=fmt,
+            role=Role.OTHER,
+            time=when,
+            session_id=fmt,
+            metadata={IMPORT_KEY: key, **meta},
+        )
+        return self._keyed_episode(user, Scope(user), turn)
+
+    def _keyed_episode(self, user: str, scope: Scope, turn: Turn) -> Episode:
+        key = str(turn.metadata[IMPORT_KEY])
+        [episode] = self._episodes(
+            [self._capture_text(turn, scope)], scope, surface=SURFACE, session_id=None
+        )
+        return replace(episode, id=stable_id("ep", f"{user}\n{key}", turn.time))
+
+    def _plan_turns(self, batch: ImportBatch, plan: _Plan) -> None:
+        per_conv: dict[str, list[Episode]] = {}
+        titles: dict[str, str] = {}
+        seen: set[str] = set()
+        for conv in batch.conversations:
+            scope = Scope(plan.user, conv.key)
+            mine = per_conv.setdefault(conv.key, [])
+            title = conv.metadata.get("title")
+            titles.setdefault(conv.key, title if isinstance(title, str) else "")
+            for turn in conv.turns:
+                episode = self._keyed_episode(plan.user, scope, turn)
+                if episode.id not in seen:  # a message listed twice is one turn
+                    seen.add(episode.id)
+                    mine.append(episode)
+        existing = self._existing_episodes(plan.user, sorted(seen))
+        for key, episodes in per_conv.items():
+            new = [e for e in episodes if e.id not in existing]
+            plan.episodes.extend(new)
+            plan.present += len(episodes) - len(new)
+            plan.sources.append(
+                ImportSource(
+                    key,
+                    "conversation",
+                    titles[key],
+                    turns=len(new),
+                    present=len(episodes) - len(new),
+                )
+            )
+
+    def _thresholds(self) -> dict[Category, float]:
+        from memstrata.curate.guards import DEFAULT_THRESHOLDS
+        from memstrata.settings import load_settings
+
+        settings = self.settings or load_settings()
+        return {
+            **DEFAULT_THRESHOLDS,
+            **{Category(k): v for k, v in settings.confidence_thresholds.items()},
+        }
+
+    def _plan_facts(self, batch: ImportBatch, plan: _Plan) -> None:
+        if not batch.facts:
+            return
+        thresholds = self._thresholds()
+        scope = Scope(plan.user)
+        now = self.clock.now()
+        pairs: list[tuple[Episode, Fact]] = []
+        for item in sorted(batch.facts, key=lambda f: (f.time or now, f.key)):
+            threshold = thresholds[item.category]
+            if item.confidence < threshold:
+                plan.skipped.append(
+                    Skipped(
+                        item.key,
+                        f"confidence {item.confidence:g} is below the {threshold:g} threshold "
+                        f"for {item.category.value}",
+                    )
+                )
+                continue
+            meta: dict[str, JsonValue] = {"record": item.record}
+            if item.category_from is not None:
+                meta["category_from"] = item.category_from
+            episode = self._record_episode(
+                plan.user, batch.format, item.key, item.text, item.time, meta
+            )
+            pairs.append(
+                (
+                    episode,
+                    Fact(
+                        id=stable_id("fa", f"{plan.user}\n{item.key}", item.time),
+                        scope=scope,
+                        text=clean_text(item.text, scope).strip(),
+                        category=item.category,
+                        confidence=item.confidence,
+                        importance=0.5,
+                        topic=item.topic,
+                        sources=(episode.id,),
+                        valid_from=utc(item.time) if item.time else now,
+                        valid_to=None,
+                        superseded_by=None,
+                        created_at=now,
+                        updated_at=now,
+                    ),
+                )
+            )
+        episodes = self._existing_episodes(plan.user, [e.id for e, _ in pairs])
+        facts: set[str] = set()
+        for chunk in _chunks(sorted({f.id for _, f in pairs})):
+            facts.update(f.id for f in self.store.get_facts(scope, chunk))
+        new = 0
+        for episode, fact in pairs:
+            if fact.id in facts or episode.id in episodes:
+                plan.present += 1  # imported before (a fact deleted since stays deleted)
+                continue
+            plan.episodes.append(episode)
+            plan.facts.append(fact)
+            new += 1
+        plan.sources.append(
+            ImportSource("facts", "facts", batch.format, facts=new, present=len(pairs) - new)
+        )
+
+    def _markdown_notes(self, batch: ImportBatch, plan: _Plan) -> list[ImportedNote]:
+        """The cited bullets of markdown documents, as notes (uncited ones are skipped)."""
+        from memstrata.document.format import parse
+        from memstrata.document.service import ESSENTIALS_KEY, IDENTITY_KEY, topic_slug
+
+        notes: list[ImportedNote] = []
+        for md in batch.markdown:
+            try:
+                doc = parse(md.text)
+            except InvalidInputError as exc:
+                raise ImportFormatError(str(exc), source=batch.source) from None
+            key = topic_slug(doc.title) or topic_slug(md.doc) or batch.format
+            if key in (ESSENTIALS_KEY, IDENTITY_KEY):
+                key = f"{batch.format}-{key}"
+            for section in doc.sections:
+                for number, bullet in enumerate(section.bullets, start=1):
+                    where = f"{key}: {section.heading} bullet {number}"
+                    if not bullet.text.strip():
+                        plan.skipped.append(Skipped(where, "empty bullet"))
+                        continue
+                    if not bullet.citations:
+                        plan.skipped.append(Skipped(where, "cites nothing"))
+                        continue
+                    identity = bullet.id or digest(f"{section.heading}\n{bullet.text}")
+                    cites = tuple(str(c) for c in bullet.citations)
+                    notes.append(
+                        ImportedNote(
+                            key=f"{batch.format}:{key}:{identity}:{digest(bullet.text)}",
+                            doc=key,
+                            title=doc.title,
+                            section=section.heading,
+                            text=bullet.text,
+                            time=None,
+                            record={
+                                "id": bullet.id,
+                                "section": section.heading,
+                                "cites": list(cites),
+                            },
+                            cites=cites,
+                            bullet=f"{batch.format}:{key}:{identity}",
+                        )
+                    )
+        return notes
+
+    def _plan_notes(self, batch: ImportBatch, notes: Sequence[ImportedNote], plan: _Plan) -> None:
+        if not notes:
+            return
+        scope = Scope(plan.user)
+        cited = [c.partition(":")[2] for n in notes for c in n.cites]
+        resolvable = self._existing_episodes(plan.user, cited) if cited else set()
+        episodes = [
+            self._record_episode(
+                plan.user,
+                batch.format,
+                n.key,
+                n.text,
+                n.time,
+                {"record": n.record, "document": n.doc, "section": n.section},
+            )
+            for n in notes
+        ]
+        existing = self._existing_episodes(plan.user, [e.id for e in episodes])
+        for note, episode in zip(notes, episodes, strict=True):
+            if note.doc not in plan.docs:
+                current, version = self.documents.get(scope, note.doc)
+                plan.docs[note.doc] = _DocPlan(
+                    note.doc,
+                    note.title,
+                    version,
+                    frozenset(b.id for s in current.sections for b in s.bullets),
+                )
+            docplan = plan.docs[note.doc]
+            bullet_id = stable_id("m", f"{plan.user}\n{note.bullet or note.key}")
+            if episode.id in existing or any(op.id == bullet_id for op in docplan.ops):
+                docplan.present += 1
+                continue
+            kept = []
+            for text in note.cites:
+                surface, _, episode_id = text.partition(":")
+                if episode_id in resolvable:
+                    kept.append(Citation(surface, episode_id))
+                else:
+                    plan.unresolved += 1
+            plan.episodes.append(episode)
+            kind = OpKind.EDIT if bullet_id in docplan.bullets else OpKind.ADD
+            docplan.ops.append(
+                Operation(
+                    kind,
+                    bullet_id,
+                    section=note.section if kind == OpKind.ADD else None,
+                    text=note.text,
+                    citations=(Citation(SURFACE, episode.id), *kept),
+                )
+            )
+            docplan.new += 1
+        for docplan in plan.docs.values():
+            plan.present += docplan.present
+            plan.sources.append(
+                ImportSource(
+                    docplan.key,
+                    "document",
+                    docplan.title,
+                    bullets=docplan.new,
+                    present=docplan.present,
+                )
+            )
+
+    # applying -----------------------------------------------------------------------------
+    def _apply(self, plan: _Plan) -> None:
+        """Store the plan: episodes in one transaction, then facts, then each document in one
+        compare-and-swap. Should a later step fail, running the import again completes it."""
+        from memstrata.curate.supersede import supersede_older
+
+        scope = Scope(plan.user)
+        if plan.episodes:
+            self.store.add_episodes(scope, plan.episodes)
+            self._capture(SURFACE, plan.episodes)
+        now = self.clock.now()
+        for fact in plan.facts:
+            stored = self.store.add_fact(scope, fact)
+            supersede_older(self.store, scope, stored, now=now)
+        for docplan in plan.docs.values():
+            if docplan.ops:
+                self.apply_doc(docplan.key, scope, docplan.ops, expected_version=docplan.version)
+        if plan.episodes or plan.facts:
+            self._written(scope)
+            if self._queue is not None:
+                self._queue.touch(scope)
