@@ -14,7 +14,9 @@ from memstrata.api import Memory
 from memstrata.errors import ImportFormatError, TooLargeError
 from memstrata.model import Role, Scope
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "chatgpt_conversations.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "chatgpt_conversations.json"
+)
 TRIP = "6750a1f2-0b7c-8005-9d3e-1c2f3a4b5c6d"
 RUST = "6752c000-2222-8005-bbbb-000000000003"
 
@@ -155,5 +157,5 @@ def test_not_a_list_and_bad_json_are_refused(tmp_path: Path) -> None:
         importers.load(_write(tmp_path, {"conversations": []}), "chatgpt")
     bad = tmp_path / "bad.json"
     bad.write_text('[{"title": "x",', encoding="utf-8")
-    with pytest.raises(ImportFormatError, match="bad.json:1"):
+    with pytest.raises(ImportFormatError, match=r"bad\.json:1"):
         importers.load(bad, "chatgpt")

@@ -32,7 +32,18 @@ from memstrata.document.ops import Operation, OpKind
 from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.importers import ImportBatch, ImportedNote, Skipped, stable_id
 from memstrata.importers.base import IMPORT_KEY, digest
-from memstrata.model import Category, Episode, Fact, JsonValue, Role, Scope, Turn, utc
+from memstrata.model import (
+    Category,
+    Episode,
+    EpisodeFilter,
+    Fact,
+    HistoryOp,
+    JsonValue,
+    Role,
+    Scope,
+    Turn,
+    utc,
+)
 
 #: the surface of episodes an import captures
 SURFACE: Final = "import"
@@ -61,6 +72,8 @@ class _Plan:
     skipped: list[Skipped] = field(default_factory=list)
     present: int = 0
     unresolved: int = 0
+    #: new fact id -> the import episodes of earlier versions of its record
+    replaces: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _chunks(ids: Sequence[str]) -> Iterable[Sequence[str]]:
@@ -238,6 +251,8 @@ class ImportsMixin(DocumentsMixin):
             meta: dict[str, JsonValue] = {"record": item.record}
             if item.category_from is not None:
                 meta["category_from"] = item.category_from
+            if item.lineage is not None:
+                meta["lineage"] = item.lineage
             episode = self._record_episode(
                 plan.user, batch.format, item.key, item.text, item.time, meta
             )
@@ -266,16 +281,33 @@ class ImportsMixin(DocumentsMixin):
         for chunk in _chunks(sorted({f.id for _, f in pairs})):
             facts.update(f.id for f in self.store.get_facts(scope, chunk))
         new = 0
+        fresh: list[tuple[Episode, Fact]] = []
         for episode, fact in pairs:
             if fact.id in facts or episode.id in episodes:
                 plan.present += 1  # imported before (a fact deleted since stays deleted)
                 continue
             plan.episodes.append(episode)
             plan.facts.append(fact)
+            fresh.append((episode, fact))
             new += 1
+        self._earlier_versions(batch.format, fresh, plan)
         plan.sources.append(
             ImportSource("facts", "facts", batch.format, facts=new, present=len(pairs) - new)
         )
+
+    def _earlier_versions(
+        self, fmt: str, fresh: Sequence[tuple[Episode, Fact]], plan: _Plan
+    ) -> None:
+        """The import episodes of earlier versions of the records the new facts come from."""
+        lineages = {str(e.metadata["lineage"]): f.id for e, f in fresh if "lineage" in e.metadata}
+        if not lineages:
+            return
+        new_ids = {e.id for e, _ in fresh}
+        filters = EpisodeFilter(surface=SURFACE, session_id=fmt)
+        for old in self.store.iter_episodes(Scope(plan.user), filters):
+            lineage = old.metadata.get("lineage")
+            if isinstance(lineage, str) and lineage in lineages and old.id not in new_ids:
+                plan.replaces.setdefault(lineages[lineage], []).append(old.id)
 
     def _markdown_notes(self, batch: ImportBatch, plan: _Plan) -> list[ImportedNote]:
         """The cited bullets of markdown documents, as notes (uncited ones are skipped)."""
@@ -398,6 +430,19 @@ class ImportsMixin(DocumentsMixin):
         for fact in plan.facts:
             stored = self.store.add_fact(scope, fact)
             supersede_older(self.store, scope, stored, now=now)
+            earlier = plan.replaces.get(fact.id, [])
+            for old in self.store.facts_citing(scope, earlier) if earlier else ():
+                if old.current and old.id != fact.id:
+                    self.store.update_fact(
+                        scope,
+                        old.evolve(
+                            valid_to=max(fact.valid_from, old.valid_from),
+                            superseded_by=fact.id,
+                            updated_at=now,
+                        ),
+                        expected_version=old.version,
+                        op=HistoryOp.SUPERSEDE.value,
+                    )
         for docplan in plan.docs.values():
             if docplan.ops:
                 self.apply_doc(docplan.key, scope, docplan.ops, expected_version=docplan.version)

@@ -57,6 +57,7 @@ class ImportedFact:
     record: dict[str, JsonValue]
     category_from: str | None = None
     topic: str | None = None
+    lineage: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

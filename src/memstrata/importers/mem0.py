@@ -3,7 +3,8 @@
 Accepted shapes: ``{"results": [...]}`` (mem0 1.x ``get_all``), ``{"memories": [...]}`` or a
 bare list. Each memory has ``id`` and ``memory`` (its text), and may have ``user_id``,
 ``metadata``, ``categories``, ``created_at`` and ``updated_at`` (ISO 8601). Each becomes a fact
-keyed ``mem0:<id>:<hash of its text>`` (an edited memory is a new fact), its category the first
+keyed ``mem0:<id>:<hash of its text>`` (an edited memory is a new fact that supersedes the
+fact its earlier text became), its category the first
 of ``categories`` with a counterpart in :data:`CATEGORIES` (else ``other``), its confidence
 ``metadata.confidence`` when given, else :data:`DEFAULT_CONFIDENCE`. The whole record,
 metadata included, is kept in the import episode the fact cites.
@@ -106,6 +107,7 @@ def _fact(raw: Any, index: int, source: str, skipped: list[Skipped]) -> Imported
         time=when,
         record=json.loads(json.dumps(raw)),
         category_from=original,
+        lineage=f"mem0:{memory_id}",
     )
 
 
