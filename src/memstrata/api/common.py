@@ -116,7 +116,7 @@ class ImportSource:
     adds (``turns``, ``facts``, ``bullets``) and what was there already (``present``)."""
 
     source: str
-    kind: str
+    kind: Literal["conversation", "facts", "document"]
     title: str
     turns: int = 0
     facts: int = 0

@@ -9,10 +9,11 @@ import json
 from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 import click
 
+from memstrata import importers
 from memstrata.cli.base import (
     ScopeArgs,
     cli,
@@ -28,6 +29,9 @@ from memstrata.cli.base import (
 )
 from memstrata.codec import item_version_to_json, record_to_json, stats_to_json
 from memstrata.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from memstrata.api.common import IngestReport
 
 
 @cli.command(help="Create the data directory and the database.")
@@ -91,16 +95,37 @@ def remember(
             click.echo(ep.id)
 
 
-@cli.command(help="Import a conversation file; each conversation becomes a thread of --user.")
+_FORMATS_EPILOG = "\b\nFormats:\n" + "\n".join(
+    f"  {name:<12} {text}" for name, text in importers.DESCRIPTIONS.items()
+)
+
+
+@cli.command(
+    help="Import a conversation file or another memory system's export into --user; each "
+    "conversation becomes a thread. Exports of other systems (chatgpt, claude, deerflow, mem0, "
+    "mempalace, deeptutor) import idempotently: run it again and nothing is added twice; "
+    "--dry-run shows what would be imported.",
+    epilog=_FORMATS_EPILOG,
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
     "fmt",
     required=True,
-    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
-    help="The file's format.",
+    type=click.Choice(list(importers.FORMATS)),
+    help="The file's format (listed below).",
 )
 @click.option("--user", required=True, help="User id that receives the conversations.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would be imported (per source) and write nothing.",
+)
+@click.option(
+    "--all-branches",
+    is_flag=True,
+    help="chatgpt: import every branch of a conversation, not only the one last seen.",
+)
 @click.option(
     "--no-index",
     is_flag=True,
@@ -109,31 +134,70 @@ def remember(
 @data_dir_option
 @json_option
 def ingest(
-    file: Path, fmt: str, user: str, no_index: bool, data_dir: Path | None, as_json: bool
+    file: Path,
+    fmt: str,
+    user: str,
+    dry_run: bool,
+    all_branches: bool,
+    no_index: bool,
+    data_dir: Path | None,
+    as_json: bool,
 ) -> None:
-    from memstrata import importers
     from memstrata.cli.index_commands import embed_with_progress, progress_mode
     from memstrata.server.schemas import IngestOut
 
-    batch = importers.load(file, fmt)  # parse and check the whole file before opening the store
+    # parse and check the whole file before opening the store
+    batch = importers.load(file, fmt, all_branches=all_branches)
+    if dry_run and not batch.keyed:
+        raise InvalidInputError(f"--dry-run is offered for {', '.join(importers.KEYED)}")
     with memory_for(data_dir, create=True) as mem:
-        report = mem.ingest(batch, user)
+        report = mem.ingest(batch, user, dry_run=dry_run)
         summary: dict[str, object] = dict(IngestOut.of(report).model_dump())
         if not as_json:
-            click.echo(
-                f"imported {report.turns} turns in {report.conversations} conversation(s) "
-                f"into user {user} ({summary['turns_per_s']} turns/s)"
-            )
-        if not no_index:  # stored already: a Ctrl-C here only leaves vectors for later
+            _echo_import(report, user)
+        if (
+            not dry_run and not no_index
+        ):  # stored already: a Ctrl-C here only leaves vectors for later
             embedded = embed_with_progress(mem, user, "quiet" if as_json else progress_mode(False))
             summary["embedded"] = embedded.get(user, 0)
-        summary["pending"] = mem.pending(user)
+        if not dry_run:
+            summary["pending"] = mem.pending(user)
     if as_json:
         print_json(summary)
+    elif dry_run:
+        click.echo("dry run: nothing was written")
     elif no_index:
         click.echo("not embedded yet: `memstrata index` embeds them")
     else:
         click.echo(f"embedded {summary['embedded']} record(s); searchable by meaning")
+
+
+def _echo_import(report: IngestReport, user: str) -> None:
+    if not report.sources and not report.skipped:
+        click.echo(
+            f"imported {report.turns} turns in {report.conversations} conversation(s) "
+            f"into user {user} ({round(report.turns_per_s, 1)} turns/s)"
+        )
+        return
+    verb = "would import" if report.dry_run else "imported"
+    click.echo(
+        f"{verb} into user {user}: {report.turns} turn(s), {report.facts} fact(s), "
+        f"{report.bullets} document bullet(s); {report.present} already present, "
+        f"{len(report.skipped)} skipped"
+    )
+    for s in report.sources:
+        added = {"conversation": s.turns, "facts": s.facts, "document": s.bullets}[s.kind]
+        unit = {"conversation": "turn(s)", "facts": "fact(s)", "document": "bullet(s)"}[s.kind]
+        name = "facts" if s.kind == "facts" else f"{s.kind} {s.source}"
+        title = f" {s.title!r}" if s.title and s.kind != "facts" else ""
+        click.echo(f"  {name}{title}: {added} new {unit}, {s.present} present")
+    for where, reason in report.skipped:
+        click.echo(f"  skipped {where}: {reason}")
+    if report.unresolved:
+        click.echo(
+            f"  {report.unresolved} citation(s) name nothing in memory: not kept; each bullet "
+            "cites the import episode that holds it"
+        )
 
 
 @cli.command(help="Show one episode, fact or document.")

@@ -142,7 +142,18 @@ Granularity = Literal["turn", "session", "fact", "topic"]
 ListKind = Literal["episode", "fact", "document"]
 DeleteReasonIn = Literal["contradicted", "superseded", "stale", "low-signal", "user-request"]
 Mode = Literal["update", "audit", "dedup"]
-ImportFormat = Literal["locomo", "longmemeval", "madial", "jsonl"]
+ImportFormat = Literal[
+    "locomo",
+    "longmemeval",
+    "madial",
+    "jsonl",
+    "chatgpt",
+    "claude",
+    "deerflow",
+    "mem0",
+    "mempalace",
+    "deeptutor",
+]
 
 
 class ScopeIn(BodyIn):
@@ -479,6 +490,21 @@ class ContextOut(BaseModel):
         )
 
 
+class ImportSourceOut(BaseModel):
+    source: str = Field(description="a conversation's thread, 'facts' or a document key")
+    kind: Literal["conversation", "facts", "document"]
+    title: str
+    turns: int
+    facts: int
+    bullets: int
+    present: int = Field(description="already stored by an earlier import")
+
+
+class SkippedOut(BaseModel):
+    where: str
+    reason: str
+
+
 class IngestOut(BaseModel):
     source: str
     format: str
@@ -488,6 +514,15 @@ class IngestOut(BaseModel):
     threads: list[str | None]
     seconds: float
     turns_per_s: float | None
+    dry_run: bool = Field(
+        False, description="true: nothing was written; the counts say what would be"
+    )
+    facts: int = 0
+    bullets: int = 0
+    present: int = Field(0, description="items an earlier import stored already (not added again)")
+    unresolved: int = Field(0, description="citations naming nothing in memory, not kept")
+    skipped: list[SkippedOut] = Field(default_factory=list)
+    sources: list[ImportSourceOut] = Field(default_factory=list)
 
     @classmethod
     def of(cls, report: IngestReport) -> IngestOut:
@@ -500,6 +535,24 @@ class IngestOut(BaseModel):
             threads=[s.thread for s in report.scopes],
             seconds=round(report.seconds, 4),
             turns_per_s=round(report.turns_per_s, 1) if report.seconds > 0 else None,
+            dry_run=report.dry_run,
+            facts=report.facts,
+            bullets=report.bullets,
+            present=report.present,
+            unresolved=report.unresolved,
+            skipped=[SkippedOut(where=w, reason=r) for w, r in report.skipped],
+            sources=[
+                ImportSourceOut(
+                    source=s.source,
+                    kind=s.kind,
+                    title=s.title,
+                    turns=s.turns,
+                    facts=s.facts,
+                    bullets=s.bullets,
+                    present=s.present,
+                )
+                for s in report.sources
+            ],
         )
 
 

@@ -42,9 +42,17 @@ def ingest(
     format: Annotated[ImportFormat, Form(description="the file's format")],
     memory: MemoryDep,
     scope: ScopeDep,
+    dry_run: Annotated[
+        bool, Form(description="report what would be imported; write nothing")
+    ] = False,
+    all_branches: Annotated[
+        bool, Form(description="chatgpt: every branch, not only the one last seen")
+    ] = False,
 ) -> IngestOut:
-    """Import a conversation file into the user: each conversation becomes a thread. The
-    whole file is parsed and checked before anything is stored."""
+    """Import a conversation file or another memory system's export into the user: each
+    conversation becomes a thread. The whole file is parsed and checked before anything is
+    stored; exports of other systems (chatgpt, claude, deerflow, mem0, mempalace, deeptutor)
+    can be dry-run first and import idempotently."""
     if scope.thread is not None or scope.agent is not None:
         raise InvalidInputError(
             "ingest stores each conversation in a thread of its own: give only the user"
@@ -56,8 +64,8 @@ def ingest(
             while chunk := file.file.read(1 << 16):
                 fh.write(chunk)
         try:
-            batch = importers.load(path, format)
+            batch = importers.load(path, format, all_branches=all_branches)
         except ImportFormatError as exc:  # name the upload, not where it was kept
             raise ImportFormatError(str(exc).replace(str(path), name)) from None
-    report = memory.ingest(replace(batch, source=name), scope.user)
+    report = memory.ingest(replace(batch, source=name), scope.user, dry_run=dry_run)
     return IngestOut.of(report)
