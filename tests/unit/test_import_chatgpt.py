@@ -4,6 +4,7 @@ idempotent import, a re-export adding only its new messages."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +160,22 @@ def test_not_a_list_and_bad_json_are_refused(tmp_path: Path) -> None:
     bad.write_text('[{"title": "x",', encoding="utf-8")
     with pytest.raises(ImportFormatError, match=r"bad\.json:1"):
         importers.load(bad, "chatgpt")
+
+
+def test_stable_ids_are_ulids_of_the_time_and_the_key() -> None:
+    from datetime import UTC, datetime
+
+    from memstrata.ids import ID_PATTERN, kind_of
+
+    when = datetime(2024, 12, 4, 18, 48, 20, 500_000, tzinfo=UTC)
+    first = importers.stable_id("ep", "ana\nchatgpt:c:m1", when)
+    assert first == importers.stable_id("ep", "ana\nchatgpt:c:m1", when)
+    assert first != importers.stable_id("ep", "bo\nchatgpt:c:m1", when)
+    assert re.fullmatch(ID_PATTERN, first) and kind_of(first) == "episode"
+    later = importers.stable_id("ep", "ana\nchatgpt:c:m0", datetime(2025, 1, 1, tzinfo=UTC))
+    assert first < later  # the time leads, so ids sort by it
+    # the leading 10 characters encode the milliseconds, as in any ULID
+    ms = 0
+    for char in first[3:13]:
+        ms = ms * 32 + "0123456789ABCDEFGHJKMNPQRSTVWXYZ".index(char)
+    assert ms == 1733338100500

@@ -115,7 +115,7 @@ class ImportsMixin(DocumentsMixin):
             return super().ingest(batch, user)
         started = perf_counter()
         Scope(user)  # a clear error for a bad user before anything else
-        plan = self._plan(batch, user)
+        plan = self._plan(batch, user, build=not dry_run)
         if not dry_run:
             self._apply(plan)
         return IngestReport(
@@ -140,11 +140,11 @@ class ImportsMixin(DocumentsMixin):
         )
 
     # planning: reads only -----------------------------------------------------------------
-    def _plan(self, batch: ImportBatch, user: str) -> _Plan:
+    def _plan(self, batch: ImportBatch, user: str, *, build: bool = True) -> _Plan:
         plan = _Plan(user=user, skipped=list(batch.skipped))
         notes = list(batch.notes) + self._markdown_notes(batch, plan)
         self._check_sizes(batch, notes)
-        self._plan_turns(batch, plan)
+        self._plan_turns(batch, plan, build=build)
         self._plan_facts(batch, plan)
         self._plan_notes(batch, notes, plan)
         return plan
@@ -191,32 +191,44 @@ class ImportsMixin(DocumentsMixin):
         )
         return replace(episode, id=stable_id("ep", f"{user}\n{key}", turn.time))
 
-    def _plan_turns(self, batch: ImportBatch, plan: _Plan) -> None:
-        per_conv: dict[str, list[Episode]] = {}
+    def _plan_turns(self, batch: ImportBatch, plan: _Plan, *, build: bool) -> None:
+        """Ids first (cheap), one lookup, then episodes made (scrubbed) only for new turns,
+        and only when they are to be stored (``build``; a dry run counts them)."""
+        per_conv: dict[str, list[tuple[str, Turn]]] = {}
         titles: dict[str, str] = {}
         seen: set[str] = set()
         for conv in batch.conversations:
-            scope = Scope(plan.user, conv.key)
             mine = per_conv.setdefault(conv.key, [])
             title = conv.metadata.get("title")
             titles.setdefault(conv.key, title if isinstance(title, str) else "")
             for turn in conv.turns:
-                episode = self._keyed_episode(plan.user, scope, turn)
-                if episode.id not in seen:  # a message listed twice is one turn
-                    seen.add(episode.id)
-                    mine.append(episode)
+                key = f"{plan.user}\n{turn.metadata[IMPORT_KEY]}"
+                episode_id = stable_id("ep", key, turn.time)
+                if episode_id not in seen:  # a message listed twice is one turn
+                    seen.add(episode_id)
+                    mine.append((episode_id, turn))
         existing = self._existing_episodes(plan.user, sorted(seen))
-        for key, episodes in per_conv.items():
-            new = [e for e in episodes if e.id not in existing]
-            plan.episodes.extend(new)
-            plan.present += len(episodes) - len(new)
+        for key, turns in per_conv.items():
+            new = [(i, t) for i, t in turns if i not in existing]
+            if new and build:
+                scope = Scope(plan.user, key)
+                episodes = self._episodes(
+                    [self._capture_text(t, scope) for _, t in new],
+                    scope,
+                    surface=SURFACE,
+                    session_id=None,
+                )
+                plan.episodes.extend(
+                    replace(e, id=i) for e, (i, _) in zip(episodes, new, strict=True)
+                )
+            plan.present += len(turns) - len(new)
             plan.sources.append(
                 ImportSource(
                     key,
                     "conversation",
                     titles[key],
                     turns=len(new),
-                    present=len(episodes) - len(new),
+                    present=len(turns) - len(new),
                 )
             )
 

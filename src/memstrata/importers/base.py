@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -16,7 +17,9 @@ from memstrata.model import Category, JsonValue, Scope, Turn
 
 #: the turn metadata field holding a turn's stable source identity (see :func:`stable_id`)
 IMPORT_KEY: Final = "import_key"
-_CROCKFORD: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_TO_CROCKFORD: Final = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +171,9 @@ def stable_id(prefix: str, key: str, when: datetime | None = None) -> str:
     ``when`` (so ids still sort by time) and its 80 random bits are a SHA-256 of ``key``."""
     ms = 0 if when is None else max(0, int(when.timestamp() * 1000)) & ((1 << 48) - 1)
     rnd = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:10], "big")
-    value = (ms << 80) | rnd
-    chars = []
-    for _ in range(26):
-        chars.append(_CROCKFORD[value & 31])
-        value >>= 5
-    return f"{prefix}_{''.join(reversed(chars))}"
+    # 130 bits, shifted to fill 17 bytes: the first 26 base32 characters are the ULID
+    packed = base64.b32encode(((ms << 80 | rnd) << 6).to_bytes(17, "big"))[:26]
+    return f"{prefix}_{packed.decode('ascii').translate(_TO_CROCKFORD)}"
 
 
 def digest(text: str) -> str:
