@@ -103,3 +103,12 @@ def test_malformed(tmp_path: Path) -> None:
         importers.load(_write(tmp_path, data), "mem0")
     with pytest.raises(ImportFormatError, match="'results' or 'memories'"):
         importers.load(_write(tmp_path, {"items": []}), "mem0")
+
+
+def test_secrets_in_a_record_are_scrubbed_everywhere(memory: Memory, tmp_path: Path) -> None:
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    data["results"][0]["memory"] = "Wifi password: hunter22x at home"
+    data["results"][0]["metadata"]["note"] = "password: hunter22x"
+    memory.ingest(_write(tmp_path, data), "alex", fmt="mem0")
+    stored = json.dumps(list(memory.export(ALEX)), ensure_ascii=False)
+    assert "hunter22x" not in stored
