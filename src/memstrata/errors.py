@@ -21,6 +21,7 @@ each::
      │    ├── LLMUnavailableError it answered 429 or 5xx (retried with backoff first)
      │    ├── LLMTimeoutError     it did not answer in time
      │    └── LLMBudgetError      the run's token budget is spent: no more calls
+     ├── UpstreamError         the server the memory proxy forwards to cannot be reached
      └── StoreError            the record store failed (I/O, driver, corruption)
           ├── MigrationError      a schema migration could not be applied
           ├── DamagedStoreError   the database file is damaged; writes are refused
@@ -136,6 +137,11 @@ class LLMTimeoutError(LLMError):
 
 class LLMBudgetError(LLMError):
     """The run's token budget is spent: the model is not called again in this run."""
+
+
+class UpstreamError(MemstrataError):
+    """The OpenAI-compatible server the memory proxy forwards to cannot be reached, or the
+    connection to it broke before it answered (HTTP 502)."""
 
 
 class StoreError(MemstrataError):

@@ -212,6 +212,37 @@ class OpenAILLMSettings(_ProviderSettings):
     )
 
 
+class ProxySettings(BaseModel):
+    """The OpenAI-compatible memory proxy (``memstrata proxy``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    upstream: str | None = Field(
+        default=None,
+        description="base URL of the OpenAI-compatible server the proxy forwards to, as a client "
+        "would set it (e.g. http://127.0.0.1:11434/v1)",
+    )
+    upstream_api_key: SecretStr | None = Field(
+        default=None, description="sent to the upstream as 'Authorization: Bearer <key>'"
+    )
+    port: int = Field(default=8766, ge=1, le=65535, description="port the proxy listens on")
+    user_header: str = Field(
+        default="X-Memstrata-User",
+        min_length=1,
+        description="request header naming the memory user (else the body's 'user' field)",
+    )
+    thread_header: str = Field(
+        default="X-Memstrata-Thread",
+        min_length=1,
+        description="request header naming the user's thread the exchange belongs to",
+    )
+    budget: int = Field(
+        default=800, ge=50, description="tokens of memory put in the system message"
+    )
+    capture: bool = Field(default=True, description="store each exchange (user message and answer)")
+    timeout_s: float = Field(default=300.0, gt=0, description="seconds to wait on the upstream")
+
+
 #: the default bound on an HTTP request body (4 MiB)
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
@@ -310,6 +341,9 @@ class Settings(BaseSettings):
     )
     embedder: EmbedderSettings = Field(
         default_factory=BlendEmbedderSettings, description="the embedding provider"
+    )
+    proxy: ProxySettings = Field(
+        default_factory=ProxySettings, description="the OpenAI-compatible memory proxy"
     )
 
     @field_validator("data_dir", mode="before")

@@ -640,6 +640,7 @@ from memstrata.cli import (  # noqa: E402
     index_commands,
     keys_commands,
     mcp_commands,
+    proxy_commands,
     store_commands,
 )
 
@@ -652,5 +653,6 @@ __all__ = [
     "index_commands",
     "keys_commands",
     "mcp_commands",
+    "proxy_commands",
     "store_commands",
 ]

@@ -27,6 +27,7 @@ from memstrata.errors import (
     StoreError,
     TooLargeError,
     UnauthenticatedError,
+    UpstreamError,
 )
 from memstrata.server.auth import AuthMiddleware, AuthPolicy
 from memstrata.server.deps import known_query_only
@@ -47,6 +48,7 @@ STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
     (ConflictError, 409),
     (BusyError, 409),
     (ConfigError, 500),
+    (UpstreamError, 502),
     (StoreError, 503),
     (MemstrataError, 500),
 )
