@@ -8,6 +8,7 @@ import json
 import logging
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 
 import httpx2
 import pytest
+import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import Response, StreamingResponse
 
@@ -117,6 +119,30 @@ def upstream() -> Iterator[tuple[FakeUpstream, str]]:
 
 
 @contextmanager
+def live_app(app: FastAPI, headers: dict[str, str] | None = None) -> Iterator[httpx2.Client]:
+    """``app`` under uvicorn on a loopback port with its lifespan run (the proxy closes its
+    upstream client and stores what it holds when it stops), and a client of it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30  # a bound so a broken start cannot hang the suite
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the proxy did not start")
+            time.sleep(0.01)
+        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        with httpx2.Client(base_url=base, timeout=30, headers=headers) as client:
+            yield client
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+
+
+@contextmanager
 def serving(
     memory: Memory,
     upstream_url: str,
@@ -133,11 +159,8 @@ def serving(
         config=ProxySettings(upstream=upstream_url, **config),
         max_request_bytes=max_request_bytes,
     )
-    try:
-        with live_server(app, headers=headers) as client:
-            yield client, app
-    finally:
-        app.state.captures.close()
+    with live_app(app, headers=headers) as client:
+        yield client, app
 
 
 def captured(memory: Memory, scope: Scope) -> list[tuple[str, str, dict[str, Any]]]:

@@ -375,3 +375,17 @@ def test_values_that_are_not_json_are_refused_and_nothing_is_stored(mem: Memory)
     with pytest.raises(InvalidInputError):
         store.batch([PutOp(("u",), "ok", {"v": 1}), PutOp(("u",), "bad", {"x": float("nan")})])
     assert store.search(("u",)) == []
+
+
+def test_a_query_search_looks_further_when_the_filter_leaves_too_few(mem: Memory) -> None:
+    store = MemstrataStore(mem)
+    store.batch(
+        [
+            PutOp(("u", "notes"), f"n{i}", {"text": f"tea note {i}", "tag": "common"})
+            for i in range(120)
+        ]
+    )
+    store.put(("u", "notes"), "rare", {"text": "tea note rare", "tag": "rare"})
+    found = store.search(("u",), query="tea note", filter={"tag": "rare"}, limit=1)
+    assert [i.key for i in found] == ["rare"]
+    assert len(store.search(("u",), query="tea note", limit=100, offset=60)) == 61

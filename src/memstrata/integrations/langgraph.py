@@ -27,10 +27,11 @@ verbatim, so a put over an existing key stores a new episode and then deletes th
 
 **Batches** follow LangGraph's in-memory store: reads (get, search, list) see the store as it
 was before the batch, then the batch's writes apply, the last write of a key winning. Searches
-with a ``query`` use memstrata's hybrid search (its scores are the fused scores); without one,
-items come most recently updated first. ``filter`` matches values as LangGraph does (equality,
-nested mappings, ``$eq $ne $gt $gte $lt $lte``). ``abatch`` runs ``batch`` in a worker thread.
-TTLs are not supported.
+with a ``query`` use memstrata's hybrid search (its scores are the fused scores; at most
+1,000 hits per scope are considered); without one, items come most recently updated first,
+read from every item under the prefix (about 0.3 ms an item). ``filter`` matches values as
+LangGraph does (equality, nested mappings, ``$eq $ne $gt $gte $lt $lte``). ``abatch`` runs
+``batch`` in a worker thread. TTLs are not supported.
 """
 
 from __future__ import annotations
@@ -263,20 +264,45 @@ class MemstrataStore(BaseStore):
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
+        if op.query and op.query.strip():
+            return self._query_search(op, prefix)
         wanted = [s for s in self._items(prefix) if not op.filter or _matches(s.value, op.filter)]
-        if not op.query or not op.query.strip():
-            wanted.sort(key=lambda s: (s.episode.time, s.episode.id), reverse=True)
-            return [s.search_item() for s in wanted[op.offset : op.offset + op.limit]]
-        by_id = {s.episode.id: s for s in wanted if s.indexed}
-        scored: list[tuple[float, _Stored]] = []
-        for user in sorted({s.episode.scope.user for s in by_id.values()}):
-            scope = self._scope(prefix) if len(prefix) > self.user_at else Scope(user)
-            hits = self.memory.search(
-                op.query, scope, k=MAX_HITS, filters=SearchFilter(surface=SURFACE)
-            )
-            scored.extend((hit.score, by_id[hit.id]) for hit in hits if hit.id in by_id)
-        scored.sort(key=lambda pair: pair[0], reverse=True)
-        return [s.search_item(score) for score, s in scored[op.offset : op.offset + op.limit]]
+        wanted.sort(key=lambda s: (s.episode.time, s.episode.id), reverse=True)
+        return [s.search_item() for s in wanted[op.offset : op.offset + op.limit]]
+
+    def _query_search(self, op: SearchOp, prefix: tuple[str, ...]) -> list[SearchItem]:
+        """Memstrata's hybrid search in each scope under ``prefix``, asked for more hits
+        while the prefix and the filter leave too few."""
+        query, wanted = str(op.query), op.offset + op.limit
+        scored: dict[tuple[tuple[str, ...], str], tuple[float, _Stored]] = {}
+        for scope in self._scopes(prefix):
+            k = min(MAX_HITS, max(50, 4 * wanted))
+            while True:
+                hits = self.memory.search(query, scope, k=k, filters=SearchFilter(surface=SURFACE))
+                found = [
+                    (hit.score, stored)
+                    for hit in hits
+                    if (stored := self._hit(hit.id, hit.scope)) is not None
+                    and stored.indexed
+                    and stored.namespace[: len(prefix)] == prefix
+                    and (not op.filter or _matches(stored.value, op.filter))
+                ]
+                if len(found) >= wanted or len(hits) < k or k >= MAX_HITS:
+                    break
+                k = min(MAX_HITS, 4 * k)
+            for score, stored in found:  # one item per key: the newest episode of it
+                key = (stored.namespace, stored.key)
+                if key not in scored or scored[key][1].episode.id < stored.episode.id:
+                    scored[key] = (score, stored)
+        ranked = sorted(scored.values(), key=lambda pair: pair[0], reverse=True)
+        return [s.search_item(score) for score, s in ranked[op.offset : op.offset + op.limit]]
+
+    def _hit(self, episode_id: str, scope: Scope) -> _Stored | None:
+        try:
+            record = self.memory.get(episode_id, scope)
+        except NotFoundError:  # deleted since the index saw it
+            return None
+        return self._stored(record) if isinstance(record, Episode) else None
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         prefix: tuple[str, ...] = ()

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+import httpx2 as httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import SecretStr
@@ -48,8 +49,6 @@ from memstrata.server.proxy_messages import AnswerCollector, last_user_text, wit
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, ProxySettings
 
 if TYPE_CHECKING:
-    import httpx2 as httpx
-
     from memstrata.api import Memory
     from memstrata.settings import Settings
 
@@ -118,22 +117,33 @@ class Captures:
         self._pool.shutdown(wait=True)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Upstream:
-    """Where requests go, and how they authenticate there."""
+    """Where requests go, how they authenticate there, and the one client that sends them
+    (its connections kept alive; made on first use in the serving event loop, since making
+    one costs a TLS context, and closed when the app stops)."""
 
     base_url: str
     api_key: SecretStr | None
     timeout_s: float
     transport: httpx.AsyncBaseTransport | None = None
+    _client: httpx.AsyncClient | None = None
+    _loop: asyncio.AbstractEventLoop | None = None
 
     def client(self) -> httpx.AsyncClient:
-        import httpx2 as httpx
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop or self._client.is_closed:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0)),
+                transport=self.transport,
+            )
+            self._loop = loop
+        return self._client
 
-        return httpx.AsyncClient(
-            timeout=httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0)),
-            transport=self.transport,
-        )
+    async def aclose(self) -> None:
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.aclose()
+        self._client = None
 
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + path
@@ -252,6 +262,7 @@ def create_proxy_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        await upstream.aclose()
         await asyncio.to_thread(captures.close)  # exchanges in hand are stored before exit
 
     app = FastAPI(
@@ -280,13 +291,12 @@ def create_proxy_app(
     @app.get("/v1/models")
     async def models(request: Request) -> Response:
         _caller(request, KeyRole.READER)
-        async with upstream.client() as client:
-            try:
-                answer = await client.get(
-                    upstream.url("/models"), headers=upstream.headers(request, keyed=keyed)
-                )
-            except Exception as exc:
-                raise _unreachable(upstream, exc) from exc
+        try:
+            answer = await upstream.client().get(
+                upstream.url("/models"), headers=upstream.headers(request, keyed=keyed)
+            )
+        except (httpx.HTTPError, OSError) as exc:
+            raise _unreachable(upstream, exc) from exc
         return Response(answer.content, answer.status_code, headers=relayed_headers(answer.headers))
 
     @app.post("/v1/chat/completions")
@@ -303,8 +313,6 @@ def create_proxy_app(
     async def _forward(
         request: Request, body: dict[str, Any], scope: Scope, question: str, *, keyed: bool
     ) -> Response:
-        import httpx2 as httpx
-
         client = upstream.client()
         sent = client.build_request(
             "POST",
@@ -314,8 +322,7 @@ def create_proxy_app(
         )
         try:
             answer = await client.send(sent, stream=True)
-        except Exception as exc:
-            await client.aclose()
+        except (httpx.HTTPError, OSError) as exc:
             raise _unreachable(upstream, exc) from exc
         headers = relayed_headers(answer.headers)
         if answer.status_code >= 400:  # the upstream's error, as it gave it; nothing captured
@@ -325,7 +332,6 @@ def create_proxy_app(
                 raise _unreachable(upstream, exc) from exc
             finally:
                 await answer.aclose()
-                await client.aclose()
             return Response(content, answer.status_code, headers=headers)
         streaming = "text/event-stream" in answer.headers.get("content-type", "")
         collector = AnswerCollector(streaming=streaming, limit=CAPTURE_LIMIT)
@@ -342,7 +348,6 @@ def create_proxy_app(
             finally:
                 with anyio.CancelScope(shield=True):  # a client gone still closes the upstream
                     await answer.aclose()
-                    await client.aclose()
                 if config.capture:
                     captures.submit(scope, question, collector.text(), complete=complete)
 
@@ -351,7 +356,7 @@ def create_proxy_app(
     return app
 
 
-def _unreachable(upstream: Upstream, exc: Exception) -> UpstreamError:
+def _unreachable(upstream: Upstream, exc: BaseException) -> UpstreamError:
     reason = type(exc).__name__ + (f": {exc}" if str(exc) else "")
     return UpstreamError(f"the upstream {upstream.base_url} cannot be reached ({reason})")
 
