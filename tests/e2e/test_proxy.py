@@ -406,3 +406,16 @@ def test_the_cli_names_the_proxy_and_refuses_it_without_an_upstream(
     assert main(["proxy", "--data-dir", str(data_dir)]) == 2
     assert "--upstream" in capsys.readouterr().err
     assert main(["proxy", "--upstream", "ftp://x", "--data-dir", str(data_dir), "--local"]) == 2
+
+
+def test_an_exchange_ending_after_the_proxy_stopped_is_logged_not_raised(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    from memstrata.server.proxy import Captures
+
+    captures = Captures(memory)
+    captures.close()
+    with caplog.at_level(logging.WARNING, logger="memstrata.server.proxy"):
+        captures.submit(Scope("kim"), "hi", "hello", complete=True)
+    assert any("not stored" in r.getMessage() for r in caplog.records)
+    assert captured(memory, Scope("kim")) == []

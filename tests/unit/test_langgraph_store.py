@@ -30,7 +30,7 @@ from langgraph.store.memory import InMemoryStore
 
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
-from memstrata.errors import InvalidInputError
+from memstrata.errors import InvalidInputError, TooLargeError
 from memstrata.integrations.langgraph import MemstrataStore, session_of
 from memstrata.model import EpisodeFilter, Scope
 from memstrata.settings import load_settings
@@ -374,6 +374,8 @@ def test_values_that_are_not_json_are_refused_and_nothing_is_stored(mem: Memory)
         store.put(("u",), "k", {"when": object()})
     with pytest.raises(InvalidInputError):
         store.batch([PutOp(("u",), "ok", {"v": 1}), PutOp(("u",), "bad", {"x": float("nan")})])
+    with pytest.raises(TooLargeError):
+        store.batch([PutOp(("u",), "ok", {"v": 1}), PutOp(("u",), "big", {"t": "x" * 10**6})])
     assert store.search(("u",)) == []
 
 

@@ -334,6 +334,8 @@ class MemstrataStore(BaseStore):
                 f'Root label for namespace cannot be "langgraph": {namespace}'
             )
         self._check_namespace(namespace)
+        if not isinstance(op.key, str):
+            raise InvalidInputError(f"a key is a string, not {type(op.key).__name__}")
         if op.value is not None:
             if not isinstance(op.value, dict):
                 raise InvalidInputError(f"a value is a dict, not {type(op.value).__name__}")
@@ -341,6 +343,10 @@ class MemstrataStore(BaseStore):
                 json.dumps(op.value, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 raise InvalidInputError(f"the value of {op.key!r} is not JSON: {exc}") from None
+            # every put of a batch is checked before any is stored
+            self.memory.check_size(
+                self._text(op.key, op.value, op.index), f"the text of {op.key!r}"
+            )
 
     def _put(self, op: PutOp) -> None:
         namespace = tuple(op.namespace)

@@ -90,7 +90,11 @@ class Captures:
     _pending: set[Future[None]] = field(default_factory=set)
 
     def submit(self, scope: Scope, question: str, answer: str, *, complete: bool) -> None:
-        future = self._pool.submit(self._store, scope, question, answer, complete)
+        try:
+            future = self._pool.submit(self._store, scope, question, answer, complete)
+        except RuntimeError:  # the proxy is stopping: the answer went out all the same
+            log.warning("the proxy is stopping; an exchange of user %r is not stored", scope.user)
+            return
         self._pending.add(future)
         future.add_done_callback(self._pending.discard)
 
@@ -205,8 +209,8 @@ def _scope(
         return Scope(tenant_user(caller, named or None), thread or None)
     except InvalidInputError as exc:
         raise InvalidInputError(
-            f"{exc} (name the memory user in the {cfg.user_header} header or the body's "
-            "'user' field)"
+            f"{exc} (the memory user is named by the {cfg.user_header} header or the body's "
+            f"'user' field, the thread by the {cfg.thread_header} header)"
         ) from None
 
 
