@@ -62,7 +62,8 @@ def completion(text: str) -> bytes:
 class FakeUpstream:
     """An OpenAI-compatible server answering from a script; it records what it was sent.
 
-    A script entry is a list of SSE chunks (streamed), or (status, bytes) (one JSON body).
+    A script entry is a list of SSE chunks (streamed; None breaks the stream off there), or
+    (status, bytes) (one JSON body).
     With ``hold`` set, a stream stops after its first chunk until the event is set or the
     proxy goes away (``closed`` is then set)."""
 
@@ -91,9 +92,11 @@ class FakeUpstream:
 
         return app
 
-    async def _stream(self, chunks: list[bytes]) -> AsyncIterator[bytes]:
+    async def _stream(self, chunks: list[bytes | None]) -> AsyncIterator[bytes]:
         try:
             for number, chunk in enumerate(chunks):
+                if chunk is None:  # the server breaks off here, mid-answer
+                    raise ConnectionAbortedError("scripted break")
                 yield chunk
                 if number == 0 and self.hold is not None:
                     while not self.hold.is_set():
@@ -419,3 +422,28 @@ def test_an_exchange_ending_after_the_proxy_stopped_is_logged_not_raised(
         captures.submit(Scope("kim"), "hi", "hello", complete=True)
     assert any("not stored" in r.getMessage() for r in caplog.records)
     assert captured(memory, Scope("kim")) == []
+
+
+def test_an_answer_the_upstream_breaks_off_is_relayed_as_far_as_it_went_and_marked(
+    memory: Memory, upstream: tuple[FakeUpstream, str]
+) -> None:
+    fake, url = upstream
+    whole = sse("Half an ", "answer", "never sent")
+    fake.script.append([*whole[:3], None])
+    headers = key_headers(memory, "writer", ["lee"])
+    with serving(memory, url, headers=headers) as (client, app):
+        with client.stream("POST", "/v1/chat/completions", json=chat("go", stream=True)) as r:
+            received = b""
+            try:
+                for chunk in r.iter_raw():
+                    received += chunk
+            except httpx2.HTTPError:
+                pass  # the proxy may end the broken stream abruptly too
+        later = client.get("/healthz")
+        app.state.captures.drain(30)
+    assert received == b"".join(whole[:3])
+    assert later.status_code == 200
+    assert captured(memory, Scope("lee")) == [
+        ("user", "go", {}),
+        ("assistant", "Half an answer", {"interrupted": True}),
+    ]
