@@ -402,7 +402,17 @@ def test_records_documents_identity_and_forget_over_http(http: httpx2.Client) ->
         for path, ops_ in http.get("/openapi.json").json()["paths"].items()
         for method in ops_
     }
-    assert len(routes) == 31 and "GET /v1/runs/{run_id}/events" in routes
+    assert len(routes) == 39 and "GET /v1/runs/{run_id}/events" in routes
+    assert {
+        "GET /v1/me",
+        "GET /v1/users",
+        "GET /v1/scopes",
+        "GET /v1/sessions",
+        "GET /v1/sessions/{session_id}",
+        "GET /v1/facts",
+        "GET /v1/audit",
+        "POST /v1/audit/resolve",
+    } <= routes
     assert "GET /metrics" in routes
 
 
