@@ -232,3 +232,23 @@ def test_cli_audit_and_resolve(memory: Memory, seeded: dict[str, Any], data_dir:
     assert kept.exit_code == 0, kept.output
     again = runner.invoke(cli, ["audit", "list", *args])
     assert again.exit_code == 0 and "no flags" in again.output
+
+
+def test_an_audit_that_removes_spares_a_kept_bullet_until_it_changes(
+    client: TestClient, memory: Memory, seeded: dict[str, Any]
+) -> None:
+    r = _resolve(client, bullet_id=seeded["bad"], action="keep", expected_version=seeded["version"])
+    assert r.status_code == 200, r.text
+    report = memory.consolidate(ALICE, mode="audit", remove=True, use_llm=False)
+    assert report.removed == 0 and report.findings == []
+    doc, version = memory.doc("tea", ALICE)
+    assert UNSUPPORTED in [b.text for s in doc.sections for b in s.bullets]
+    # once the kept bullet's text changes, the audit judges it afresh, and removes it
+    markdown, _ = memory.doc_markdown("tea", ALICE)
+    edited = markdown.replace(UNSUPPORTED, "Alice owns a blue spaceship")
+    preview = memory.preview_doc("tea", ALICE, edited, expected_version=version)
+    memory.apply_doc("tea", ALICE, preview.operations, expected_version=version)
+    report = memory.consolidate(ALICE, mode="audit", remove=True, use_llm=False)
+    assert report.removed == 1
+    doc, _ = memory.doc("tea", ALICE)
+    assert [b.text for s in doc.sections for b in s.bullets] == ["Alice likes oolong tea"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -23,6 +23,7 @@ from memstrata.api.curation import CurationMixin
 from memstrata.codec import format_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.model import DeleteReason, DocumentKind, JsonValue, Scope
+from memstrata.ports import RecordStore
 from memstrata.retry import retry_conflicts
 
 if TYPE_CHECKING:
@@ -38,6 +39,25 @@ def fingerprint(bullet: Bullet) -> str:
     cited = [f"{c.surface}:{c.episode_id}" for c in bullet.citations]
     data = json.dumps([bullet.text, cited], ensure_ascii=False)
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def kept_bullets(store: RecordStore, scope: Scope) -> Mapping[str, JsonValue]:
+    """The acknowledgements of the bullets a person kept in ``scope``, by bullet id."""
+    state = store.get_document(scope, DocumentKind.STATE, AUDIT_STATE_KEY)
+    kept = state.content.get("kept") if state is not None else None
+    return kept if isinstance(kept, Mapping) else {}
+
+
+def kept_check(store: RecordStore, scope: Scope) -> Callable[[Bullet], bool]:
+    """Whether a bullet is one a person kept as it now stands (text and citations as they
+    were when it was kept): the audit neither flags nor removes it."""
+    kept = kept_bullets(store, scope)
+
+    def check(bullet: Bullet) -> bool:
+        ack = kept.get(bullet.id)
+        return isinstance(ack, Mapping) and ack.get("fingerprint") == fingerprint(bullet)
+
+    return check
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +119,6 @@ class AuditMixin(CurationMixin):
         chat model configured it judges the evidence (``use_llm=False``: rules only)."""
         scope = as_scope(scope)
         report = self.consolidate(scope, mode="audit", remove=False, use_llm=use_llm)
-        kept = self._kept(scope)
         flags: list[AuditFlag] = []
         documents: dict[str, tuple[dict[str, Bullet], int]] = {}
         for finding in report.findings:
@@ -110,9 +129,6 @@ class AuditMixin(CurationMixin):
             bullets, version = documents[finding.key]
             bullet = bullets.get(finding.bullet_id)
             if bullet is None:
-                continue
-            ack = kept.get(bullet.id)
-            if isinstance(ack, Mapping) and ack.get("fingerprint") == fingerprint(bullet):
                 continue
             flags.append(
                 AuditFlag(
@@ -179,11 +195,6 @@ class AuditMixin(CurationMixin):
         return AuditResolution(key, bullet_id, action, now, preview.diff)
 
     # kept flags ----------------------------------------------------------------------
-    def _kept(self, scope: Scope) -> Mapping[str, JsonValue]:
-        state = self.store.get_document(scope, DocumentKind.STATE, AUDIT_STATE_KEY)
-        kept = state.content.get("kept") if state is not None else None
-        return kept if isinstance(kept, Mapping) else {}
-
     def _keep(self, scope: Scope, key: str, bullet: Bullet) -> None:
         def attempt() -> None:
             state = self.store.get_document(scope, DocumentKind.STATE, AUDIT_STATE_KEY)

@@ -162,7 +162,9 @@ class CurationMixin(RecordsMixin):
         if mode == "update":
             report = consolidator.update(scope)
         elif mode == "audit":
-            report = consolidator.audit(scope, remove=remove)
+            from memstrata.api.audit import kept_check
+
+            report = consolidator.audit(scope, remove=remove, kept=kept_check(self.store, scope))
         else:
             report = consolidator.dedup(scope)
         from memstrata.llm.metered import MeteredLLM

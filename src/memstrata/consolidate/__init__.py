@@ -40,7 +40,7 @@ from memstrata.curate.essentials import DEFAULT_ESSENTIALS_BUDGET, Selection, ch
 from memstrata.curate.profile import promotions
 from memstrata.curate.runs import RunRegistry
 from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, topic_key
-from memstrata.document.format import Citation
+from memstrata.document.format import Bullet, Citation
 from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.ops import Operation, OpKind
 from memstrata.document.service import ESSENTIALS_KEY, DocumentService
@@ -465,22 +465,27 @@ class Consolidator:
             if d.scope == scope and d.kind in (DocumentKind.TOPIC, DocumentKind.ESSENTIALS)
         )
 
-    def audit(self, scope: Scope, *, remove: bool = False) -> ConsolidationReport:
+    def audit(
+        self,
+        scope: Scope,
+        *,
+        remove: bool = False,
+        kept: Callable[[Bullet], bool] | None = None,
+    ) -> ConsolidationReport:
         """Check every bullet against its cited evidence. A bullet whose episodes are gone, or
         whose words the episodes barely contain (share of its terms found below
         ``SUPPORT_THRESHOLD``), is flagged; with ``remove`` it is deleted (reason ``stale``
         for missing evidence, ``low-signal`` for unsupported text). With a model, the model
         judges whether the cited turns support each bullet that has evidence (a paraphrase or
         a translation can be supported with few shared words); the rules judge what it could
-        not."""
+        not. A bullet ``kept`` accepts (a person kept it as it stands) is neither judged nor
+        removed."""
         report = ConsolidationReport()
         for key in self._documents(scope):
             doc, version = self.docs.get(scope, key)
-            cited = sorted(
-                {c.episode_id for s in doc.sections for b in s.bullets for c in b.citations}
-            )
+            bullets = [b for s in doc.sections for b in s.bullets if kept is None or not kept(b)]
+            cited = sorted({c.episode_id for b in bullets for c in b.citations})
             texts = {e.id: e.text for e in self.store.get_episodes(scope, cited)}
-            bullets = [b for s in doc.sections for b in s.bullets]
             evidence_of = {
                 b.id: [texts[c.episode_id] for c in b.citations if c.episode_id in texts]
                 for b in bullets
