@@ -127,3 +127,14 @@ def test_a_value_the_engine_cannot_store_is_refused_as_input(backend: str, tmp_p
             assert store.generation("alice") == 0
         finally:
             store.close()
+
+
+def test_postgres_url_aliases_open_the_same_store(tmp_path: Path) -> None:
+    with fresh_url("postgresql", tmp_path) as url:
+        rest = url.split("://", 1)[1]
+        for scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+            store = open_store(f"{scheme}://{rest}")
+            try:
+                assert store.applied_migrations() == ["0001_initial"]
+            finally:
+                store.close()

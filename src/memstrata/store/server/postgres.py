@@ -60,7 +60,8 @@ class PostgresBase(ServerBase):
             ignore_duplicates=postgres_ignore,
             lock_feed=_LOCK_FEED,
         )
-        self._conninfo = url.raw.replace("postgres://", "postgresql://", 1)
+        # libpq's own scheme, whichever alias named it (postgres://, postgresql+psycopg://)
+        self._conninfo = "postgresql://" + url.raw.split("://", 1)[1]
         self._pool: Any = None
         super().__init__(
             url,
