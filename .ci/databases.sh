@@ -24,6 +24,7 @@
 # earlier run whose starting shell is gone (a run that was killed). Running it as root, the
 # servers run as the `postgres` and `mysql` system users the packages create.
 set -uo pipefail
+PATH="$PATH:/usr/sbin:/sbin"  # runuser, mariadbd
 
 PREFIX="${TMPDIR:-/tmp}/memstrata-db."
 MARK=".memstrata-test-databases"

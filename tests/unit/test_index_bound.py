@@ -128,8 +128,6 @@ def test_an_index_embedding_a_batch_is_not_dropped_and_nothing_pending_is_lost(
     gate = GatedEmbedder()
     embedder = with_cache(gate, settings.embedding_cache_path)
     with Memory.open(settings=settings, clock=clock, embedder=embedder) as mem:
-        mem.start_indexer(poll_s=30)  # searches do not wait; nothing runs until told
-        mem.indexer.stop()  # type: ignore[union-attr]
         for user in "abc":
             mem.remember(_turns(user, 12), user)
         manager = mem.indexes
