@@ -391,3 +391,17 @@ def test_a_query_search_looks_further_when_the_filter_leaves_too_few(mem: Memory
     found = store.search(("u",), query="tea note", filter={"tag": "rare"}, limit=1)
     assert [i.key for i in found] == ["rare"]
     assert len(store.search(("u",), query="tea note", limit=100, offset=60)) == 61
+
+
+def test_a_secret_in_a_value_is_scrubbed_before_it_is_stored(mem: Memory) -> None:
+    """Values are stored verbatim like any capture, so secrets leave them as they leave a
+    turn's text; everything else round-trips."""
+    secret = "sk-proj-" + "Ab3xYz9Q" * 4
+    store = MemstrataStore(mem)
+    store.put(("alice", "memories"), "k", {"note": f"my key is {secret}", "n": 1, "tag": "茶"})
+    item = store.get(("alice", "memories"), "k")
+    assert item is not None
+    assert secret not in str(item.value) and "[REDACTED:api_key]" in item.value["note"]
+    assert item.value["n"] == 1 and item.value["tag"] == "茶"
+    stored = mem.list(Scope("alice"), "episode", limit=10)
+    assert stored and all(secret not in str(e) for e in stored)

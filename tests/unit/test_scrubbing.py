@@ -34,6 +34,24 @@ def test_secrets_are_scrubbed_from_capture_and_logged_without_text(
     assert "api_key" in caplog.text and KEY not in caplog.text and "user=alice" in caplog.text
 
 
+def test_secrets_are_scrubbed_from_a_turns_metadata_too(memory: Memory) -> None:
+    """Metadata is stored verbatim like the text (an imported record, a LangGraph value), so
+    capture scrubs secrets from every string in it; the rest comes back as it was sent."""
+    metadata = {
+        "note": f"token {KEY}",
+        "nested": {"items": [f"key={KEY}", 3, None, "plain 中文"]},
+        "count": 2,
+    }
+    [ep] = memory.remember({"text": "saved a value", "metadata": metadata}, ALICE)
+    stored = memory.get(ep.id, ALICE)
+    assert KEY not in str(stored.metadata) and KEY not in str(ep.metadata)  # type: ignore[union-attr]
+    assert stored.metadata["count"] == 2  # type: ignore[union-attr]
+    assert stored.metadata["nested"]["items"][1:] == [3, None, "plain 中文"]  # type: ignore[union-attr,index]
+    assert "[REDACTED:api_key]" in stored.metadata["note"]  # type: ignore[union-attr]
+    assert memory.trace is not None
+    assert all(KEY not in str(e) for e in memory.trace.read())  # type: ignore[attr-defined]
+
+
 def test_capture_scrubbing_can_be_turned_off(tmp_path: Path, clock: FixedClock) -> None:
     settings = load_settings(data_dir=tmp_path / "m", scrub_capture=False)
     with Memory.open(settings=settings, clock=clock) as mem:

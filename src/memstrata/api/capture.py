@@ -17,6 +17,7 @@ from memstrata.api.common import (
     as_scope,
     as_turn,
     scrubbed,
+    scrubbed_json,
 )
 from memstrata.codec import episode_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
@@ -68,11 +69,15 @@ class CaptureMixin(MemoryState):
         return episodes
 
     def _capture_text(self, turn: Turn, scope: Scope) -> Turn:
-        """Secrets are scrubbed from verbatim capture unless configured off."""
+        """Secrets are scrubbed from verbatim capture unless configured off: from the turn's
+        text and from every string of its metadata (an imported record, a LangGraph value)."""
         if self.settings is not None and not self.settings.scrub_capture:
             return turn
         text = scrubbed(turn.text, scope, secrets_only=True)
-        return turn if text == turn.text else replace(turn, text=text)
+        metadata = scrubbed_json(turn.metadata, scope) if turn.metadata else turn.metadata
+        if text == turn.text and metadata == turn.metadata:
+            return turn
+        return replace(turn, text=text, metadata=metadata)
 
     def _episodes(
         self, turns: Sequence[Turn], scope: Scope, *, surface: str, session_id: str | None

@@ -391,6 +391,21 @@ def scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:
     return scrub_for_storage(text, scope, secrets_only=secrets_only)
 
 
+def scrubbed_json(value: Mapping[str, JsonValue], scope: Scope) -> dict[str, JsonValue]:
+    """``value`` with the secrets scrubbed from every string in it (keys stay as they are)."""
+
+    def clean(item: JsonValue) -> JsonValue:
+        if isinstance(item, str):
+            return scrubbed(item, scope, secrets_only=True)
+        if isinstance(item, list):
+            return [clean(i) for i in item]
+        if isinstance(item, dict):
+            return {k: clean(v) for k, v in item.items()}
+        return item
+
+    return {k: clean(v) for k, v in value.items()}
+
+
 def category_of(value: Category | str) -> Category:
     try:
         return Category(value)

@@ -24,7 +24,7 @@ from time import perf_counter
 from typing import Final
 
 from memstrata import importers
-from memstrata.api.common import ImportSource, IngestReport, scrubbed
+from memstrata.api.common import ImportSource, IngestReport
 from memstrata.api.curated import clean_text
 from memstrata.api.documents import DocumentsMixin
 from memstrata.document.format import Citation
@@ -174,31 +174,17 @@ class ImportsMixin(DocumentsMixin):
         meta: dict[str, JsonValue],
     ) -> Episode:
         """The import episode holding an original record (a fact, a summary, a bullet); the
-        record's texts are scrubbed of secrets like the episode's own text."""
+        record's texts are scrubbed of secrets like the episode's own text (capture scrubs
+        the metadata)."""
         turn = Turn(
             text=text,
             speaker=fmt,
             role=Role.OTHER,
             time=when,
             session_id=fmt,
-            metadata={IMPORT_KEY: key, **self._scrub_record(meta, Scope(user))},
+            metadata={IMPORT_KEY: key, **meta},
         )
         return self._keyed_episode(user, Scope(user), turn)
-
-    def _scrub_record(self, value: dict[str, JsonValue], scope: Scope) -> dict[str, JsonValue]:
-        if self.settings is not None and not self.settings.scrub_capture:
-            return value
-
-        def clean(item: JsonValue) -> JsonValue:
-            if isinstance(item, str):
-                return scrubbed(item, scope, secrets_only=True)
-            if isinstance(item, list):
-                return [clean(i) for i in item]
-            if isinstance(item, dict):
-                return {k: clean(v) for k, v in item.items()}
-            return item
-
-        return {k: clean(v) for k, v in value.items()}
 
     def _keyed_episode(self, user: str, scope: Scope, turn: Turn) -> Episode:
         key = str(turn.metadata[IMPORT_KEY])
