@@ -56,6 +56,58 @@ def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool)
 
 
 @bench.command(
+    name="stores",
+    help="Record stores side by side: ingest, search and single writes through each "
+    "(hashing embedder; SQLite in a temporary directory, and each --store URL).",
+)
+@click.option(
+    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    default="locomo",
+    show_default=True,
+    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
+)
+@click.option(
+    "--store",
+    "specs",
+    multiple=True,
+    metavar="NAME=URL",
+    help="A server store to measure beside SQLite, e.g. pg=postgresql://u@host/db "
+    "(repeatable). The bench writes under a user of its own and forgets it at the end.",
+)
+@click.option("--queries", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--writes", default=100, show_default=True, type=click.IntRange(1, 100_000))
+@json_option
+def bench_stores(
+    path: Path, fmt: str, specs: tuple[str, ...], queries: int, writes: int, as_json: bool
+) -> None:
+    from memstrata.bench.stores import run_stores_bench
+
+    stores: list[tuple[str, str | None]] = [("sqlite", None)]
+    for spec in specs:
+        name, sep, url = spec.partition("=")
+        if not sep or not name.strip() or not url.strip():
+            raise InvalidInputError("--store takes NAME=URL, e.g. pg=postgresql://user@host/db")
+        stores.append((name.strip(), url.strip()))
+    result = run_stores_bench(path, fmt, stores, queries=queries, writes=writes)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(f"{result['turns']} turns, {result['queries']} searches, {writes} single writes")
+    click.echo("store        ingest/s  search p50/p95 ms  writes/s  write+search p50 ms")
+    rows: list[dict[str, Any]] = result["stores"]
+    for row in rows:
+        click.echo(
+            f"{row['store']:<12} {row['ingest_turns_per_s']:>8}  "
+            f"{row['search_p50_ms']:>7} / {row['search_p95_ms']:<7}  "
+            f"{row['writes_per_s']:>8}  {row['write_then_search_p50_ms']:>8}"
+        )
+
+
+@bench.command(
     name="index",
     help="Raw text to searchable: ingest, then embed and index every turn, with the configured "
     "embedder and a new, empty embedding cache (turns/s, texts embedded, peak memory).",

@@ -1,0 +1,78 @@
+"""`bench stores`: the same turns through each record store, side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.bench.stores import run_stores_bench
+from memstrata.cli import main
+from memstrata.errors import InvalidInputError
+from memstrata.settings import load_settings
+
+MINI = Path(__file__).parents[1] / "fixtures" / "locomo_mini.json"
+SERVERS = {
+    name: os.environ[var]
+    for name, var in (
+        ("postgresql", "MEMSTRATA_TEST_POSTGRES_URL"),
+        ("mysql", "MEMSTRATA_TEST_MYSQL_URL"),
+    )
+    if os.environ.get(var)
+}
+
+
+def test_each_store_is_measured_on_the_same_turns_and_left_as_found(tmp_path: Path) -> None:
+    store = tmp_path / "kept.db"
+    stores: list[tuple[str, str | None]] = [
+        ("sqlite-temp", None),
+        ("sqlite-file", f"sqlite:///{store}"),
+        *SERVERS.items(),
+    ]
+    result = run_stores_bench(MINI, "locomo", stores, queries=2, writes=3)
+    assert result["turns"] > 0 and result["queries"] == 2 and result["writes"] == 3
+    rows = result["stores"]
+    assert isinstance(rows, list)
+    assert [r["store"] for r in rows] == [name for name, _ in stores]  # type: ignore[index]
+    for row in rows:
+        assert isinstance(row, dict)
+        for field in (
+            "ingest_turns_per_s",
+            "search_p50_ms",
+            "search_p95_ms",
+            "writes_per_s",
+            "write_then_search_p50_ms",
+        ):
+            assert isinstance(row[field], float) and row[field] > 0, (row["store"], field)
+        assert row["search_p50_ms"] <= row["search_p95_ms"]  # type: ignore[operator]
+    # the bench's user is forgotten: the store it wrote to holds no memory
+    with Memory.open(
+        settings=load_settings(data_dir=tmp_path / "check", trace=False, load_sample=False),
+        store_url=f"sqlite:///{store}",
+    ) as memory:
+        assert memory.store.users() == []
+
+
+def test_the_cli_prints_a_row_per_store_and_refuses_a_bad_store(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "stores", "--data", str(MINI), "--queries", "3", "--writes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "sqlite" in out and "ingest/s" in out
+    code = main(["bench", "stores", "--data", str(MINI), "--store", "no-url-here", "--json"])
+    assert code != 0
+    assert "NAME=URL" in capsys.readouterr().err
+
+
+def test_json_output_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["bench", "stores", "--data", str(MINI), "--queries", "2", "--writes", "1", "--json"])
+        == 0
+    )
+    result = json.loads(capsys.readouterr().out)
+    assert [r["store"] for r in result["stores"]] == ["sqlite"]
+    with pytest.raises(InvalidInputError):
+        run_stores_bench(MINI, "locomo", [], queries=1, writes=1)
