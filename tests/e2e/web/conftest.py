@@ -1,7 +1,9 @@
 """Fixtures for the workbench's end-to-end tests: a real server with sample memory, one headless
-Chromium for the session and a fresh page per test.
+Chromium for the web tests and a fresh page per test.
 
-Fixtures (session-wide unless said):
+Fixtures (one for the whole ``tests/e2e/web`` package unless said; package-wide, not
+session-wide, so Playwright's event loop is gone before the tests after them run, which may
+start loops of their own):
 
 * ``workbench``: a :class:`Workbench`: a live server (``tests/e2e/live.py``) on a temporary
   data directory, behind API keys, holding the bilingual sample memory of ``demo`` (curated:
@@ -149,7 +151,7 @@ def _fill(memory: Memory) -> dict[str, Any]:
     return ids
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
     base = tmp_path_factory.mktemp("workbench")
     config = base / "config.toml"
@@ -164,7 +166,7 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
             yield Workbench(str(client.base_url).rstrip("/"), admin, reader, client, memory, ids)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
