@@ -27,17 +27,25 @@ def bench() -> None:
     """The bench group."""
 
 
+def _conversation_file(func: F) -> F:
+    """``--data FILE`` and its ``--format``, for the benches that read a conversation file."""
+    func = click.option(
+        "--format",
+        "fmt",
+        default="locomo",
+        show_default=True,
+        type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
+    )(func)
+    return click.option(
+        "--data",
+        "path",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    )(func)
+
+
 @bench.command(name="ingest", help="Ingest throughput of a conversation file (no embeddings).")
-@click.option(
-    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@click.option(
-    "--format",
-    "fmt",
-    default="locomo",
-    show_default=True,
-    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
-)
+@_conversation_file
 @click.option("--runs", default=5, show_default=True, type=click.IntRange(1, 100))
 @click.option("--no-trace", is_flag=True, help="Do not write the raw trace.")
 @json_option
@@ -60,16 +68,7 @@ def bench_ingest(path: Path, fmt: str, runs: int, no_trace: bool, as_json: bool)
     help="Record stores side by side: ingest, search and single writes through each "
     "(hashing embedder; SQLite in a temporary directory, and each --store URL).",
 )
-@click.option(
-    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@click.option(
-    "--format",
-    "fmt",
-    default="locomo",
-    show_default=True,
-    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
-)
+@_conversation_file
 @click.option(
     "--store",
     "specs",
@@ -112,16 +111,7 @@ def bench_stores(
     help="Raw text to searchable: ingest, then embed and index every turn, with the configured "
     "embedder and a new, empty embedding cache (turns/s, texts embedded, peak memory).",
 )
-@click.option(
-    "--data", "path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@click.option(
-    "--format",
-    "fmt",
-    default="locomo",
-    show_default=True,
-    type=click.Choice(["locomo", "longmemeval", "madial", "jsonl"]),
-)
+@_conversation_file
 @click.option(
     "--limit", type=click.IntRange(1), default=None, help="Only the first N conversations."
 )
