@@ -197,6 +197,11 @@ class RecordStore(Protocol):
         ``settled``): extraction leaves them alone, so a deleted fact does not come back."""
         ...
 
+    def erased(self, scope: Scope, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` (episodes, facts, bullets) that an erasure of the scope's user
+        removed, by deletion or by cascade: an import does not bring them back."""
+        ...
+
     def pending_erasures(self) -> list[ErasureRecord]:
         """Journal entries not yet done, oldest first (for operators; not scoped)."""
         ...

@@ -484,6 +484,24 @@ class TestErasure:
         store.erase(ALICE, Erasure(target=ep.id, reason="stale", episode_ids=(ep.id,)))
         assert store.settled_episodes(ALICE, [ep.id]) == set()  # it went with its episode
 
+    def test_erased_ids_are_known_per_user_and_a_dry_run_adds_none(
+        self, store: RecordStore
+    ) -> None:
+        gone, kept = episode(ALICE_T1, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        cited = store.add_fact(ALICE, fact(ALICE, (gone.id,), "only the secret"))
+        plain = store.add_fact(ALICE, fact(ALICE, (kept.id,), "plain"))
+        probe = [gone.id, kept.id, cited.id, plain.id, "ep_never_stored"]
+        erasure = Erasure(target=gone.id, reason="user-request", episode_ids=(gone.id,))
+        store.erase(ALICE_T1, erasure, dry_run=True)
+        assert store.erased(ALICE, probe) == set()
+        store.erase(ALICE_T1, erasure)
+        store.erase(ALICE, Erasure(target=plain.id, reason="stale", fact_ids=(plain.id,)))
+        assert store.erased(ALICE, probe) == {gone.id, cited.id, plain.id}
+        assert store.erased(ALICE_T2, [gone.id]) == {gone.id}  # any thread of the user
+        assert store.erased(BOB, probe) == set()
+        assert store.erased(ALICE, []) == set()
+
     def test_a_whole_scope_goes_and_nothing_else(self, store: RecordStore) -> None:
         t1, t2 = episode(ALICE_T1, "thread one"), episode(ALICE_T2, "thread two")
         store.add_episodes(ALICE, [t1, t2])

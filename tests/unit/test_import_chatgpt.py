@@ -179,3 +179,25 @@ def test_stable_ids_are_ulids_of_the_time_and_the_key() -> None:
     for char in first[3:13]:
         ms = ms * 32 + "0123456789ABCDEFGHJKMNPQRSTVWXYZ".index(char)
     assert ms == 1733338100500
+
+
+def test_a_forgotten_turn_is_not_imported_again_and_the_report_says_so(memory: Memory) -> None:
+    memory.ingest(FIXTURE, "ana", fmt="chatgpt")
+    [turn] = [
+        e
+        for e in memory.list(Scope("ana", RUST), "episode", limit=10)
+        if e.text == "我想在三个月内学会 Rust，每天能学一个小时。"  # type: ignore[union-attr]
+    ]
+    memory.forget(turn.id, Scope("ana"))
+    for dry_run in (True, False):
+        report = memory.ingest(FIXTURE, "ana", fmt="chatgpt", dry_run=dry_run)
+        assert (report.turns, report.present) == (0, 8)
+        assert (RUST, _FORGOTTEN_TURN) in report.skipped
+    assert "我想在三个月内学会 Rust，每天能学一个小时。" not in _texts(memory, Scope("ana"))
+    # another user importing the same file is not affected by ana's forget
+    assert memory.ingest(FIXTURE, "bo", fmt="chatgpt").turns == 9
+
+
+_FORGOTTEN_TURN = (
+    "1 turn deleted or forgotten earlier: not imported again (remember one anew to bring it back)"
+)

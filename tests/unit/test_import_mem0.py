@@ -112,3 +112,13 @@ def test_secrets_in_a_record_are_scrubbed_everywhere(memory: Memory, tmp_path: P
     memory.ingest(_write(tmp_path, data), "alex", fmt="mem0")
     stored = json.dumps(list(memory.export(ALEX)), ensure_ascii=False)
     assert "hunter22x" not in stored
+
+
+def test_a_fact_forgotten_with_its_record_is_not_imported_again(memory: Memory) -> None:
+    memory.ingest(FIXTURE, "alex", fmt="mem0")
+    cameras = _facts(memory, ALEX)["Collects vintage film cameras"]
+    [record] = cameras.sources
+    memory.forget(record, ALEX)  # the import episode, and the fact citing it by cascade
+    report = memory.ingest(FIXTURE, "alex", fmt="mem0")
+    assert report.facts == 0 and "Collects vintage film cameras" not in _facts(memory, ALEX)
+    assert any(where == "facts" and "forgotten earlier" in why for where, why in report.skipped)

@@ -210,8 +210,12 @@ class ImportsMixin(DocumentsMixin):
                     seen.add(episode_id)
                     mine.append((episode_id, turn))
         existing = self._existing_episodes(plan.user, sorted(seen))
+        erased = self.store.erased(Scope(plan.user), sorted(seen - existing))
         for key, turns in per_conv.items():
-            new = [(i, t) for i, t in turns if i not in existing]
+            forgotten = sum(1 for i, _ in turns if i in erased)
+            if forgotten:
+                plan.skipped.append(Skipped(key, _forgotten(forgotten, "turn")))
+            new = [(i, t) for i, t in turns if i not in existing and i not in erased]
             if new and build:
                 scope = Scope(plan.user, key)
                 episodes = self._episodes(
@@ -223,14 +227,14 @@ class ImportsMixin(DocumentsMixin):
                 plan.episodes.extend(
                     replace(e, id=i) for e, (i, _) in zip(episodes, new, strict=True)
                 )
-            plan.present += len(turns) - len(new)
+            plan.present += len(turns) - len(new) - forgotten
             plan.sources.append(
                 ImportSource(
                     key,
                     "conversation",
                     titles[key],
                     turns=len(new),
-                    present=len(turns) - len(new),
+                    present=len(turns) - len(new) - forgotten,
                 )
             )
 
@@ -294,9 +298,13 @@ class ImportsMixin(DocumentsMixin):
         facts: set[str] = set()
         for chunk in _chunks(sorted({f.id for _, f in pairs})):
             facts.update(f.id for f in self.store.get_facts(scope, chunk))
-        new = 0
+        erased = self.store.erased(scope, [i for e, f in pairs for i in (e.id, f.id)])
+        new = forgotten = 0
         fresh: list[tuple[Episode, Fact]] = []
         for episode, fact in pairs:
+            if fact.id in erased or episode.id in erased:
+                forgotten += 1
+                continue
             if fact.id in facts or episode.id in episodes:
                 plan.present += 1  # imported before (a fact deleted since stays deleted)
                 continue
@@ -304,9 +312,13 @@ class ImportsMixin(DocumentsMixin):
             plan.facts.append(fact)
             fresh.append((episode, fact))
             new += 1
+        if forgotten:
+            plan.skipped.append(Skipped("facts", _forgotten(forgotten, "fact")))
         self._earlier_versions(batch.format, fresh, plan)
         plan.sources.append(
-            ImportSource("facts", "facts", batch.format, facts=new, present=len(pairs) - new)
+            ImportSource(
+                "facts", "facts", batch.format, facts=new, present=len(pairs) - new - forgotten
+            )
         )
 
     def _earlier_versions(
@@ -385,6 +397,8 @@ class ImportsMixin(DocumentsMixin):
             for n in notes
         ]
         existing = self._existing_episodes(plan.user, [e.id for e in episodes])
+        bullet_ids = [stable_id("m", f"{plan.user}\n{n.bullet or n.key}") for n in notes]
+        erased = self.store.erased(scope, [*(e.id for e in episodes), *bullet_ids])
         for note, episode in zip(notes, episodes, strict=True):
             if note.doc not in plan.docs:
                 current, version = self.documents.get(scope, note.doc)
@@ -396,6 +410,9 @@ class ImportsMixin(DocumentsMixin):
                 )
             docplan = plan.docs[note.doc]
             bullet_id = stable_id("m", f"{plan.user}\n{note.bullet or note.key}")
+            if episode.id in erased or bullet_id in erased:
+                plan.skipped.append(Skipped(note.key, _forgotten(1, "bullet")))
+                continue
             if episode.id in existing or any(op.id == bullet_id for op in docplan.ops):
                 docplan.present += 1
                 continue
@@ -464,3 +481,12 @@ class ImportsMixin(DocumentsMixin):
             self._written(scope)
             if self._queue is not None:
                 self._queue.touch(scope)
+
+
+def _forgotten(count: int, kind: str) -> str:
+    """Why records deleted or forgotten earlier are skipped."""
+    noun = kind if count == 1 else f"{kind}s"
+    return (
+        f"{count} {noun} deleted or forgotten earlier: not imported again (remember one anew "
+        "to bring it back)"
+    )

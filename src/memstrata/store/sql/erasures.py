@@ -259,6 +259,20 @@ class ErasureTables(DocumentTables):
             found.update(r["episode_id"] for r in rows)
         return found
 
+    def erased(self, scope: Scope, ids: Sequence[str]) -> set[str]:
+        wanted = set(ids)
+        if not wanted:
+            return set()
+        found: set[str] = set()
+        rows = self._read(
+            'SELECT episode_ids, report FROM erasures WHERE "user" = ? ORDER BY id', [scope.user]
+        )
+        for row in rows:
+            report = json.loads(row["report"])
+            for erased in (json.loads(row["episode_ids"]), report["deleted"], report["cascaded"]):
+                found.update(wanted.intersection(erased))
+        return found
+
     # the journal ---------------------------------------------------------------------
     @staticmethod
     def _journal(tx: Tx, record: ErasureRecord) -> None:
