@@ -78,3 +78,38 @@ def test_scoring_leaves_postings_alone_and_removal_keeps_them_compact() -> None:
     scores = index.scores(["tea"], 100)
     assert index._slots[tid] is postings  # a read replaced nothing
     assert (scores[:70] == 0).all() and (scores[70:] > 0).all()
+
+
+def test_its_size_can_be_read_while_a_writer_adds_new_terms() -> None:
+    """The memory bound reads an index's size without its lock; that must never keep a
+    writer from growing the index (a view of a growing column did: "cannot resize an array
+    that is exporting buffers")."""
+    import sys
+    import threading
+
+    index = BM25Index()
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def write() -> None:
+        try:
+            for slot in range(3000):
+                index.add(slot, [f"term{slot}", f"other{slot}", "shared"])
+        except BaseException as exc:  # any failure of the writer fails the test
+            errors.append(exc)
+        finally:
+            done.set()
+
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        writer = threading.Thread(target=write)
+        writer.start()
+        sizes = 0
+        while not done.is_set():
+            sizes += index.nbytes > 0
+        writer.join()
+    finally:
+        sys.setswitchinterval(previous)
+    assert not errors, errors[0]
+    assert index.size == 3000 and sizes > 0

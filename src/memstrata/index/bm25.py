@@ -87,16 +87,17 @@ class BM25Index:
         """An estimate of the memory the index holds, from its counts: per posting (live or
         stale) its three columns and its pair in its document, the arrays loaded from a
         snapshot, the postings cached for scoring, the per-slot columns, and per term its
-        entry in the vocabulary."""
-        df = np.frombuffer(self._df, dtype=np.int32)
-        stale = np.frombuffer(self._stale, dtype=np.int32)
+        entry in the vocabulary. Safe beside a writer: it reads copies of the growing
+        columns (a view would keep a writer from growing them) and of the cache's values."""
+        df = np.frombuffer(self._df.tobytes(), dtype=np.int32)
+        stale = np.frombuffer(self._stale.tobytes(), dtype=np.int32)
         postings = int(df.sum(dtype=np.int64)) + int(stale.sum(dtype=np.int64))
         loaded = self._loaded
         mapped = 0
         if loaded is not None:
             arrays = (loaded.slots, loaded.tfs, loaded.epochs, loaded.docs, loaded.doc_offsets)
             mapped = sum(int(a.nbytes) for a in arrays) + 8 * len(loaded.offsets)
-        cached = sum(s.nbytes + t.nbytes for s, t in self._cache.values())
+        cached = sum(s.nbytes + t.nbytes for s, t in list(self._cache.values()))
         columns = self._epoch.nbytes + self._lengths.nbytes
         return 20 * postings + mapped + int(cached) + columns + _TERM_BYTES * len(self._vocab)
 
