@@ -245,3 +245,27 @@ def test_the_size_estimate_follows_the_memory_an_index_takes() -> None:
         tracemalloc.stop()
     estimate = index_bytes(index)
     assert 0.6 * held <= estimate <= 1.6 * held, (estimate, held)
+
+
+def test_a_search_measures_the_index_again_only_when_it_changed(
+    data_dir: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memstrata.index.manager as manager_module
+
+    measured: list[int] = []
+
+    def counting(index: UserIndex) -> int:
+        measured.append(1)
+        return index_bytes(index)
+
+    monkeypatch.setattr(manager_module, "index_bytes", counting)
+    with _memory(data_dir, clock) as mem:
+        _fill(mem, {"a": 20})
+        mem.search("piano", "a")
+        mem.search("piano", "a")  # the same terms: nothing changed, nothing measured
+        first = len(measured)
+        mem.search("piano", "a")
+        assert len(measured) == first
+        mem.remember([Turn(text="a new turn about the cello")], "a")
+        mem.search("piano", "a")  # a write since: measured again
+        assert len(measured) > first

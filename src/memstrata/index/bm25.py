@@ -101,6 +101,11 @@ class BM25Index:
         columns = self._epoch.nbytes + self._lengths.nbytes
         return 20 * postings + mapped + int(cached) + columns + _TERM_BYTES * len(self._vocab)
 
+    @property
+    def cached_terms(self) -> int:
+        """How many terms' postings are cached for scoring (the cache grows with searches)."""
+        return len(self._cache)
+
     def __contains__(self, slot: int) -> bool:
         return slot in self._docs or self._loaded_doc(slot)
 

@@ -101,6 +101,9 @@ class IndexManager:
         #: per built index, its estimated bytes when last used; ordered least recently used
         #: first
         self._sizes: dict[str, int] = {}
+        #: per user: the index, generation, entry count and cached terms its size in _sizes
+        #: was measured at
+        self._measured_at: dict[str, tuple[int, int, int, int]] = {}
         #: users whose index is in use beyond a search (embedding, filling, saving): kept
         self._busy: dict[str, int] = {}
         self.evictions = 0
@@ -141,11 +144,19 @@ class IndexManager:
             return dict(self._sizes)
 
     def _used(self, user: str, index: UserIndex) -> None:
-        """The user's index was just used: it becomes the most recently used, measured."""
+        """The user's index was just used: it becomes the most recently used, measured again
+        only when it changed since it was last measured (a search alone does not pay for it)."""
+        at = (id(index), index.generation, len(index), index.lexical.cached_terms)
+        with self._guard:
+            size = self._sizes.pop(user, None)
+            if size is not None and self._measured_at.get(user) == at:
+                self._sizes[user] = size
+                return
         size = index_bytes(index)
         with self._guard:
             self._sizes.pop(user, None)
             self._sizes[user] = size
+            self._measured_at[user] = at
 
     @contextmanager
     def _in_use(self, user: str, *, held: bool = False) -> Iterator[None]:
