@@ -116,3 +116,11 @@ def test_the_cli_migrates_and_prints_each_table(
     assert out["tables"]["facts"]["rows"] == 1 and len(out["tables"]["facts"]["sha256"]) == 64
     assert main(["migrate", "--from", src, "--to", dst]) == 2  # now not empty
     assert "not empty" in capsys.readouterr().err
+
+
+def test_an_empty_or_mistyped_source_is_refused(tmp_path: Path) -> None:
+    """A typo in the source's URL opens a new, empty store: nothing is copied, and the run
+    says so instead of reporting a migration of nothing."""
+    src, dst = f"sqlite:///{tmp_path / 'typo.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    with pytest.raises(InvalidInputError, match="holds no records"):
+        migrate_store(src, dst)

@@ -54,6 +54,10 @@ def _copy(
     target_shown: str,
     progress: Callable[[str, int], None] | None,
 ) -> dict[str, dict[str, Any]]:
+    if not source.holds_rows():
+        raise InvalidInputError(
+            "the source holds no records: nothing to migrate (is its URL the store you mean?)"
+        )
     full = target.holds_rows()
     if full:
         raise InvalidInputError(
