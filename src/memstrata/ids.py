@@ -30,6 +30,7 @@ PREFIXES: Final[dict[str, str]] = {
     "run": "run",
     "er": "erasure",
     "key": "api key",
+    "site": "data directory",
 }
 
 _PREFIX: Final = "[a-z]{1,8}"

@@ -421,8 +421,10 @@ class ErasureRecord:
     """The journal entry of an :class:`Erasure`, written in its transaction.
 
     While ``done`` is false the copies outside the record store (the raw trace lines of
-    ``episode_ids``, vectors of ``texts``) may still exist; finishing the erasure removes
-    them and then marks it done, which also drops ``texts``. ``deleted`` and ``cascaded``
+    ``episode_ids``, vectors of ``texts``) may still exist in some data directory; each data
+    directory erases its copies and says so (``sites`` are the ones that did), and once every
+    data directory that could hold copies did, the entry is done, which also drops ``texts``
+    (see :meth:`memstrata.ports.RecordStore.finish_erasure`). ``deleted`` and ``cascaded``
     are the ids removed; ``counts`` how many records of each kind."""
 
     id: str
@@ -436,6 +438,20 @@ class ErasureRecord:
     cascaded: tuple[str, ...]
     counts: Mapping[str, int]
     done: bool = False
+    sites: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A data directory using the store (see :meth:`memstrata.ports.RecordStore.enrol_site`):
+    where it is, when it was first and last seen, and how many erasures not yet done it has
+    still to apply."""
+
+    id: str
+    label: str
+    first_seen: datetime
+    last_seen: datetime
+    waiting: int
 
 
 class ChangeOp(StrEnum):

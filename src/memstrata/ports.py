@@ -6,8 +6,8 @@ Each port has one shared test suite (``tests/contract``) that every implementati
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Final, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,8 +31,15 @@ from memstrata.model import (
     Scope,
     ScopeSummary,
     SessionSummary,
+    Site,
     Stats,
 )
+
+#: how long an erasure waits for a data directory not seen since (see
+#: :meth:`RecordStore.finish_erasure`); one away longer erases all its derived copies on return
+SITE_WAIT: Final = timedelta(hours=24)
+#: how far the clocks of the machines sharing a store may differ
+SITE_CLOCK_MARGIN: Final = timedelta(minutes=10)
 
 
 class Clock(Protocol):
@@ -70,7 +77,9 @@ class RecordStore(Protocol):
       delete entry with the reason. History is kept per scope: the same item id in two
       users' scopes has two histories, and no write or erasure in one touches the other.
     * **Erasure.** :meth:`erase` makes every store change of one deletion on request in one
-      transaction and journals what is left to erase outside the store.
+      transaction and journals what is left to erase outside the store. Each data directory
+      using the store (:meth:`enrol_site`) erases its own copies and says so; the entry keeps
+      the erased texts until every data directory seen lately has (:meth:`finish_erasure`).
     * **Migrations** are named, recorded in the database and applied when the store opens.
     * Listings are ordered by id (creation order) and paged with ``after`` (an id).
     * **Change feed.** Every write logs the ids it wrote or deleted, per user, in the same
@@ -210,8 +219,39 @@ class RecordStore(Protocol):
         """The latest journal entry for ``target`` (an item id or a scope) in the scope."""
         ...
 
-    def finish_erasure(self, erasure_id: str) -> None:
-        """Mark a journal entry done and drop the texts it kept."""
+    def enrol_site(self, site: str, label: str) -> None:
+        """Note that the data directory ``site`` (a stable id; ``label`` says where it is,
+        for operators) uses this store now. It holds copies outside the store (raw trace
+        lines, saved indexes, cached vectors), so every erasure made from now on waits for it
+        (:meth:`finish_erasure`) while it is seen within the wait. Called on open and on
+        each sweep of the journal."""
+        ...
+
+    def erasures_for_site(self, site: str) -> list[ErasureRecord]:
+        """The journal entries the data directory ``site`` has still to apply: those made
+        since it was first enrolled (less :data:`SITE_CLOCK_MARGIN`, for clocks that differ)
+        that it has not finished, oldest first. An entry done meanwhile (the site was away
+        longer than the wait) has no texts left."""
+        ...
+
+    def sites(self) -> list[Site]:
+        """Every enrolled data directory, by id (for operators)."""
+        ...
+
+    def retire_site(self, site: str) -> bool:
+        """Stop waiting for the data directory ``site`` (a machine taken out of service, a
+        directory deleted): it is no longer enrolled; the erasures that waited only for it are
+        done at the next :meth:`finish_erasure`. Whether it was enrolled. Should it be used
+        again, it enrols anew and holds copies made since only."""
+        ...
+
+    def finish_erasure(
+        self, erasure_id: str, site: str | None = None, *, wait: timedelta = SITE_WAIT
+    ) -> int:
+        """Record that the data directory ``site`` (if any) erased its copies of a journal
+        entry; then, when every data directory enrolled before the erasure and seen within
+        ``wait`` has, mark the entry done and drop the texts it kept. How many data
+        directories it still waits for (0: done). An unknown id is :class:`NotFoundError`."""
         ...
 
     # history and counts --------------------------------------------------------

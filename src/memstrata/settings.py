@@ -275,6 +275,20 @@ class Settings(BaseSettings):
         description="the largest HTTP request body the server reads; larger ones get 413",
     )
     trace: bool = Field(True, description="write the raw trace of captured turns")
+    erasure_sweep_s: float = Field(
+        60.0,
+        ge=0,
+        description="how often the server erases this data directory's copies (trace lines, "
+        "saved indexes, cached vectors) of what was forgotten through another data directory "
+        "sharing the store; 0: only when a memory opens",
+    )
+    erasure_wait_h: float = Field(
+        24.0,
+        ge=0,
+        description="how long a forget keeps the erased texts in its journal for a data "
+        "directory sharing the store that has not been seen since; one away longer drops its "
+        "whole vector cache when it comes back",
+    )
     workers: int = Field(
         1,
         ge=1,

@@ -440,6 +440,67 @@ class TestErasure:
             set(record.texts),
         )
 
+    def test_an_erasure_waits_for_every_data_directory_enrolled_before_it(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        store.enrol_site("site_A", "host-a:/data")
+        store.enrol_site("site_B", "host-b:/data")
+        gone = episode(ALICE, "secret")
+        store.add_episodes(ALICE, [gone])
+        clock.advance(hours=1)
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        clock.advance(hours=1)
+        store.enrol_site("site_C", "host-c:/data")  # new since: it holds no copy of it
+        assert [r.id for r in store.erasures_for_site("site_A")] == [record.id]
+        assert [r.id for r in store.erasures_for_site("site_B")] == [record.id]
+        assert store.erasures_for_site("site_C") == []
+        assert store.erasures_for_site("site_unknown") == []
+        assert store.finish_erasure(record.id, "site_A") == 1  # B still holds copies
+        assert store.erasures_for_site("site_A") == []
+        waiting = store.find_erasure(ALICE, gone.id)
+        assert waiting is not None and not waiting.done
+        assert waiting.sites == ("site_A",) and "secret" in waiting.texts
+        assert store.pending_erasures()[0].sites == ("site_A",)
+        assert store.finish_erasure(record.id, "site_A") == 1  # said twice: the same
+        assert store.finish_erasure(record.id, "site_B") == 0
+        done = store.find_erasure(ALICE, gone.id)
+        assert done is not None and done.done and done.texts == ()
+        assert done.sites == ("site_A", "site_B")
+        assert store.pending_erasures() == [] and store.erasures_for_site("site_B") == []
+        with pytest.raises(NotFoundError):
+            store.finish_erasure("er_01JAAAAAAAAAAAAAAAAAAAAAAA", "site_A")
+
+    def test_a_data_directory_not_seen_within_the_wait_is_not_waited_for(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        store.enrol_site("site_A", "a")
+        store.enrol_site("site_B", "b")
+        gone = episode(ALICE, "secret")
+        store.add_episodes(ALICE, [gone])
+        clock.advance(hours=2)
+        store.enrol_site("site_A", "a")  # seen again; B not since
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        assert store.finish_erasure(record.id, "site_A", wait=timedelta(hours=3)) == 1
+        assert store.finish_erasure(record.id, wait=timedelta(hours=1)) == 0  # B is gone
+        done = store.find_erasure(ALICE, gone.id)
+        assert done is not None and done.done and done.texts == ()
+        # B comes back: it still has the erasure to apply, by its ids (the texts are gone)
+        store.enrol_site("site_B", "b")
+        (missed,) = store.erasures_for_site("site_B")
+        assert missed.done and missed.texts == () and missed.episode_ids == (gone.id,)
+        assert store.finish_erasure(record.id, "site_B") == 0
+        assert store.erasures_for_site("site_B") == []
+
+    def test_without_data_directories_finishing_marks_an_erasure_done(
+        self, store: RecordStore
+    ) -> None:
+        gone = episode(ALICE, "secret")
+        store.add_episodes(ALICE, [gone])
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        assert store.finish_erasure(record.id) == 0
+        with pytest.raises(InvalidInputError):
+            store.enrol_site("", "nowhere")
+
     def test_a_failed_erasure_changes_nothing(self, store: RecordStore) -> None:
         ep = episode(ALICE)
         store.add_episodes(ALICE, [ep])

@@ -50,8 +50,9 @@ def _call(port: int, method: str, path: str, body: Any = None) -> Any:
 
 
 @contextmanager
-def _serve(store_url: str, data_dir: Path) -> Iterator[int]:
-    """`memstrata serve` on a free port over ``store_url``; its port once it answers."""
+def _serve(store_url: str, data_dir: Path, **settings: str) -> Iterator[int]:
+    """`memstrata serve` on a free port over ``store_url`` (with more ``settings`` as
+    ``MEMSTRATA_*`` variables); its port once it answers."""
     port = _free_port()
     log = data_dir.parent / f"{data_dir.name}.log"
     env = {
@@ -63,6 +64,7 @@ def _serve(store_url: str, data_dir: Path) -> Iterator[int]:
         "MEMSTRATA_LOAD_SAMPLE": "false",
         "MEMSTRATA_AUTH": "local",  # no API keys: loopback only
         "MEMSTRATA_SHUTDOWN_TIMEOUT_S": "1",
+        **{f"MEMSTRATA_{name.upper()}": value for name, value in settings.items()},
     }
     exe = str(Path(sys.executable).with_name("memstrata"))
     with log.open("wb") as out:
@@ -128,3 +130,33 @@ def test_a_write_through_one_api_process_is_searchable_through_the_other(
         for port in (first, second):  # each index holds every record, once
             page = _call(port, "GET", f"/v1/search?q=round&user=shared&k={len(ids) + 5}")
             assert sorted(hit["id"] for hit in page["items"]) == sorted(ids)
+
+
+def _trace(data_dir: Path) -> str:
+    return "".join(p.read_text("utf-8") for p in (data_dir / "trace").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("backend", ["postgresql", "mysql"])
+def test_a_forget_through_one_api_process_erases_the_trace_line_the_other_wrote(
+    backend: str, tmp_path: Path
+) -> None:
+    secret = "my locker code at the Hallowmere gym is 4471"
+    with ExitStack() as stack:
+        store_url = stack.enter_context(fresh_url(backend, tmp_path))
+        first = stack.enter_context(_serve(store_url, tmp_path / "one", erasure_sweep_s="0.2"))
+        second = stack.enter_context(_serve(store_url, tmp_path / "two", erasure_sweep_s="0.2"))
+        scope = {"user": "shared"}
+        (written,) = _call(
+            second, "POST", "/v1/remember", {"scope": scope, "turns": [{"text": secret}]}
+        )
+        assert "Hallowmere" in _trace(tmp_path / "two")  # the line is in the writer's trace
+        assert _call(second, "GET", "/v1/search?q=Hallowmere&user=shared&k=3")["items"]
+        report = _call(first, "POST", f"/v1/items/{written['id']}/forget?user=shared")
+        assert report["deleted"] == [written["id"]]
+        assert report["counts"]["sites_waiting"] == 1  # the other process's data directory
+        deadline = time.monotonic() + 60
+        while "Hallowmere" in _trace(tmp_path / "two") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "Hallowmere" not in _trace(tmp_path / "two")
+        assert written["id"] in _trace(tmp_path / "two")  # a tombstone stays
+        assert not _call(second, "GET", "/v1/search?q=Hallowmere&user=shared&k=3")["items"]

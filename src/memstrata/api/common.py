@@ -36,6 +36,7 @@ from memstrata.settings import DEFAULT_MAX_TURN_CHARS, Settings
 from memstrata.textio import check_unicode
 
 if TYPE_CHECKING:
+    from memstrata.api.sites import ErasureSweep
     from memstrata.curate.queue import DebounceQueue
     from memstrata.curate.runs import RunRegistry
     from memstrata.index.config import RankingConfig
@@ -200,6 +201,8 @@ class MemoryState:
         self._fact_cache: FactCache | None = None
         self._workers: list[threading.Thread] = []  # background curation runs
         self._index_lock = threading.Lock()
+        self._site_id: str | None = None  # this data directory's, see memstrata.api.sites
+        self._sweep: ErasureSweep | None = None
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds
@@ -232,6 +235,8 @@ class MemoryState:
         *,
         user: str,
         reason: str = DeleteReason.USER_REQUEST.value,
+        lost: bool = False,
+        ids: Collection[str] = (),
     ) -> int:
         """Erase the copies of deleted records kept outside the record store, once the store
         change is made: the raw trace lines of ``episode_ids`` (tombstones with ``reason``
@@ -240,9 +245,12 @@ class MemoryState:
         back; the built one is saved again later), and the cached vectors of ``texts`` (every
         model). ``texts`` are
         every text the deletion removed and every text embedded from them (see
-        :meth:`_derived_texts`). Then the trace is read back. Raises :class:`StoreError` naming
-        each copy left and where; safe to run again. The number of trace lines erased."""
-        from memstrata.embed.cache import purge_cache
+        :meth:`_derived_texts`). Then the trace is read back. With ``lost`` the texts are no
+        longer known (the journal dropped them before this data directory applied the
+        erasure): the saved indexes' rows are found by the erased ``ids``, and the whole
+        vector cache is dropped. Raises :class:`StoreError` naming each copy left and where;
+        safe to run again. The number of trace lines erased."""
+        from memstrata.embed.cache import clear_cache, purge_cache
 
         left: list[str] = []
         erased = 0
@@ -268,13 +276,15 @@ class MemoryState:
                 from memstrata.index.snapshot import SnapshotStore
 
                 snapshots = SnapshotStore(self.settings.index_dir)
-                left += snapshots.erase(user, self.store.generation(user), embedded)
+                left += snapshots.erase(user, self.store.generation(user), embedded, ids=ids)
                 if self._indexes is not None:
                     self._indexes.erased(user)
         except StoreError as exc:
             left.append(str(exc))
         try:
-            if self.settings is not None:
+            if self.settings is not None and lost:
+                left += clear_cache(self.settings.embedding_cache_path)
+            elif self.settings is not None:
                 left += purge_cache(self.settings.embedding_cache_path, embedded)
         except StoreError as exc:
             left.append(str(exc))

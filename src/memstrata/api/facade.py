@@ -253,6 +253,8 @@ class Memory(AuditMixin, BrowseMixin):
         return self._queue
 
     def close(self) -> None:
+        if self._sweep is not None:
+            self._sweep.stop()
         if self._indexer is not None:
             self._indexer.stop()
         self.stop_runs()

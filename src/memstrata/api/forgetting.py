@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Final
 
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
@@ -32,7 +33,9 @@ from memstrata.model import (
     ErasureRecord,
     Fact,
     Scope,
+    Site,
 )
+from memstrata.ports import SITE_WAIT
 from memstrata.retry import retry_conflicts
 
 log = logging.getLogger(__name__)
@@ -103,7 +106,7 @@ class ForgettingMixin(ImportsMixin):
         scope = as_scope(scope)
         target = scope_target(scope)
         pending = self.store.find_erasure(scope, target)
-        if pending is not None and not pending.done:
+        if pending is not None and not self._applied(pending):
             return self._pending_preview(pending) if dry_run else self._finish(pending)
         episodes = [
             e.id for e in self.store.iter_episodes(scope, EpisodeFilter(include_archived=True))
@@ -127,28 +130,109 @@ class ForgettingMixin(ImportsMixin):
         return planned if isinstance(planned, ForgetPreview) else self._finish(planned)
 
     def finish_erasures(self) -> int:
-        """Finish every erasure left pending (by a failure, or a crash, after its store
-        transaction); the number finished. :meth:`Memory.open` calls it."""
+        """Erase this data directory's copies of every erasure it has not applied yet: those
+        left pending here (by a failure, or a crash, after the store transaction) and those
+        made through other data directories sharing the store. Enrols the data directory (see
+        :mod:`memstrata.api.sites`), and closes the entries that waited only for data
+        directories not seen within the wait. The number applied here.
+        :meth:`Memory.open` calls it, and the server's sweep (:meth:`start_erasure_sweep`)."""
         finished = 0
         try:
-            pending = self.store.pending_erasures()
+            site = self._site()
+            todo = (
+                self.store.pending_erasures()
+                if site is None
+                else self.store.erasures_for_site(site)
+            )
         except MemstrataError as exc:  # a store that cannot be read says so on its next use
             log.warning("cannot read the erasure journal: %s", exc)
             return 0
-        for record in pending:
+        for record in todo:
             try:
                 self._finish(record)
                 finished += 1
             except MemstrataError as exc:  # busy, read-only, trace not writable: next time
                 log.warning("erasure %s is still pending: %s", record.id, exc)
+        try:
+            waiting = [r for r in self.store.pending_erasures() if site in r.sites]
+        except MemstrataError as exc:
+            log.warning("cannot read the erasure journal: %s", exc)
+            return finished
+        for record in waiting:  # applied here; waiting, maybe, for sites gone quiet
+            try:
+                if not self.store.finish_erasure(record.id, wait=self._site_wait()):
+                    self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+            except MemstrataError as exc:
+                log.warning("erasure %s is still pending: %s", record.id, exc)
         return finished
+
+    def sites(self) -> list[Site]:
+        """The data directories using the store (this one enrolled first), each with the
+        erasures it has still to apply."""
+        self._site()
+        return self.store.sites()
+
+    def retire_site(self, site: str | None = None) -> int:
+        """Stop waiting for a data directory taken out of service (``site``; None: this
+        one's, for a data directory about to be deleted), then close the erasures that waited
+        only for it. How many were closed. :class:`NotFoundError` when it is not enrolled."""
+        name = site if site is not None else self._site()
+        if name is None or not self.store.retire_site(name):
+            raise NotFoundError(f"no data directory {name or '(this one)'} is enrolled")
+        if site is None:
+            self._site_id = None  # enrolled anew on its next use
+        closed = 0
+        for record in self.store.pending_erasures():
+            if not self.store.finish_erasure(record.id, wait=self._site_wait()):
+                self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+                closed += 1
+        return closed
+
+    def start_erasure_sweep(self, interval_s: float) -> None:
+        """Run :meth:`finish_erasures` every ``interval_s`` in a daemon thread (stopped by
+        :meth:`close`): erasures made through other data directories sharing the store reach
+        this one's copies within an interval. The server starts it."""
+        from memstrata.api.sites import ErasureSweep
+
+        with self._index_lock:
+            if self._sweep is None:
+                self._sweep = ErasureSweep(self, interval_s).start()
+
+    def _site(self) -> str | None:
+        """This data directory's site id, enrolled in the store (None without a data
+        directory, or one that cannot keep it)."""
+        if self.settings is None:
+            return None
+        if self._site_id is None:
+            from memstrata.api.sites import site_id
+
+            self._site_id = site_id(self.settings.data_dir)
+            if self._site_id is None:
+                return None
+        from memstrata.api.sites import site_label
+
+        try:
+            self.store.enrol_site(self._site_id, site_label(self.settings.data_dir))
+        except StoreError as exc:  # a read-only or busy store: it cannot erase either
+            log.info("data directory %s not enrolled: %s", self.settings.data_dir, exc)
+            return None
+        return self._site_id
+
+    def _site_wait(self) -> timedelta:
+        if self.settings is None:
+            return SITE_WAIT
+        return timedelta(hours=self.settings.erasure_wait_h)
+
+    def _applied(self, record: ErasureRecord) -> bool:
+        """Whether this data directory has nothing left to erase of ``record``."""
+        return record.done or (self._site_id is not None and self._site_id in record.sites)
 
     # the steps ---------------------------------------------------------------------
     def _erase_item(
         self, item_id: str, scope: Scope, why: DeleteReason, *, whole: bool, dry_run: bool = False
     ) -> DeleteReport:
         record = self.store.find_erasure(scope, item_id)
-        if record is not None and not record.done:
+        if record is not None and not self._applied(record):
             return self._pending_preview(record) if dry_run else self._finish(record)
         kind = kind_of(item_id)
         episodes = [item_id] if kind == "episode" else []
@@ -173,7 +257,7 @@ class ForgettingMixin(ImportsMixin):
             )
         except NotFoundError:
             record = self.store.find_erasure(scope, item_id)  # another caller may have won
-            if record is not None and not record.done:
+            if record is not None and not self._applied(record):
                 return self._pending_preview(record) if dry_run else self._finish(record)
             if record is not None:
                 raise NotFoundError(
@@ -206,13 +290,21 @@ class ForgettingMixin(ImportsMixin):
         ]
 
     def _finish(self, record: ErasureRecord) -> DeleteReport:
-        """Erase the copies outside the store (:meth:`_erase_copies`), mark the journal entry
-        done, then prove the database's files free of the erased texts
+        """Erase this data directory's copies outside the store (:meth:`_erase_copies`), say
+        so in the journal, and once the entry is done (no other data directory still to
+        erase its copies), prove the database's files free of the erased texts
         (:meth:`_prove_erased`). The entry holds the texts until it is done, so the proof (a
-        WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`."""
+        WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`. An entry
+        done before this data directory applied it has no texts left: its copies are found
+        by id, and its whole vector cache is dropped (see :meth:`_erase_copies`)."""
         try:
             lines = self._erase_copies(
-                record.episode_ids, record.texts, user=record.scope.user, reason=record.reason
+                record.episode_ids,
+                record.texts,
+                user=record.scope.user,
+                reason=record.reason,
+                lost=record.done,
+                ids=(*record.deleted, *record.cascaded),
             )
         except OSError as exc:
             raise StoreError(
@@ -221,9 +313,13 @@ class ForgettingMixin(ImportsMixin):
             ) from exc
         except StoreError as exc:
             raise StoreError(f"{exc}; {_PENDING}") from exc
-        self.store.finish_erasure(record.id)
-        self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+        site = self._site()
+        waiting = self.store.finish_erasure(record.id, site, wait=self._site_wait())
+        if not waiting:
+            self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
         counts = {**record.counts, "trace_lines": lines}
+        if waiting:  # the data directories that have still to erase their copies
+            counts["sites_waiting"] = waiting
         return DeleteReport(record.deleted, record.cascaded, counts)
 
     def _plan_and_erase(

@@ -10,7 +10,8 @@ embedder (the store is what is measured, not the model) and no raw trace. Per st
 * a write then a search that must see it, p50 in milliseconds.
 
 A server store is given by URL; the bench writes under a user of its own and forgets that user
-at the end, so a shared test database is left as it was found (but for the erasure journal).
+at the end and retires its data directory (see ``memstrata sites``), so a shared test database
+is left as it was found (but for the erasure journal).
 """
 
 from __future__ import annotations
@@ -100,7 +101,10 @@ def _measure(
                     memory.search("kiln", scope, k=10, wait=True)
                     after_write.append(perf_counter() - started)
             finally:
-                memory.forget_scope(Scope(user))
+                try:
+                    memory.forget_scope(Scope(user))
+                finally:  # its data directory goes with this call: no forget waits for it
+                    memory.retire_site()
     return {
         "ingest_turns_per_s": round(batch.turn_count / ingest_s, 1),
         "search_p50_ms": _ms(statistics.median(searches)),

@@ -641,6 +641,7 @@ from memstrata.cli import (  # noqa: E402
     keys_commands,
     mcp_commands,
     proxy_commands,
+    sites_commands,
     store_commands,
 )
 
@@ -654,5 +655,6 @@ __all__ = [
     "keys_commands",
     "mcp_commands",
     "proxy_commands",
+    "sites_commands",
     "store_commands",
 ]

@@ -358,6 +358,33 @@ def purge_cache(path: str | Path, texts: Sequence[str]) -> list[str]:
     return [f"{path}: {left} cached vector(s) of the deleted text"] if left else []
 
 
+def clear_cache(path: str | Path) -> list[str]:
+    """Drop every cached vector from the cache file at ``path`` (if there is one) and
+    checkpoint its log, for an erasure whose texts are no longer known; what is left (none,
+    unless another process wrote vectors again meanwhile), naming the file. Derived data:
+    texts are embedded again as they are needed."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    conn = _connect(path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM vectors")
+        except sqlite3.Error:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        left = conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot clear the embedding cache {path}: {exc}") from exc
+    finally:
+        conn.close()
+    log.warning("dropped the whole embedding cache %s: an erasure's texts were gone", path)
+    return [f"{path}: {left} cached vector(s) written again while it was cleared"] if left else []
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     """:func:`_open_writable`, its driver errors as :class:`StoreError`."""
     try:

@@ -523,11 +523,14 @@ class SnapshotStore:
                     _scrub_tree(entry, None)
 
     # erasing -----------------------------------------------------------------------
-    def erase(self, user: str, generation: int, texts: Collection[str]) -> list[str]:
+    def erase(
+        self, user: str, generation: int, texts: Collection[str], *, ids: Collection[str] = ()
+    ) -> list[str]:
         """After a deletion on request (the store at ``generation``): remove every snapshot
-        of ``user``, overwriting it first (see the module's docstring), and keep any save
-        that started before from being put in place. The copies left (see :meth:`residue`);
-        raises :class:`StoreError` when a save holds the user's snapshots too long."""
+        of ``user``, overwriting it first (see the module's docstring; the rows overwritten
+        are those of ``texts`` or of the erased ``ids``), and keep any save that started
+        before from being put in place. The copies left (see :meth:`residue`); raises
+        :class:`StoreError` when a save holds the user's snapshots too long."""
         directory = self.directory(user)
         if not directory.is_dir():
             return []
@@ -544,7 +547,7 @@ class SnapshotStore:
                         if entry.is_dir() and entry.name.startswith(".tmp-"):
                             _scrub_tree(entry, None)  # a crashed save: nobody maps it
                         elif entry.is_dir():
-                            _scrub_tree(entry, _tainted_rows(entry, texts))
+                            _scrub_tree(entry, _tainted_rows(entry, texts, ids))
                         elif entry.name not in _KEEP:
                             _overwrite(entry)
                             entry.unlink()
@@ -732,19 +735,23 @@ def _scrub_stale(directory: Path) -> None:
             _scrub_tree(entry, None)
 
 
-def _tainted_rows(path: Path, texts: Collection[str]) -> set[int] | None:
+def _tainted_rows(path: Path, texts: Collection[str], ids: Collection[str] = ()) -> set[int] | None:
     """The slots of a snapshot whose text is one of the erased ``texts`` (a turn as indexed,
-    a fact, a passage: each is among them), and the turns after them in their sessions that
-    embed them as context (None: the snapshot cannot be read, so which cannot be told)."""
+    a fact, a passage: each is among them) or whose id is one of the erased ``ids``, and the
+    turns after them in their sessions that embed them as context (None: the snapshot cannot
+    be read, so which cannot be told)."""
     try:
         meta = json.loads((path / _META).read_text(encoding="utf-8"))
         with np.load(path / _ARCHIVE, allow_pickle=False) as archive:
             arrays = {
                 name: archive[name] for name in archive.files if not name.startswith("lexical.")
             }
-        erased = set(texts)
+        erased, gone = set(texts), set(ids)
         slots = _unpack("catalog.texts", arrays)
         hit = {slot for slot, text in enumerate(slots) if text and text in erased}
+        if gone:
+            slot_ids = _unpack("catalog.ids", arrays)
+            hit.update(slot for slot, item in enumerate(slot_ids) if item in gone)
         context = max([0, *meta["config"]["dense_views"]])
         tainted = set(hit)
         if hit and context:

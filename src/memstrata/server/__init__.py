@@ -147,6 +147,8 @@ def _serve_one(settings: Settings, sock: socket.socket) -> None:
                 settings.sample_user,
             )
         memory.start_indexer()
+        if settings.erasure_sweep_s > 0:
+            memory.start_erasure_sweep(settings.erasure_sweep_s)
         if settings.auto_curate:
             memory.start_auto_curation(settings.curate_after_s)
         grace = settings.shutdown_timeout_s

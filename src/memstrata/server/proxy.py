@@ -385,6 +385,8 @@ def serve_proxy(settings: Settings, config: ProxySettings) -> None:
         try:
             app = create_proxy_app(memory, auth=auth_policy(memory, settings), config=config)
             memory.start_indexer()
+            if settings.erasure_sweep_s > 0:
+                memory.start_erasure_sweep(settings.erasure_sweep_s)
             if settings.auto_curate:
                 memory.start_auto_curation(settings.curate_after_s)
             log.warning(

@@ -613,7 +613,9 @@ class EventOut(BaseModel):
 class DeleteOut(BaseModel):
     """What a deletion removed: the items asked for, what cascaded from them, and how many
     records of each kind went (episodes, facts, documents, bullets, history entries
-    rewritten, raw trace lines erased)."""
+    rewritten, raw trace lines erased); ``sites_waiting``, when present, is how many other
+    data directories sharing the store have still to erase their copies (at their next
+    sweep or open)."""
 
     deleted: list[str]
     cascaded: list[str]

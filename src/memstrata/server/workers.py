@@ -68,6 +68,8 @@ class WorkerApp:
             log.exception("a server worker could not open the memory")
             sys.exit(STARTUP_FAILURE)  # the supervisor stops instead of restarting it
         memory.start_indexer()
+        if self.settings.erasure_sweep_s > 0:
+            memory.start_erasure_sweep(self.settings.erasure_sweep_s)
         if self.settings.auto_curate:
             memory.start_auto_curation(self.settings.curate_after_s)
         app = served_app(memory, self.settings)

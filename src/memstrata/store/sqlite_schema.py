@@ -161,4 +161,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX api_keys_prefix ON api_keys (prefix)",
         ),
     ),
+    Migration(
+        "0007_erasure_sites",
+        (
+            # the data directories using the store, each holding copies an erasure must reach
+            """CREATE TABLE sites (
+                id TEXT PRIMARY KEY,
+                label TEXT NOT NULL,
+                first_seen TEXT NOT NULL,
+                last_seen TEXT NOT NULL
+            )""",
+            # which data directory erased its copies of which journal entry
+            """CREATE TABLE erasure_sites (
+                erasure_id TEXT NOT NULL,
+                site TEXT NOT NULL,
+                at TEXT NOT NULL,
+                PRIMARY KEY (erasure_id, site)
+            )""",
+            "CREATE INDEX erasure_sites_site ON erasure_sites (site, erasure_id)",
+            "CREATE INDEX erasures_at ON erasures (at)",
+        ),
+    ),
 )

@@ -127,4 +127,23 @@ def migrations(collation: str) -> tuple[Migration, ...]:
             ) {table}""",
             ),
         ),
+        Migration(
+            "0002_erasure_sites",
+            (
+                f"""CREATE TABLE IF NOT EXISTS sites (
+                id VARCHAR(64) PRIMARY KEY,
+                label LONGTEXT NOT NULL,
+                first_seen VARCHAR(40) NOT NULL,
+                last_seen VARCHAR(40) NOT NULL
+            ) {table}""",
+                f"""CREATE TABLE IF NOT EXISTS erasure_sites (
+                erasure_id VARCHAR(64) NOT NULL,
+                site VARCHAR(64) NOT NULL,
+                at VARCHAR(40) NOT NULL,
+                PRIMARY KEY (erasure_id, site),
+                KEY erasure_sites_site (site, erasure_id)
+            ) {table}""",
+                "CREATE INDEX IF NOT EXISTS erasures_at ON erasures (at)",
+            ),
+        ),
     )

@@ -126,4 +126,23 @@ MIGRATIONS: Final = (
             "CREATE INDEX api_keys_prefix ON api_keys (prefix)",
         ),
     ),
+    Migration(
+        "0002_erasure_sites",
+        (
+            f"""CREATE TABLE sites (
+                id {_T} PRIMARY KEY,
+                label {_T} NOT NULL,
+                first_seen {_T} NOT NULL,
+                last_seen {_T} NOT NULL
+            )""",
+            f"""CREATE TABLE erasure_sites (
+                erasure_id {_T} NOT NULL,
+                site {_T} NOT NULL,
+                at {_T} NOT NULL,
+                PRIMARY KEY (erasure_id, site)
+            )""",
+            "CREATE INDEX erasure_sites_site ON erasure_sites (site, erasure_id)",
+            "CREATE INDEX erasures_at ON erasures (at)",
+        ),
+    ),
 )

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import timedelta
 
 from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
-from memstrata.errors import ConflictError, NotFoundError
+from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.ids import new_id
 from memstrata.model import (
     ChangeOp,
@@ -20,7 +22,9 @@ from memstrata.model import (
     Fact,
     HistoryOp,
     Scope,
+    Site,
 )
+from memstrata.ports import SITE_CLOCK_MARGIN, SITE_WAIT
 from memstrata.store.sql.common import (
     DOC_COLUMNS,
     Row,
@@ -313,9 +317,22 @@ class ErasureTables(DocumentTables):
             done=bool(row["done"]),
         )
 
+    def _with_sites(self, rows: Sequence[Row]) -> list[ErasureRecord]:
+        """The journal entries of ``rows``, each with the data directories that applied it."""
+        records = [self._erasure(r) for r in rows]
+        sites: dict[str, list[str]] = {}
+        for chunk in chunks([r.id for r in records]):
+            for row in self._read(
+                f"SELECT erasure_id, site FROM erasure_sites WHERE erasure_id IN "
+                f"({placeholders(len(chunk))}) ORDER BY site",
+                chunk,
+            ):
+                sites.setdefault(row["erasure_id"], []).append(row["site"])
+        return [replace(r, sites=tuple(sites.get(r.id, ()))) for r in records]
+
     def pending_erasures(self) -> list[ErasureRecord]:
         rows = self._read(f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE done = 0 ORDER BY id")
-        return [self._erasure(r) for r in rows]
+        return self._with_sites(rows)
 
     def find_erasure(self, scope: Scope, target: str) -> ErasureRecord | None:
         where, params = scope_where(scope)
@@ -324,8 +341,86 @@ class ErasureTables(DocumentTables):
             "ORDER BY id DESC LIMIT 1",
             [*params, target],
         )
-        return self._erasure(rows[0]) if rows else None
+        return self._with_sites(rows)[0] if rows else None
 
-    def finish_erasure(self, erasure_id: str) -> None:
+    # the data directories holding copies -----------------------------------------------
+    def enrol_site(self, site: str, label: str) -> None:
+        if not site or len(site) > 64:
+            raise InvalidInputError("a site id is 1 to 64 characters")
+        now = format_time(self._clock.now())
         with self._write() as tx:
-            tx.execute("UPDATE erasures SET done = 1, texts = '[]' WHERE id = ?", (erasure_id,))
+            cur = tx.execute(
+                "UPDATE sites SET label = ?, last_seen = ? WHERE id = ?", (label, now, site)
+            )
+            if cur.rowcount < 1:  # new (or, on MySQL, seen again within the clock's tick)
+                tx.execute(
+                    self.dialect.ignore_duplicates(
+                        "INSERT INTO sites (id, label, first_seen, last_seen) VALUES (?, ?, ?, ?)"
+                    ),
+                    (site, label, now, now),
+                )
+
+    def erasures_for_site(self, site: str) -> list[ErasureRecord]:
+        rows = self._read("SELECT first_seen FROM sites WHERE id = ?", (site,))
+        if not rows:
+            return []
+        since = format_time(parse_time(rows[0]["first_seen"]) - SITE_CLOCK_MARGIN)
+        rows = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND id NOT IN "
+            "(SELECT erasure_id FROM erasure_sites WHERE site = ?) ORDER BY id",
+            (since, site),
+        )
+        return self._with_sites(rows)
+
+    def sites(self) -> list[Site]:
+        rows = self._read("SELECT id, label, first_seen, last_seen FROM sites ORDER BY id")
+        out = []
+        for row in rows:
+            since = format_time(parse_time(row["first_seen"]) - SITE_CLOCK_MARGIN)
+            waiting = self._read(
+                "SELECT COUNT(*) AS n FROM erasures WHERE done = 0 AND at >= ? AND id NOT IN "
+                "(SELECT erasure_id FROM erasure_sites WHERE site = ?)",
+                (since, row["id"]),
+            )[0]["n"]
+            out.append(
+                Site(
+                    id=row["id"],
+                    label=row["label"],
+                    first_seen=parse_time(row["first_seen"]),
+                    last_seen=parse_time(row["last_seen"]),
+                    waiting=int(waiting),
+                )
+            )
+        return out
+
+    def retire_site(self, site: str) -> bool:
+        with self._write() as tx:
+            cur = tx.execute("DELETE FROM sites WHERE id = ?", (site,))
+            return cur.rowcount > 0
+
+    def finish_erasure(
+        self, erasure_id: str, site: str | None = None, *, wait: timedelta = SITE_WAIT
+    ) -> int:
+        now = self._clock.now()
+        with self._write() as tx:
+            row = tx.execute("SELECT at, done FROM erasures WHERE id = ?", (erasure_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no erasure {erasure_id} in the journal")
+            if site is not None:
+                tx.execute(
+                    self.dialect.ignore_duplicates(
+                        "INSERT INTO erasure_sites (erasure_id, site, at) VALUES (?, ?, ?)"
+                    ),
+                    (erasure_id, site, format_time(now)),
+                )
+            if row["done"]:
+                return 0
+            latest = format_time(parse_time(row["at"]) + SITE_CLOCK_MARGIN)
+            waiting = tx.execute(
+                "SELECT COUNT(*) AS n FROM sites WHERE last_seen >= ? AND first_seen <= ? "
+                "AND id NOT IN (SELECT site FROM erasure_sites WHERE erasure_id = ?)",
+                (format_time(now - wait), latest, erasure_id),
+            ).fetchone()["n"]
+            if not waiting:
+                tx.execute("UPDATE erasures SET done = 1, texts = '[]' WHERE id = ?", (erasure_id,))
+        return int(waiting)

@@ -1,0 +1,103 @@
+"""The data directory as a site of copies: its stable id in the store, and the sweep that
+erases its copies of what other processes forgot.
+
+Every process keeps, in its data directory, copies of records outside the record store: raw
+trace lines, saved search indexes and cached vectors. When several data directories share one
+store (many machines on one database server), a deletion on request made through one of them
+must reach the copies in all. So each data directory has a site id (the file ``site`` in it,
+made once, shared by every process using the directory), enrols it in the store when a memory
+opens and at each sweep, and applies each erasure journalled since (see
+:meth:`memstrata.api.forgetting.ForgettingMixin.finish_erasures`). The journal keeps an
+erasure's texts until every site seen within the wait has applied it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import socket
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from memstrata.ids import new_id
+
+if TYPE_CHECKING:
+    from memstrata.api.forgetting import ForgettingMixin
+
+log = logging.getLogger(__name__)
+
+SITE_FILE: Final = "site"
+_SITE_RE: Final = re.compile(r"^site_[0-9A-Z]{26}$")
+
+
+def site_id(data_dir: Path) -> str | None:
+    """The site id of ``data_dir``, made on first use (atomically: two processes starting
+    together agree on one). None when the directory cannot hold it (read-only, missing): such
+    a process writes no copies the store must wait for."""
+    path = data_dir / SITE_FILE
+    for _ in range(2):
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("cannot read the site id %s: %s", path, exc)
+            return None
+        else:
+            if _SITE_RE.match(text):
+                return text
+            log.warning("%s does not hold a site id; making a new one", path)
+            with contextlib.suppress(OSError):
+                path.unlink()
+        made = new_id("site")
+        temporary = data_dir / f".{SITE_FILE}.{os.getpid()}.{threading.get_ident()}"
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(made + "\n", encoding="ascii")
+            os.link(temporary, path)  # fails if another process made it first: read theirs
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            log.warning("cannot keep a site id in %s: %s", data_dir, exc)
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+        return made
+    return None
+
+
+def site_label(data_dir: Path) -> str:
+    """Where a site is, for operators: the host and the directory."""
+    return f"{socket.gethostname()}:{data_dir.absolute()}"
+
+
+class ErasureSweep:
+    """A daemon thread that calls :meth:`finish_erasures` every ``interval_s``: the data
+    directory stays enrolled, and erasures made through other data directories reach its
+    copies within one interval. :meth:`stop` ends it."""
+
+    def __init__(self, memory: ForgettingMixin, interval_s: float) -> None:
+        self._memory = memory
+        self._interval_s = interval_s
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memstrata-erasures", daemon=True)
+
+    def start(self) -> ErasureSweep:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._interval_s):
+            try:
+                self._memory.finish_erasures()
+            except Exception:  # a sweep never ends the thread: the next one tries again
+                log.exception("the erasure sweep failed; trying again in %.0f s", self._interval_s)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()

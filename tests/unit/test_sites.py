@@ -1,0 +1,89 @@
+"""Data directories as sites of copies: a stable id per directory, enrolled in the store, listed
+and retired by operators (`memstrata sites`)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.api.sites import site_id
+from memstrata.cli import main
+from memstrata.errors import NotFoundError
+from memstrata.settings import load_settings
+
+
+def _open(data_dir: Path, store: Path) -> Memory:
+    return Memory.open(settings=load_settings(data_dir=data_dir), store_url=f"sqlite:///{store}")
+
+
+def test_a_data_directory_keeps_one_site_id_whoever_makes_it_first(tmp_path: Path) -> None:
+    data_dir = tmp_path / "new"  # made by the first
+    found: list[str | None] = []
+    threads = [threading.Thread(target=lambda: found.append(site_id(data_dir))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(found)) == 1 and found[0] is not None
+    assert (data_dir / "site").read_text("ascii").strip() == found[0]
+    assert [p.name for p in data_dir.iterdir()] == ["site"]  # no temporary file left
+
+
+def test_a_site_file_holding_something_else_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "site").write_text("not an id", encoding="ascii")
+    made = site_id(tmp_path)
+    assert made is not None and made.startswith("site_") and site_id(tmp_path) == made
+
+
+def test_a_data_directory_that_cannot_be_made_has_no_site(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("", encoding="ascii")
+    assert site_id(tmp_path / "file" / "data") is None  # under a file: never a directory
+
+
+def test_a_site_that_cannot_be_read_is_none(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    assert site_id(tmp_path) is None
+
+
+def test_sites_are_listed_and_a_retired_one_is_no_longer_waited_for(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    with _open(tmp_path / "b", store) as b:
+        (episode,) = b.remember("my bike lock code is 5521", "u")
+        b_site = b.sites()[0].id
+    with _open(tmp_path / "a", store) as a:
+        report = a.forget(episode.id, "u")
+        assert report.counts["sites_waiting"] == 1
+        listed = {s.id: s for s in a.sites()}
+        assert listed[b_site].waiting == 1 and listed[b_site].label.endswith(str(tmp_path / "b"))
+        assert sum(s.waiting for s in listed.values()) == 1  # a applied it itself
+        assert a.retire_site(b_site) == 1  # the forget waited only for b: closed now
+        assert a.store.pending_erasures() == []
+        assert b_site not in {s.id for s in a.sites()}
+        with pytest.raises(NotFoundError, match="no data directory"):
+            a.retire_site(b_site)
+
+
+def test_the_sites_command_lists_and_retires(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "store.db"
+    monkeypatch.setenv("MEMSTRATA_STORE_URL", f"sqlite:///{store}")
+    with _open(tmp_path / "b", store) as b:
+        (episode,) = b.remember("my bike lock code is 5521", "u")
+    a_dir = tmp_path / "a"
+    assert main(["forget", episode.id, "--user", "u", "--data-dir", str(a_dir), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["sites", "list", "--data-dir", str(a_dir), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted((s["this"], s["waiting"]) for s in listed) == [(False, 1), (True, 0)]
+    other = next(s["id"] for s in listed if not s["this"])
+    assert main(["sites", "list", "--data-dir", str(a_dir)]) == 0
+    assert "1 forget(s) to apply" in capsys.readouterr().out
+    assert main(["sites", "retire", other, "--data-dir", str(a_dir)]) == 0
+    assert "1 forget(s) it held open are closed" in capsys.readouterr().out
+    assert main(["sites", "retire", other, "--data-dir", str(a_dir)]) != 0
+    assert "no data directory" in capsys.readouterr().err
