@@ -219,19 +219,21 @@ class RecordStore(Protocol):
         """The latest journal entry for ``target`` (an item id or a scope) in the scope."""
         ...
 
-    def enrol_site(self, site: str, label: str) -> None:
+    def enrol_site(self, site: str, label: str, *, swept: datetime | None = None) -> None:
         """Note that the data directory ``site`` (a stable id; ``label`` says where it is,
         for operators) uses this store now. It holds copies outside the store (raw trace
         lines, saved indexes, cached vectors), so every erasure made from now on waits for it
-        (:meth:`finish_erasure`) while it is seen within the wait. Called on open and on
-        each sweep of the journal."""
+        (:meth:`finish_erasure`) while it is seen within the wait. ``swept``: it has applied
+        every erasure made before then (so :meth:`erasures_for_site` looks no further back).
+        Called on open and on each sweep of the journal."""
         ...
 
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
         """The journal entries the data directory ``site`` has still to apply: those made
-        since it was first enrolled (less :data:`SITE_CLOCK_MARGIN`, for clocks that differ)
-        that it has not finished, oldest first. An entry done meanwhile (the site was away
-        longer than the wait) has no texts left."""
+        since it was enrolled, or since the time its last complete sweep gave, less
+        :data:`SITE_CLOCK_MARGIN` (for clocks that differ), that it has not finished, oldest
+        first. An entry done meanwhile (the site was away longer than the wait) has no texts
+        left."""
         ...
 
     def sites(self) -> list[Site]:

@@ -491,6 +491,24 @@ class TestErasure:
         assert store.finish_erasure(record.id, "site_B") == 0
         assert store.erasures_for_site("site_B") == []
 
+    def test_a_complete_sweep_bounds_what_a_data_directory_looks_at_again(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        store.enrol_site("site_A", "a")
+        store.enrol_site("site_B", "b")
+        early, late = episode(ALICE, "early"), episode(ALICE, "late")
+        store.add_episodes(ALICE, [early, late])
+        clock.advance(minutes=5)
+        first = store.erase(ALICE, Erasure(early.id, "user-request", episode_ids=(early.id,)))
+        clock.advance(hours=1)
+        store.enrol_site("site_A", "a", swept=clock.now())  # A says it applied all before now
+        clock.advance(minutes=5)
+        second = store.erase(ALICE, Erasure(late.id, "user-request", episode_ids=(late.id,)))
+        assert [r.id for r in store.erasures_for_site("site_A")] == [second.id]
+        assert [r.id for r in store.erasures_for_site("site_B")] == [first.id, second.id]
+        store.enrol_site("site_A", "a", swept=clock.now() - timedelta(days=1))  # never back
+        assert [r.id for r in store.erasures_for_site("site_A")] == [second.id]
+
     def test_without_data_directories_finishing_marks_an_erasure_done(
         self, store: RecordStore
     ) -> None:

@@ -112,7 +112,7 @@ APPLIED_STATEMENTS_SHA256 = {
     "0004_history_by_scope": "e5a468645cdf8d545c051ec4c5d1660393656efb5bee64e0d3f5a357cf9b6398",
     "0005_erasure_journal": "41e6519e2284eaf281e1a8ca0ab8d18a6af3d5387921d11d161aabc3f885e7e4",
     "0006_api_keys": "5a46c75e062a30aef541e0ec33f8936923aada634d09c9f66a68b2c4970e3e63",
-    "0007_erasure_sites": "be3a91ed1ce0c49c0a45236bcf3b88790dd64ee87874c350115ea402061841ab",
+    "0007_erasure_sites": "e4856523e5d5296909016fccf285a6305753d178a910938d45b49bb65c4a20fa",
 }
 
 

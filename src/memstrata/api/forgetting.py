@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Final
 
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
@@ -137,6 +137,7 @@ class ForgettingMixin(ImportsMixin):
         directories not seen within the wait. The number applied here.
         :meth:`Memory.open` calls it, and the server's sweep (:meth:`start_erasure_sweep`)."""
         finished = 0
+        started = self.clock.now()
         try:
             site = self._site()
             todo = (
@@ -153,6 +154,8 @@ class ForgettingMixin(ImportsMixin):
                 finished += 1
             except MemstrataError as exc:  # busy, read-only, trace not writable: next time
                 log.warning("erasure %s is still pending: %s", record.id, exc)
+        if site is not None and finished == len(todo):
+            self._enrol(site, swept=started)  # all applied: the next sweep starts from here
         try:
             waiting = [r for r in self.store.pending_erasures() if site in r.sites]
         except MemstrataError as exc:
@@ -209,14 +212,19 @@ class ForgettingMixin(ImportsMixin):
             self._site_id = site_id(self.settings.data_dir)
             if self._site_id is None:
                 return None
+        return self._site_id if self._enrol(self._site_id) else None
+
+    def _enrol(self, site: str, *, swept: datetime | None = None) -> bool:
+        """Enrol this data directory (see :meth:`RecordStore.enrol_site`); whether it is."""
         from memstrata.api.sites import site_label
 
+        assert self.settings is not None
         try:
-            self.store.enrol_site(self._site_id, site_label(self.settings.data_dir))
+            self.store.enrol_site(site, site_label(self.settings.data_dir), swept=swept)
         except StoreError as exc:  # a read-only or busy store: it cannot erase either
             log.info("data directory %s not enrolled: %s", self.settings.data_dir, exc)
-            return None
-        return self._site_id
+            return False
+        return True
 
     def _site_wait(self) -> timedelta:
         if self.settings is None:

@@ -169,7 +169,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                 id TEXT PRIMARY KEY,
                 label TEXT NOT NULL,
                 first_seen TEXT NOT NULL,
-                last_seen TEXT NOT NULL
+                last_seen TEXT NOT NULL,
+                swept_to TEXT NOT NULL
             )""",
             # which data directory erased its copies of which journal entry
             """CREATE TABLE erasure_sites (

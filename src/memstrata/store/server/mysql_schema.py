@@ -134,7 +134,8 @@ def migrations(collation: str) -> tuple[Migration, ...]:
                 id VARCHAR(64) PRIMARY KEY,
                 label LONGTEXT NOT NULL,
                 first_seen VARCHAR(40) NOT NULL,
-                last_seen VARCHAR(40) NOT NULL
+                last_seen VARCHAR(40) NOT NULL,
+                swept_to VARCHAR(40) NOT NULL
             ) {table}""",
                 f"""CREATE TABLE IF NOT EXISTS erasure_sites (
                 erasure_id VARCHAR(64) NOT NULL,

@@ -133,7 +133,8 @@ MIGRATIONS: Final = (
                 id {_T} PRIMARY KEY,
                 label {_T} NOT NULL,
                 first_seen {_T} NOT NULL,
-                last_seen {_T} NOT NULL
+                last_seen {_T} NOT NULL,
+                swept_to {_T} NOT NULL
             )""",
             f"""CREATE TABLE erasure_sites (
                 erasure_id {_T} NOT NULL,

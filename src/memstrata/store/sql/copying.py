@@ -55,7 +55,7 @@ TABLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
         ("id", "prefix", "digest", "name", "role", "users", "created_at", "revoked_at"),
         ("id",),
     ),
-    "sites": (("id", "label", "first_seen", "last_seen"), ("id",)),
+    "sites": (("id", "label", "first_seen", "last_seen", "swept_to"), ("id",)),
     "erasure_sites": (("erasure_id", "site", "at"), ("erasure_id", "site")),
 }  # fmt: skip
 PAGE: Final = 1000

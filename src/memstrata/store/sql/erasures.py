@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
@@ -344,27 +344,34 @@ class ErasureTables(DocumentTables):
         return self._with_sites(rows)[0] if rows else None
 
     # the data directories holding copies -----------------------------------------------
-    def enrol_site(self, site: str, label: str) -> None:
+    def enrol_site(self, site: str, label: str, *, swept: datetime | None = None) -> None:
         if not site or len(site) > 64:
             raise InvalidInputError("a site id is 1 to 64 characters")
         now = format_time(self._clock.now())
         with self._write() as tx:
-            cur = tx.execute(
-                "UPDATE sites SET label = ?, last_seen = ? WHERE id = ?", (label, now, site)
-            )
-            if cur.rowcount < 1:  # new (or, on MySQL, seen again within the clock's tick)
+            row = tx.execute("SELECT swept_to FROM sites WHERE id = ?", (site,)).fetchone()
+            if row is None:
                 tx.execute(
                     self.dialect.ignore_duplicates(
-                        "INSERT INTO sites (id, label, first_seen, last_seen) VALUES (?, ?, ?, ?)"
+                        "INSERT INTO sites (id, label, first_seen, last_seen, swept_to) "
+                        "VALUES (?, ?, ?, ?, ?)"
                     ),
-                    (site, label, now, now),
+                    (site, label, now, now, now),
                 )
+                return
+            swept_to = row["swept_to"]
+            if swept is not None:
+                swept_to = max(swept_to, format_time(swept))
+            tx.execute(
+                "UPDATE sites SET label = ?, last_seen = ?, swept_to = ? WHERE id = ?",
+                (label, now, swept_to, site),
+            )
 
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
-        rows = self._read("SELECT first_seen FROM sites WHERE id = ?", (site,))
+        rows = self._read("SELECT swept_to FROM sites WHERE id = ?", (site,))
         if not rows:
             return []
-        since = format_time(parse_time(rows[0]["first_seen"]) - SITE_CLOCK_MARGIN)
+        since = format_time(parse_time(rows[0]["swept_to"]) - SITE_CLOCK_MARGIN)
         rows = self._read(
             f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND id NOT IN "
             "(SELECT erasure_id FROM erasure_sites WHERE site = ?) ORDER BY id",
