@@ -84,25 +84,32 @@ class ScriptedChat:
             self.requests.append(body)
             self.auth.append(auth)
             reply = self.replies.pop(0) if self.replies else self.then
-        if isinstance(reply, Reply):
-            if reply.delay_s:
-                time.sleep(reply.delay_s)
-            if reply.content is None:
-                return reply.status, {"error": {"message": "scripted failure"}}, reply.headers
-            payload: dict[str, Any] = {
-                "choices": [{"message": {"role": "assistant", "content": reply.content}}]
+        return chat_response(reply)
+
+
+def chat_response(reply: Any) -> tuple[int, object, dict[str, str]]:
+    """What the fake server answers for one scripted reply: a string (the message content),
+    an ``int`` (an HTTP error status), a dict (a raw response body) or a :class:`Reply`
+    (waited for ``delay_s`` first)."""
+    if isinstance(reply, Reply):
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if reply.content is None:
+            return reply.status, {"error": {"message": "scripted failure"}}, reply.headers
+        payload: dict[str, Any] = {
+            "choices": [{"message": {"role": "assistant", "content": reply.content}}]
+        }
+        if reply.usage is not None:
+            payload["usage"] = {
+                "prompt_tokens": reply.usage[0],
+                "completion_tokens": reply.usage[1],
             }
-            if reply.usage is not None:
-                payload["usage"] = {
-                    "prompt_tokens": reply.usage[0],
-                    "completion_tokens": reply.usage[1],
-                }
-            return reply.status, payload, reply.headers
-        if isinstance(reply, int):
-            return reply, {"error": {"message": "scripted failure"}}, {}
-        if isinstance(reply, dict):
-            return 200, reply, {}
-        return 200, {"choices": [{"message": {"role": "assistant", "content": reply}}]}, {}
+        return reply.status, payload, reply.headers
+    if isinstance(reply, int):
+        return reply, {"error": {"message": "scripted failure"}}, {}
+    if isinstance(reply, dict):
+        return 200, reply, {}
+    return 200, {"choices": [{"message": {"role": "assistant", "content": reply}}]}, {}
 
 
 def fake_openai_server(script: ScriptedChat) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 from memstrata.api import Memory
 from memstrata.settings import OpenAILLMSettings, load_settings
-from tests.fakes import Reply, fake_openai_server
+from tests.fakes import chat_response, fake_openai_server
 
 #: the first words of each prompt in memstrata/llm/prompts
 STEPS = {
@@ -77,25 +77,7 @@ class ByPrompt:
             answer = self.failure if late else (queue.pop(0) if queue else self.then)
         if answer is None:
             answer = _empty(step)
-        if isinstance(answer, Reply):
-            if answer.delay_s:
-                import time
-
-                time.sleep(answer.delay_s)
-            if answer.content is None:
-                return answer.status, {"error": {"message": "scripted"}}, answer.headers
-            payload: dict[str, Any] = {
-                "choices": [{"message": {"role": "assistant", "content": answer.content}}]
-            }
-            if answer.usage is not None:
-                payload["usage"] = {
-                    "prompt_tokens": answer.usage[0],
-                    "completion_tokens": answer.usage[1],
-                }
-            return answer.status, payload, answer.headers
-        if isinstance(answer, int):
-            return answer, {"error": {"message": "scripted failure"}}, {}
-        return 200, {"choices": [{"message": {"role": "assistant", "content": answer}}]}, {}
+        return chat_response(answer)
 
 
 def _empty(step: str) -> str:
