@@ -203,6 +203,7 @@ class MemoryState:
         self._index_lock = threading.Lock()
         self._site_id: str | None = None  # this data directory's, see memstrata.api.sites
         self._sweep: ErasureSweep | None = None
+        self._enrol_failed = False  # said once as a warning, then quietly
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds

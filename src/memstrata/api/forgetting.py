@@ -222,7 +222,15 @@ class ForgettingMixin(ImportsMixin):
         try:
             self.store.enrol_site(site, site_label(self.settings.data_dir), swept=swept)
         except StoreError as exc:  # a read-only or busy store: it cannot erase either
-            log.info("data directory %s not enrolled: %s", self.settings.data_dir, exc)
+            level = logging.INFO if self._enrol_failed else logging.WARNING
+            self._enrol_failed = True
+            log.log(
+                level,
+                "data directory %s not enrolled in the store (forgets made elsewhere reach "
+                "it once it is): %s",
+                self.settings.data_dir,
+                exc,
+            )
             return False
         return True
 
