@@ -4,6 +4,7 @@ and retired by operators (`memstrata sites`)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -87,3 +88,39 @@ def test_the_sites_command_lists_and_retires(
     assert "1 forget(s) it held open are closed" in capsys.readouterr().out
     assert main(["sites", "retire", other, "--data-dir", str(a_dir)]) != 0
     assert "no data directory" in capsys.readouterr().err
+
+
+def test_a_bullet_deleted_on_request_reaches_the_vector_cache_of_another_data_directory(
+    tmp_path: Path,
+) -> None:
+    from memstrata.document.ops import Operation, OpKind
+    from memstrata.embed.cache import text_hash
+    from memstrata.model import DeleteReason
+
+    store, said = tmp_path / "store.db", "Ann's locker code is 7731"
+    b_dir = tmp_path / "b"
+
+    def cached() -> int:
+        with sqlite3.connect(b_dir / "embeddings.db") as conn:
+            row = conn.execute(
+                "SELECT COUNT(*) FROM vectors WHERE hash = ?", [text_hash(f"notes: {said}")]
+            )
+            return int(row.fetchone()[0])
+
+    with _open(b_dir, store) as b:
+        (turn,) = b.remember(f"remember: {said}", "u")
+        b.add_fact(said, "u", sources=[turn.id], topic="notes")
+        b.consolidate("u")
+        assert b.search("locker code", "u", granularity="topic")
+    assert cached() > 0  # B embedded the bullet's passage (each model)
+    with _open(tmp_path / "a", store) as a:
+        doc, version = a.doc("notes", "u")
+        (bullet,) = [x for s in doc.sections for x in s.bullets if x.text == said]
+        delete = Operation(OpKind.DELETE, bullet.id, reason=DeleteReason.USER_REQUEST)
+        a.apply_doc("notes", "u", [delete], expected_version=version)
+        (pending,) = a.store.pending_erasures()  # journalled: B has still to erase it
+        assert f"notes: {said}" in pending.texts
+    assert cached() > 0
+    with _open(b_dir, store) as b:
+        assert cached() == 0
+        assert b.store.pending_erasures() == []

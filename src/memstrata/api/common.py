@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata.codec import parse_time
@@ -16,6 +17,8 @@ from memstrata.model import (
     Document,
     Episode,
     EpisodeFilter,
+    Erasure,
+    ErasureRecord,
     Fact,
     JsonValue,
     Role,
@@ -24,6 +27,7 @@ from memstrata.model import (
     utc,
 )
 from memstrata.ports import (
+    SITE_WAIT,
     Clock,
     Embedder,
     ErasingStore,
@@ -50,6 +54,10 @@ TurnLike = str | Turn | Mapping[str, Any]
 ScopeLike = Scope | str
 Record = Episode | Fact | Document
 ListKind = Literal["episode", "fact", "document"]
+
+log = logging.getLogger(__name__)
+
+_PENDING: Final = "the erasure stays pending: a retry, or the next open, finishes it"
 
 FACT_FIELDS: Final = frozenset(
     {
@@ -293,19 +301,92 @@ class MemoryState:
             raise StoreError(_left_message(episode_ids, left))
         return erased
 
-    def _erase_and_prove(
-        self,
-        episode_ids: Sequence[str],
-        texts: Collection[str],
-        *,
-        user: str,
-        reason: str = DeleteReason.USER_REQUEST.value,
-    ) -> None:
-        """:meth:`_erase_copies`, then :meth:`_prove_erased` even if the first failed."""
+    def _finish(self, record: ErasureRecord) -> DeleteReport:
+        """Erase this data directory's copies outside the store (:meth:`_erase_copies`), say
+        so in the journal, and once the entry is done (no other data directory still to
+        erase its copies), prove the database's files free of the erased texts
+        (:meth:`_prove_erased`). The entry holds the texts until it is done, so the proof (a
+        WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`. An entry
+        done before this data directory applied it has no texts left: its copies are found
+        by id, and its whole vector cache is dropped (see :meth:`_erase_copies`)."""
         try:
-            self._erase_copies(episode_ids, texts, user=user, reason=reason)
-        finally:
-            self._prove_erased(episode_ids, texts, user=user)
+            lines = self._erase_copies(
+                record.episode_ids,
+                record.texts,
+                user=record.scope.user,
+                reason=record.reason,
+                lost=record.done,
+                ids=(*record.deleted, *record.cascaded),
+            )
+        except OSError as exc:
+            raise StoreError(
+                f"{record.target} was deleted but its raw trace line could not be erased "
+                f"({exc}); {_PENDING}"
+            ) from exc
+        except StoreError as exc:
+            raise StoreError(f"{exc}; {_PENDING}") from exc
+        site = self._site()
+        waiting = self.store.finish_erasure(record.id, site, wait=self._site_wait())
+        if not waiting:
+            self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+        counts = {**record.counts, "trace_lines": lines}
+        if waiting:  # the data directories that have still to erase their copies
+            counts["sites_waiting"] = waiting
+        return DeleteReport(record.deleted, record.cascaded, counts)
+
+    def _site(self) -> str | None:
+        """This data directory's site id, enrolled in the store (None without a data
+        directory, or one that cannot keep it)."""
+        if self.settings is None:
+            return None
+        if self._site_id is None:
+            from memstrata.api.sites import site_id
+
+            self._site_id = site_id(self.settings.data_dir)
+            if self._site_id is None:
+                return None
+        return self._site_id if self._enrol(self._site_id) else None
+
+    def _enrol(self, site: str, *, swept: datetime | None = None) -> bool:
+        """Enrol this data directory (see :meth:`RecordStore.enrol_site`); whether it is."""
+        from memstrata.api.sites import site_label
+
+        assert self.settings is not None
+        try:
+            self.store.enrol_site(site, site_label(self.settings.data_dir), swept=swept)
+        except StoreError as exc:  # a read-only or busy store: it cannot erase either
+            level = logging.INFO if self._enrol_failed else logging.WARNING
+            self._enrol_failed = True
+            log.log(
+                level,
+                "data directory %s not enrolled in the store (forgets made elsewhere reach "
+                "it once it is): %s",
+                self.settings.data_dir,
+                exc,
+            )
+            return False
+        return True
+
+    def _site_wait(self) -> timedelta:
+        if self.settings is None:
+            return SITE_WAIT
+        return timedelta(hours=self.settings.erasure_wait_h)
+
+    def _applied(self, record: ErasureRecord) -> bool:
+        """Whether this data directory has nothing left to erase of ``record``."""
+        return record.done or (self._site_id is not None and self._site_id in record.sites)
+
+    def _erase_texts(self, scope: Scope, target: str, texts: Sequence[str]) -> None:
+        """Erase the copies of ``texts`` outside the store once the store no longer holds
+        them (bullets deleted on request): journalled as an erasure of no record, so that
+        every data directory sharing the store erases its own (see ``ForgettingMixin``)."""
+
+        if not texts:
+            return
+        erasure = Erasure(
+            target=target[:200], reason=DeleteReason.USER_REQUEST.value, texts=tuple(texts)
+        )
+        self._finish(self.store.erase(scope, erasure))
 
     def _prove_erased(
         self, episode_ids: Sequence[str], texts: Collection[str], *, user: str

@@ -66,7 +66,8 @@ class DocumentsMixin(CaptureMixin):
     ) -> tuple[CuratedDocument, int]:
         """Apply a batch atomically against ``expected_version`` (compare-and-swap). A bullet
         deleted on request (reason ``user-request``) leaves no copy: its cached vectors and the
-        database's old pages go in the same call (see ``_erase_and_prove``)."""
+        database's old pages go in the same call, and, through the erasure journal, the copies
+        in every other data directory sharing the store (see ``_erase_texts``)."""
         from memstrata.document.ops import OpKind
         from memstrata.document.service import kind_for
 
@@ -81,7 +82,7 @@ class DocumentsMixin(CaptureMixin):
         result = self.documents.apply(scope, key, ops, expected_version=expected_version)
         if stored is not None:
             texts = [p.text for p in document_passages(stored) if p.id in erased]
-            self._erase_and_prove((), texts, user=scope.user)
+            self._erase_texts(scope, f"{stored.id} bullets {','.join(sorted(erased))}", texts)
         return result
 
     def _check_operations(self, ops: Sequence[Operation]) -> None:

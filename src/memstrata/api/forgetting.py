@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
-from typing import Final
 
 from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
 from memstrata.api.erasure_plan import ErasurePlanner
@@ -23,7 +21,6 @@ from memstrata.errors import (
     InvalidInputError,
     MemstrataError,
     NotFoundError,
-    StoreError,
 )
 from memstrata.ids import kind_of
 from memstrata.model import (
@@ -35,12 +32,9 @@ from memstrata.model import (
     Scope,
     Site,
 )
-from memstrata.ports import SITE_WAIT
 from memstrata.retry import retry_conflicts
 
 log = logging.getLogger(__name__)
-
-_PENDING: Final = "the erasure stays pending: a retry, or the next open, finishes it"
 
 
 def scope_target(scope: Scope) -> str:
@@ -201,48 +195,6 @@ class ForgettingMixin(ImportsMixin):
             if self._sweep is None:
                 self._sweep = ErasureSweep(self, interval_s).start()
 
-    def _site(self) -> str | None:
-        """This data directory's site id, enrolled in the store (None without a data
-        directory, or one that cannot keep it)."""
-        if self.settings is None:
-            return None
-        if self._site_id is None:
-            from memstrata.api.sites import site_id
-
-            self._site_id = site_id(self.settings.data_dir)
-            if self._site_id is None:
-                return None
-        return self._site_id if self._enrol(self._site_id) else None
-
-    def _enrol(self, site: str, *, swept: datetime | None = None) -> bool:
-        """Enrol this data directory (see :meth:`RecordStore.enrol_site`); whether it is."""
-        from memstrata.api.sites import site_label
-
-        assert self.settings is not None
-        try:
-            self.store.enrol_site(site, site_label(self.settings.data_dir), swept=swept)
-        except StoreError as exc:  # a read-only or busy store: it cannot erase either
-            level = logging.INFO if self._enrol_failed else logging.WARNING
-            self._enrol_failed = True
-            log.log(
-                level,
-                "data directory %s not enrolled in the store (forgets made elsewhere reach "
-                "it once it is): %s",
-                self.settings.data_dir,
-                exc,
-            )
-            return False
-        return True
-
-    def _site_wait(self) -> timedelta:
-        if self.settings is None:
-            return SITE_WAIT
-        return timedelta(hours=self.settings.erasure_wait_h)
-
-    def _applied(self, record: ErasureRecord) -> bool:
-        """Whether this data directory has nothing left to erase of ``record``."""
-        return record.done or (self._site_id is not None and self._site_id in record.sites)
-
     # the steps ---------------------------------------------------------------------
     def _erase_item(
         self, item_id: str, scope: Scope, why: DeleteReason, *, whole: bool, dry_run: bool = False
@@ -304,39 +256,6 @@ class ForgettingMixin(ImportsMixin):
             for e in self.store.get_episodes(Scope(scope.user), fact.sources)
             if e.surface == "manual" and e.text.strip() == fact.text.strip()
         ]
-
-    def _finish(self, record: ErasureRecord) -> DeleteReport:
-        """Erase this data directory's copies outside the store (:meth:`_erase_copies`), say
-        so in the journal, and once the entry is done (no other data directory still to
-        erase its copies), prove the database's files free of the erased texts
-        (:meth:`_prove_erased`). The entry holds the texts until it is done, so the proof (a
-        WAL checkpoint and a scan) comes after :meth:`RecordStore.finish_erasure`. An entry
-        done before this data directory applied it has no texts left: its copies are found
-        by id, and its whole vector cache is dropped (see :meth:`_erase_copies`)."""
-        try:
-            lines = self._erase_copies(
-                record.episode_ids,
-                record.texts,
-                user=record.scope.user,
-                reason=record.reason,
-                lost=record.done,
-                ids=(*record.deleted, *record.cascaded),
-            )
-        except OSError as exc:
-            raise StoreError(
-                f"{record.target} was deleted but its raw trace line could not be erased "
-                f"({exc}); {_PENDING}"
-            ) from exc
-        except StoreError as exc:
-            raise StoreError(f"{exc}; {_PENDING}") from exc
-        site = self._site()
-        waiting = self.store.finish_erasure(record.id, site, wait=self._site_wait())
-        if not waiting:
-            self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
-        counts = {**record.counts, "trace_lines": lines}
-        if waiting:  # the data directories that have still to erase their copies
-            counts["sites_waiting"] = waiting
-        return DeleteReport(record.deleted, record.cascaded, counts)
 
     def _plan_and_erase(
         self,
