@@ -15,10 +15,17 @@ from memstrata.errors import InvalidInputError
 from memstrata.model import Scope
 from memstrata.ports import RecordStore
 from memstrata.store.opening import open_store
+from memstrata.store.server.mysql_schema import migrations as mysql_migrations
+from memstrata.store.server.postgres_schema import MIGRATIONS as POSTGRES_MIGRATIONS
 from tests.contract.backends import fresh_url
 from tests.contract.test_store_contract import ALICE, episode
 
 SERVERS = ("postgresql", "mysql")
+
+
+#: the migrations of a server store, by name (the same on PostgreSQL and MySQL)
+ALL_MIGRATIONS = tuple(m.name for m in POSTGRES_MIGRATIONS)
+assert tuple(m.name for m in mysql_migrations("utf8mb4_nopad_bin")) == ALL_MIGRATIONS
 
 
 @pytest.mark.parametrize("backend", SERVERS)
@@ -41,12 +48,12 @@ def test_concurrent_openers_migrate_once(backend: str, tmp_path: Path) -> None:
         try:
             assert not errors
             assert len(opened) == 4
-            assert {tuple(s.applied_migrations()) for s in opened} == {("0001_initial",)}
+            assert {tuple(s.applied_migrations()) for s in opened} == {ALL_MIGRATIONS}
         finally:
             for s in opened:
                 s.close()
         with open_store(url) as again:  # type: ignore[attr-defined]
-            assert again.applied_migrations() == ["0001_initial"]
+            assert again.applied_migrations() == list(ALL_MIGRATIONS)
 
 
 def _drop_connections(backend: str, url: str) -> int:
@@ -135,6 +142,6 @@ def test_postgres_url_aliases_open_the_same_store(tmp_path: Path) -> None:
         for scheme in ("postgresql", "postgres", "postgresql+psycopg"):
             store = open_store(f"{scheme}://{rest}")
             try:
-                assert store.applied_migrations() == ["0001_initial"]
+                assert store.applied_migrations() == list(ALL_MIGRATIONS)
             finally:
                 store.close()
