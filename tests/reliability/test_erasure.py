@@ -13,7 +13,6 @@ that never built an index.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from memstrata.errors import StoreError
 from memstrata.model import DocumentKind, Fact, Scope
 from memstrata.settings import load_settings
 from tests.reliability.scan import files_under, scan
-from tests.reliability.sqlite_build import CLI, secure_delete_off_by_default
+from tests.reliability.sqlite_build import CLI
 
 ROOT = Path(__file__).resolve().parents[2]
 EN = "I love hiking in the Zanskarvale mountains with my dog Quillon, every August."
@@ -41,19 +40,6 @@ CONVERSATION = [
     {"text": ZH, "speaker": "Ann"},
     {"text": "好的，下次见。", "speaker": "Bob"},
 ]
-BLEND = [{"provider": "fake", "dim": 32}, {"provider": "fake", "dim": 48}]
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The environment of this process and of the CLI: a blend of two models, no user config."""
-    secure_delete_off_by_default(monkeypatch)
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("MEMSTRATA_CONFIG", str(config))
-    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "blend")
-    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PARTS", json.dumps(BLEND))
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ data directories, and on PostgreSQL and MySQL/MariaDB when their test servers ar
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,22 +22,11 @@ from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.contract.backends import BACKENDS, fresh_url
 from tests.reliability.scan import scan
-from tests.reliability.sqlite_build import secure_delete_off_by_default
-from tests.reliability.test_erasure import BLEND, EN, ZH, _cached, _reach_everything
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    secure_delete_off_by_default(monkeypatch)
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("MEMSTRATA_CONFIG", str(config))
-    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "blend")
-    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PARTS", json.dumps(BLEND))
+from tests.reliability.test_erasure import EN, ZH, _cached, _reach_everything
 
 
 @pytest.fixture(params=BACKENDS)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path, env: None) -> Iterator[str]:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path, env: dict[str, str]) -> Iterator[str]:
     (tmp_path / "db").mkdir()
     with fresh_url(request.param, tmp_path / "db") as url:
         yield url
