@@ -10,8 +10,10 @@ from memstrata.cli.base import cli, json_option, print_json
 @cli.command(
     help="Copy a whole record store (every table: ids, versions, history, change feed, keys, "
     "erasure journal) into a new, empty one, e.g. from sqlite:///path/memstrata.db to "
-    "postgresql://user:pw@host/db, then check it row count and checksum per table. A target "
-    "holding any row is refused."
+    "postgresql://user:pw@host/db, then check it row count and checksum per table. The copy "
+    "is one transaction on the target, verified before it commits: if it is interrupted "
+    "(killed, a lost connection, Ctrl-C) the target keeps no copied row and running the same "
+    "command again completes it. A target holding any row is refused."
 )
 @click.option("--from", "source", required=True, metavar="URL", help="The store to copy.")
 @click.option("--to", "target", required=True, metavar="URL", help="The empty store to fill.")

@@ -1,13 +1,13 @@
 """Moving a whole store to another (``memstrata migrate --from URL --to URL``): every table
 copied row by row with its ids, versions, history, change feed, keys and erasure journal, then
-proven equal by a row count and a checksum per table."""
+proven equal by a row count and a checksum per table, all in one transaction on the target."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from memstrata.errors import InvalidInputError, StoreError
+from memstrata.errors import InvalidInputError, MemstrataError, StoreError
 from memstrata.ports import RecordStore
 from memstrata.store.opening import open_store
 from memstrata.store.sql.copying import TABLES, CopyTables
@@ -27,9 +27,12 @@ def migrate_store(
     progress: Callable[[str, int], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Copy the store at ``source_url`` into the empty store at ``target_url`` (its schema is
-    made on open) and return per table ``rows`` and ``sha256``, equal on both sides. A target
-    holding any row is refused before anything is written; a copy that does not check out is
-    a :class:`StoreError` (the target then holds a partial copy to drop)."""
+    made on open) and return per table ``rows`` and ``sha256``, equal on both sides.
+
+    The copy is one transaction on the target, verified (row counts and checksums read back)
+    before its commit: stopped at any point (killed, a lost connection, Ctrl-C, a copy that
+    does not check out) it leaves the target without any copied row, so running it again
+    just works. A target holding any row is refused before anything is written."""
     if source_url.strip() == target_url.strip():
         raise InvalidInputError("the source and the target are the same store")
     source_store = open_store(source_url)
@@ -58,26 +61,43 @@ def _copy(
         raise InvalidInputError(
             "the source holds no records: nothing to migrate (is its URL the store you mean?)"
         )
+    _refuse_if_full(target, target_shown)  # before the transaction: a quick, clear refusal
+    try:
+        with target.copy_transaction():
+            _refuse_if_full(target, target_shown)  # again inside: no other copy got there first
+            for table in TABLES:
+                copied = 0
+                for page in source.table_pages(table):
+                    target.insert_rows(table, page)
+                    copied += len(page)
+                    if progress is not None:
+                        progress(table, copied)
+            target.finish_copy()
+            found = target.table_digests()  # read back before the commit
+            expected = source.table_digests()
+            wrong = [t for t in TABLES if expected[t] != found[t]]
+            if wrong:  # raised inside the transaction: nothing is kept
+                raise StoreError(
+                    f"the copy in {target_shown} differs from its source in {', '.join(wrong)} "
+                    "(was the source written to during the copy?); nothing was kept in the "
+                    "target: migrate again"
+                )
+    except MemstrataError:
+        raise
+    except Exception as exc:  # a driver's error (a lost connection, a refused statement)
+        raise StoreError(
+            f"the copy into {target_shown} failed: {exc}; nothing was kept in the target "
+            "(the copy is one transaction): migrate again"
+        ) from exc
+    return expected
+
+
+def _refuse_if_full(target: CopyTables, target_shown: str) -> None:
     full = target.holds_rows()
     if full:
         raise InvalidInputError(
             f"the target {target_shown} is not empty ({', '.join(full)} hold rows): "
-            "migrate only into a new store"
+            "migrate only into a new, empty store. An interrupted migration leaves nothing "
+            "behind, so these rows were written by something else: point --to at another "
+            "database, or remove that store yourself if you mean to replace it"
         )
-    for table in TABLES:
-        copied = 0
-        for page in source.table_pages(table):
-            target.insert_rows(table, page)
-            copied += len(page)
-            if progress is not None:
-                progress(table, copied)
-    target.finish_copy()
-    expected = source.table_digests()
-    found = target.table_digests()
-    wrong = [t for t in TABLES if expected[t] != found[t]]
-    if wrong:
-        raise StoreError(
-            f"the copy in {target_shown} differs from its source in {', '.join(wrong)}: "
-            "drop it and migrate again"
-        )
-    return expected

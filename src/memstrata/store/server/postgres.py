@@ -127,13 +127,6 @@ class PostgresBase(ServerBase):
             return False
         return isinstance(exc, psycopg.OperationalError)
 
-    def finish_copy(self) -> None:
-        with self._write() as tx:  # the next change gets the seq after the copied ones
-            tx.execute(
-                "SELECT setval(pg_get_serial_sequence('changes', 'seq'), "
-                "COALESCE((SELECT MAX(seq) FROM changes), 0) + 1, false)"
-            )
-
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()

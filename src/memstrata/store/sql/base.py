@@ -63,10 +63,5 @@ class SqlBase(ABC):
         )
         return [Change(int(r["seq"]), r["item_id"], ChangeOp(r["op"])) for r in rows]
 
-    def finish_copy(self) -> None:
-        """What the engine needs once rows were inserted with their own keys (see
-        :mod:`memstrata.store.sql.copying`): nothing, unless it says otherwise."""
-        return
-
     def applied_migrations(self) -> list[str]:
         return [r["name"] for r in self._read("SELECT name FROM schema_migrations ORDER BY name")]

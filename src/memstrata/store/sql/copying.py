@@ -1,6 +1,12 @@
 """A whole store's rows, table by table: read in key order, inserted verbatim, and digested
 (a row count and a SHA-256 of the rows in key order, the same on every engine) so that a copy
 can be proven equal to its source. Used by ``memstrata migrate`` (:mod:`memstrata.store.copy`).
+
+A copy into a store is ONE transaction (:meth:`CopyTables.copy_transaction`): every insert,
+the engine's finishing statements and the read-back that verifies it happen before the one
+commit, so a copy interrupted at any point (a kill, a lost connection, an error) leaves the
+target without a single copied row. The schema is not part of it: a store makes its schema
+when it is opened, in transactions of its own, before the copy begins.
 """
 
 from __future__ import annotations
@@ -8,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Final
 
+from memstrata.errors import StoreError
 from memstrata.store.sql.base import SqlBase
 from memstrata.store.sql.common import placeholders
 
@@ -59,6 +67,14 @@ TABLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "erasure_sites": (("erasure_id", "site", "at"), ("erasure_id", "site")),
 }  # fmt: skip
 PAGE: Final = 1000
+#: per engine, what a copy runs after its inserts, in its transaction: PostgreSQL's change feed
+#: sequence moved past the copied ``seq`` values (SQLite and InnoDB follow explicit keys)
+FINISH: Final[dict[str, tuple[str, ...]]] = {
+    "postgresql": (
+        "SELECT setval(pg_get_serial_sequence('changes', 'seq'), "
+        "COALESCE((SELECT MAX(seq) FROM changes), 0) + 1, false)",
+    ),
+}
 
 
 def _names(columns: Sequence[str]) -> str:
@@ -66,7 +82,30 @@ def _names(columns: Sequence[str]) -> str:
 
 
 class CopyTables(SqlBase):
-    """:meth:`table_pages`, :meth:`insert_rows`, :meth:`table_digests`."""
+    """:meth:`table_pages`, :meth:`table_digests`, :meth:`holds_rows` on any store; and, inside
+    :meth:`copy_transaction`, :meth:`insert_rows` and :meth:`finish_copy`."""
+
+    _copy_tx: Any = None
+
+    @contextmanager
+    def copy_transaction(self) -> Iterator[None]:
+        """One write transaction holding a whole copy into this store: committed when the
+        block ends, rolled back (leaving the store as it was) if it raises or the process
+        dies. Reads made in the block on this thread (:meth:`holds_rows`,
+        :meth:`table_digests`) see the rows inserted so far."""
+        if self._copy_tx is not None:
+            raise StoreError("a copy was started inside another (a bug in memstrata)")
+        with self._write() as tx:
+            self._copy_tx = tx
+            try:
+                yield
+            finally:
+                self._copy_tx = None
+
+    def _copying(self) -> Any:
+        if self._copy_tx is None:
+            raise StoreError("rows of a copy are inserted outside its transaction (a bug)")
+        return self._copy_tx
 
     def table_pages(self, table: str, *, page: int = PAGE) -> Iterator[list[tuple[Any, ...]]]:
         """Every row of ``table`` (its columns in :data:`TABLES` order), in key order, in
@@ -84,13 +123,19 @@ class CopyTables(SqlBase):
             offset += len(rows)
 
     def insert_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Insert ``rows`` (as :meth:`table_pages` gives them) in one transaction."""
+        """Insert ``rows`` (as :meth:`table_pages` gives them) in the copy's transaction."""
         columns, _ = TABLES[table]
-        with self._write() as tx:
-            tx.executemany(
-                f"INSERT INTO {table} ({_names(columns)}) VALUES ({placeholders(len(columns))})",
-                rows,
-            )
+        self._copying().executemany(
+            f"INSERT INTO {table} ({_names(columns)}) VALUES ({placeholders(len(columns))})",
+            rows,
+        )
+
+    def finish_copy(self) -> None:
+        """What the engine needs once rows were inserted with their own keys (:data:`FINISH`),
+        in the copy's transaction."""
+        tx = self._copying()
+        for statement in FINISH.get(self.dialect.name, ()):
+            tx.execute(statement)
 
     def table_digests(self) -> dict[str, dict[str, Any]]:
         """Per table: ``rows`` (how many) and ``sha256`` (of every row in key order)."""
