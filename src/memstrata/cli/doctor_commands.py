@@ -31,7 +31,9 @@ class ProblemsRemain(click.ClickException):
 @cli.command(
     help="Check the database, the raw trace and the embedding cache; exit 0 when all is "
     f"well, {PROBLEMS_REMAIN} when problems remain. --repair fixes what can be fixed safely "
-    "(run it while nothing else uses the data directory)."
+    "(run it while nothing else uses the data directory). With --store-url naming a "
+    "PostgreSQL or MySQL server, the server is reached and its schema migrations checked "
+    "instead of the SQLite file (never rebuilt there), and the trace is compared with it."
 )
 @click.option("--repair", is_flag=True, help="Fix what can be fixed and say what was done.")
 @data_dir_option

@@ -1,24 +1,30 @@
 """The raw-trace part of ``doctor``: torn lines mended in place, episodes with no trace line
-appended to it, trace lines with no episode (and no tombstone) reported."""
+appended to it, trace lines with no episode (and no tombstone) reported. The episodes are
+those of the record store in use: the SQLite file, or a database server's store."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memstrata.codec import episode_to_json
 from memstrata.doctor.report import DoctorReport, Problem, some
 from memstrata.errors import MemstrataError
 from memstrata.model import Episode, EpisodeFilter, Scope
+from memstrata.ports import RecordStore
 from memstrata.settings import Settings
-from memstrata.store.sqlite import SqliteStore
 from memstrata.trace import JsonlTrace, mend_torn, scan_file, torn_event
 
 
 def check_and_repair(
-    settings: Settings, report: DoctorReport, repair: bool, *, db_readable: bool
+    settings: Settings,
+    report: DoctorReport,
+    repair: bool,
+    *,
+    records: Callable[[], RecordStore] | None,
 ) -> None:
-    """Check (and repair) the raw trace; compared with the database when it is readable."""
+    """Check (and repair) the raw trace; compared with the record store ``records`` opens
+    (the SQLite file, or the server store), unless None: it cannot be read."""
     trace = JsonlTrace(settings.trace_dir)
     report.checked.append(f"trace: {settings.trace_dir}")
     traced: dict[str, str] = {}  # episode id -> surface of its line
@@ -49,10 +55,13 @@ def check_and_repair(
                     problem.fixed = f"mended {mend_torn(file)} line(s) in place"
                 except OSError as exc:
                     report.problems.append(Problem("trace", f"{file}: cannot be mended: {exc}"))
-    if not db_readable:
+    if records is None:
+        report.checked.append(
+            "trace: not compared with the database (it is missing, unreadable or unreachable)"
+        )
         return
     try:
-        store = SqliteStore(settings.db_path)
+        store = records()
     except MemstrataError as exc:
         report.problems.append(Problem("trace", f"not compared with the database: {exc}"))
         return
@@ -87,7 +96,7 @@ def check_and_repair(
         store.close()
 
 
-def _episode_users(store: SqliteStore) -> dict[str, str]:
+def _episode_users(store: RecordStore) -> dict[str, str]:
     """Every stored episode id (archived ones too) and its user."""
     everything = EpisodeFilter(include_archived=True)
     return {
@@ -96,7 +105,7 @@ def _episode_users(store: SqliteStore) -> dict[str, str]:
 
 
 def _backfill(
-    store: SqliteStore, trace: JsonlTrace, missing: Sequence[str], users: dict[str, str]
+    store: RecordStore, trace: JsonlTrace, missing: Sequence[str], users: dict[str, str]
 ) -> int:
     """Append the ``missing`` episodes to the trace; how many were written."""
     by_user: dict[str, list[str]] = defaultdict(list)
