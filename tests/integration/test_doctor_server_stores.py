@@ -207,3 +207,20 @@ def test_an_unreachable_server_is_a_problem_shown_without_its_password(
     assert "s3cret-pw" not in text
     assert "trace: not compared with the database" in " ".join(report["checked"])
     assert not (data_dir / "memstrata.db").exists()
+
+
+def test_a_sqlite_store_url_is_the_file_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``store_url`` naming a SQLite file elsewhere: that file is checked and compared with
+    the trace, not the data directory's default file."""
+    data_dir, elsewhere = tmp_path / "mem", tmp_path / "db" / "records.db"
+    url = f"sqlite:///{elsewhere}"
+    remember(capsys, url, data_dir)
+    report = doctor(capsys, url, data_dir, code=0)
+    assert report["checked"][0] == f"database: {elsewhere}"
+    assert not (data_dir / "memstrata.db").exists()
+    for file in (data_dir / "trace").rglob("*.jsonl"):
+        file.unlink()
+    report = doctor(capsys, url, data_dir, code=PROBLEMS_REMAIN)
+    assert "3 episode(s) with no trace line" in report["problems"][0]["problem"]

@@ -97,7 +97,8 @@ def _refuse_if_full(target: CopyTables, target_shown: str) -> None:
     if full:
         raise InvalidInputError(
             f"the target {target_shown} is not empty ({', '.join(full)} hold rows): "
-            "migrate only into a new, empty store. An interrupted migration leaves nothing "
-            "behind, so these rows were written by something else: point --to at another "
-            "database, or remove that store yourself if you mean to replace it"
+            "migrate only into a new, empty store. A migration interrupted with this version "
+            "of memstrata leaves no row behind, so these were written by something else: "
+            "point --to at another database, or remove that store yourself if you mean to "
+            "replace it"
         )
