@@ -86,6 +86,10 @@ def test_a_healthy_server_store_is_all_well_and_no_file_is_checked(
     assert "skipped, the records are on a" in out and out.rstrip().endswith("all well")
     report = doctor(capsys, server, data_dir, "--repair", code=0)
     assert not (data_dir / "memstrata.db").exists()  # --repair never makes or rebuilds a file
+    # a machine without a data directory still checks the server
+    report = doctor(capsys, server, tmp_path / "none", code=0)
+    assert report["checked"][-1].startswith(f"data directory: none at {tmp_path / 'none'}")
+    assert not (tmp_path / "none").exists()
 
 
 def test_a_lost_server_database_is_found_by_doctor_and_refilled_by_restore(

@@ -67,14 +67,6 @@ TABLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "erasure_sites": (("erasure_id", "site", "at"), ("erasure_id", "site")),
 }  # fmt: skip
 PAGE: Final = 1000
-#: per engine, what a copy runs after its inserts, in its transaction: PostgreSQL's change feed
-#: sequence moved past the copied ``seq`` values (SQLite and InnoDB follow explicit keys)
-FINISH: Final[dict[str, tuple[str, ...]]] = {
-    "postgresql": (
-        "SELECT setval(pg_get_serial_sequence('changes', 'seq'), "
-        "COALESCE((SELECT MAX(seq) FROM changes), 0) + 1, false)",
-    ),
-}
 
 
 def _names(columns: Sequence[str]) -> str:
@@ -131,11 +123,25 @@ class CopyTables(SqlBase):
         )
 
     def finish_copy(self) -> None:
-        """What the engine needs once rows were inserted with their own keys (:data:`FINISH`),
-        in the copy's transaction."""
+        """What the engine needs once rows were inserted with their own keys, in the copy's
+        transaction: on PostgreSQL, each table's key sequence (``changes.seq``, and any other
+        serial key :data:`TABLES` comes to hold) moved past the copied values, so the next
+        row gets a new one. SQLite and InnoDB move their counters on explicit keys."""
+        if self.dialect.name != "postgresql":
+            return
         tx = self._copying()
-        for statement in FINISH.get(self.dialect.name, ()):
-            tx.execute(statement)
+        for table, (_, key) in TABLES.items():
+            if len(key) != 1:
+                continue
+            found = tx.execute(
+                "SELECT pg_get_serial_sequence(?, ?) AS s", (table, key[0])
+            ).fetchone()
+            if found is None or found["s"] is None:
+                continue
+            tx.execute(
+                f'SELECT setval(?, COALESCE((SELECT MAX("{key[0]}") FROM {table}), 0) + 1, false)',
+                (found["s"],),
+            )
 
     def table_digests(self) -> dict[str, dict[str, Any]]:
         """Per table: ``rows`` (how many) and ``sha256`` (of every row in key order)."""
