@@ -7,6 +7,7 @@ their test servers are set (see :mod:`tests.contract.backends`)."""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -61,10 +62,13 @@ def _memstrata(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 @pytest.mark.parametrize("target", ENGINES)
 def test_a_migration_killed_midway_leaves_nothing_and_a_rerun_completes(
-    target: str, tmp_path: Path, clock: FixedClock
+    target: str, signum: int, tmp_path: Path, clock: FixedClock
 ) -> None:
+    """SIGKILL: no handler, no rollback by the process itself (the engine discards the open
+    transaction). SIGINT (Ctrl-C): the process rolls back and exits 130."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with fresh_url("sqlite", tmp_path / "a") as src, fresh_url(target, tmp_path / "b") as dst:
@@ -84,13 +88,13 @@ def test_a_migration_killed_midway_leaves_nothing_and_a_rerun_completes(
             assert _wait_for(paused_at, proc) == next(iter(TABLES))
             # the first page is in the target, in a transaction no one else sees
             assert _rows_in(dst) == []
-            proc.kill()  # SIGKILL: no handler, no rollback by the process itself
-            proc.communicate(timeout=WAIT_S)
+            proc.send_signal(signum)
+            _, err = proc.communicate(timeout=WAIT_S)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate(timeout=WAIT_S)
-        assert proc.returncode == -9
+        assert proc.returncode == (-9 if signum == signal.SIGKILL else 130), err
         assert _rows_in(dst) == []  # nothing to clean by hand
         done = _memstrata("migrate", "--from", src, "--to", dst)
         assert done.returncode == 0, done.stderr
