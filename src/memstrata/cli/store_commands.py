@@ -26,7 +26,15 @@ def migrate(source: str, target: str, as_json: bool) -> None:
         if not as_json:
             click.echo(f"  {table}: {rows} rows copied", err=True)
 
-    tables = migrate_store(source, target, progress=progress)
+    try:
+        tables = migrate_store(source, target, progress=progress)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: {redact(target)} keeps no copied row (the copy is one transaction); "
+            "run the same command again to migrate",
+            err=True,
+        )
+        raise
     if as_json:
         print_json({"from": redact(source), "to": redact(target), "tables": tables})
         return
