@@ -143,6 +143,26 @@ def test_episodes_with_no_trace_line_are_appended_from_the_server_store(
     doctor(capsys, server, data_dir, code=0)
 
 
+def test_repair_on_a_server_store_mends_the_trace_and_the_cache_and_nothing_else(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data_dir = tmp_path / "mem"
+    remember(capsys, server, data_dir)
+    [file] = (data_dir / "trace").glob("*/*.jsonl")
+    with file.open("ab") as fh:
+        fh.write(b'{"at": "2026-01-01T00:00:00.000000Z", "surface": "cli", "te')  # torn
+    (data_dir / "embeddings.db").write_bytes(b"garbage" * 500)
+    before = stored(server, data_dir)
+    report = doctor(capsys, server, data_dir, code=PROBLEMS_REMAIN)
+    assert sorted(p["part"] for p in report["problems"]) == ["cache", "trace"]
+    report = doctor(capsys, server, data_dir, "--repair", code=0)
+    assert all(p["fixed"] for p in report["problems"])
+    assert not (data_dir / "embeddings.db").exists()
+    assert not list(data_dir.glob("memstrata.db*"))  # no database file made or rebuilt
+    assert stored(server, data_dir) == before
+    doctor(capsys, server, data_dir, code=0)
+
+
 def _open_with(url: str, migrations: tuple[Migration, ...]) -> None:
     open_server_store(parse_store_url(url), migrations).close()
 
