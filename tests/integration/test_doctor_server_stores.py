@@ -75,7 +75,8 @@ def test_a_healthy_server_store_is_all_well_and_no_file_is_checked(
     checked = report["checked"]
     assert checked[0] == f"database: {parse_store_url(server).shown}"
     assert (
-        checked[1].startswith("database file checks (integrity_check") and "skipped" in checked[1]
+        checked[1].startswith("database: the SQLite file checks (integrity_check")
+        and "skipped" in checked[1]
     )
     assert checked[2].startswith("database: reachable, ")
     assert any(k in checked[2] for k in ("PostgreSQL", "MariaDB", "MySQL"))
@@ -83,7 +84,7 @@ def test_a_healthy_server_store_is_all_well_and_no_file_is_checked(
     assert [c.split(":")[0] for c in checked[4:]] == ["embedding cache", "saved indexes", "trace"]
     assert not (data_dir / "memstrata.db").exists()
     out = run(capsys, server, data_dir, "doctor", code=0)
-    assert "skipped, the records are on a" in out and out.rstrip().endswith("all well")
+    assert "are skipped: the records are on a" in out and out.rstrip().endswith("all well")
     report = doctor(capsys, server, data_dir, "--repair", code=0)
     assert not (data_dir / "memstrata.db").exists()  # --repair never makes or rebuilds a file
     # a machine without a data directory still checks the server

@@ -20,9 +20,9 @@ from memstrata.store.migrations import Migration
 from memstrata.store.url import StoreUrl, parse_store_url
 
 SKIPPED = (
-    "database file checks (integrity_check, foreign keys, damage mark, rebuild): skipped, the "
-    "records are on a {engine} server, which keeps its own integrity; --repair never rebuilds "
-    "a server's database"
+    "database: the SQLite file checks (integrity_check, foreign keys, damage mark, rebuild) "
+    "are skipped: the records are on a {engine} server, which keeps its own integrity; "
+    "--repair never rebuilds a server's database"
 )
 CONNECT_TIMEOUT_S = 10
 
