@@ -11,7 +11,7 @@ import pytest
 
 from memstrata.cli import main
 from memstrata.errors import InvalidInputError
-from memstrata.model import ApiKey, DocumentKind, Erasure, KeyRole
+from memstrata.model import ApiKey, DocumentKind, Erasure, KeyRole, Scope
 from memstrata.store.copy import migrate_store
 from memstrata.store.opening import open_store
 from tests.conftest import FixedClock
@@ -82,7 +82,7 @@ def test_a_whole_store_is_copied_and_verified(
     (tmp_path / "b").mkdir()
     with fresh_url(source, tmp_path / "a") as src, fresh_url(target, tmp_path / "b") as dst:
         want = _fill(src, clock)
-        tables = migrate_store(src, dst)
+        tables = migrate_store(src, dst).tables
         assert tables["episodes"]["rows"] == 6 and tables["api_keys"]["rows"] == 1
         assert tables["item_history"]["rows"] >= 3 and tables["erasures"]["rows"] == 1
         _read_back(dst, want)
@@ -114,8 +114,28 @@ def test_the_cli_migrates_and_prints_each_table(
     assert main(["migrate", "--from", src, "--to", dst, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["tables"]["facts"]["rows"] == 1 and len(out["tables"]["facts"]["sha256"]) == 64
-    assert main(["migrate", "--from", src, "--to", dst]) == 2  # now not empty
-    assert "not empty" in capsys.readouterr().err
+    assert out["copied"] is True
+    # run again (as after a commit whose outcome was unknown): the same copy is found, verified
+    assert main(["migrate", "--from", src, "--to", dst]) == 0
+    assert "already holds an identical copy" in capsys.readouterr().out
+    assert main(["migrate", "--from", src, "--to", dst, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["copied"] is False and again["tables"] == out["tables"]
+    # once the source has moved on, the target is no copy of it: refused, left alone
+    store = open_store(src, clock=clock)
+    store.add_episodes(BOB, [episode(BOB, "later")])
+    store.close()
+    assert main(["migrate", "--from", src, "--to", dst]) == 2
+    assert "not empty (episodes, " in capsys.readouterr().err
+    assert _count(dst, BOB) == 1
+
+
+def _count(url: str, scope: Scope) -> int:
+    store = open_store(url)
+    try:
+        return len(store.list_episodes(scope))
+    finally:
+        store.close()
 
 
 def test_an_empty_or_mistyped_source_is_refused(tmp_path: Path) -> None:

@@ -183,7 +183,7 @@ def test_a_copy_failing_on_its_third_page_keeps_nothing(
             assert "nothing was" in str(raised.value)
         assert _rows_in(dst) == []
         monkeypatch.undo()
-        tables = migrate_store(src, dst)
+        tables = migrate_store(src, dst).tables
         assert tables["episodes"]["rows"] == 6
         _read_back(dst, want)
 

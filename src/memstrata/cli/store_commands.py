@@ -13,7 +13,8 @@ from memstrata.cli.base import cli, json_option, print_json
     "postgresql://user:pw@host/db, then check it row count and checksum per table. The copy "
     "is one transaction on the target, verified before it commits: if it is interrupted "
     "(killed, a lost connection, Ctrl-C) the target keeps no copied row and running the same "
-    "command again completes it. A target holding any row is refused."
+    "command again completes it. A target already holding an identical copy is reported "
+    "verified and left as it is; a target holding any other row is refused."
 )
 @click.option("--from", "source", required=True, metavar="URL", help="The store to copy.")
 @click.option("--to", "target", required=True, metavar="URL", help="The empty store to fill.")
@@ -27,7 +28,7 @@ def migrate(source: str, target: str, as_json: bool) -> None:
             click.echo(f"  {table}: {rows} rows copied", err=True)
 
     try:
-        tables = migrate_store(source, target, progress=progress)
+        done = migrate_store(source, target, progress=progress)
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: {redact(target)} keeps no copied row (the copy is one transaction); "
@@ -35,10 +36,18 @@ def migrate(source: str, target: str, as_json: bool) -> None:
             err=True,
         )
         raise
+    tables = done.tables
     if as_json:
-        print_json({"from": redact(source), "to": redact(target), "tables": tables})
+        shown = {"from": redact(source), "to": redact(target)}
+        print_json({**shown, "copied": done.copied, "tables": tables})
         return
     for table, info in tables.items():
         click.echo(f"{table:<18}{info['rows']:>10} rows  sha256 {info['sha256'][:16]}")
     total = sum(info["rows"] for info in tables.values())
-    click.echo(f"copied {total} rows from {redact(source)} to {redact(target)}; verified")
+    if done.copied:
+        click.echo(f"copied {total} rows from {redact(source)} to {redact(target)}; verified")
+    else:
+        click.echo(
+            f"{redact(target)} already holds an identical copy of {redact(source)} "
+            f"({total} rows, verified): nothing copied"
+        )

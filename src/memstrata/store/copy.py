@@ -5,6 +5,7 @@ proven equal by a row count and a checksum per table, all in one transaction on 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from memstrata.errors import InvalidInputError, MemstrataError, StoreError
@@ -20,19 +21,31 @@ def _copyable(store: RecordStore, url: str) -> CopyTables:
     return store
 
 
+@dataclass(frozen=True, slots=True)
+class Migrated:
+    """What :func:`migrate_store` did: per table ``rows`` and ``sha256`` (equal on both
+    sides), and whether it ``copied`` them now (False: the target already held an identical
+    copy, as a rerun after a commit whose outcome was not known finds)."""
+
+    tables: dict[str, dict[str, Any]]
+    copied: bool
+
+
 def migrate_store(
     source_url: str,
     target_url: str,
     *,
     progress: Callable[[str, int], None] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> Migrated:
     """Copy the store at ``source_url`` into the empty store at ``target_url`` (its schema is
-    made on open) and return per table ``rows`` and ``sha256``, equal on both sides.
+    made on open), proven equal table by table.
 
     The copy is one transaction on the target, verified (row counts and checksums read back)
     before its commit: stopped at any point (killed, a lost connection, Ctrl-C, a copy that
     does not check out) it leaves the target without any copied row, so running it again
-    just works. A target holding any row is refused before anything is written."""
+    just works. A target that already holds an identical copy of the source (every table's
+    count and checksum equal) is left as it is and reported verified; a target holding any
+    other row is refused before anything is written."""
     if source_url.strip() == target_url.strip():
         raise InvalidInputError("the source and the target are the same store")
     source_store = open_store(source_url)
@@ -56,12 +69,16 @@ def _copy(
     target: CopyTables,
     target_shown: str,
     progress: Callable[[str, int], None] | None,
-) -> dict[str, dict[str, Any]]:
+) -> Migrated:
     if not source.holds_rows():
         raise InvalidInputError(
             "the source holds no records: nothing to migrate (is its URL the store you mean?)"
         )
-    _refuse_if_full(target, target_shown)  # before the transaction: a quick, clear refusal
+    if target.holds_rows():  # before the transaction: done already, or a clear refusal
+        expected = source.table_digests()
+        if target.table_digests() == expected:
+            return Migrated(expected, copied=False)
+        _refuse_if_full(target, target_shown)
     try:
         with target.copy_transaction():
             _refuse_if_full(target, target_shown)  # again inside: no other copy got there first
@@ -89,16 +106,16 @@ def _copy(
             f"the copy into {target_shown} failed: {exc}; nothing was kept in the target "
             "(the copy is one transaction): migrate again"
         ) from exc
-    return expected
+    return Migrated(expected, copied=True)
 
 
 def _refuse_if_full(target: CopyTables, target_shown: str) -> None:
     full = target.holds_rows()
     if full:
         raise InvalidInputError(
-            f"the target {target_shown} is not empty ({', '.join(full)} hold rows): "
-            "migrate only into a new, empty store. A migration interrupted with this version "
-            "of memstrata leaves no row behind, so these were written by something else: "
-            "point --to at another database, or remove that store yourself if you mean to "
-            "replace it"
+            f"the target {target_shown} is not empty ({', '.join(full)} hold rows) and is not "
+            "a copy of this source: migrate only into a new, empty store. A migration "
+            "interrupted with this version of memstrata leaves no row behind, so these were "
+            "written by something else: point --to at another database, or remove that store "
+            "yourself if you mean to replace it"
         )
