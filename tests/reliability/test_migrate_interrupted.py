@@ -100,7 +100,8 @@ def test_a_migration_killed_midway_leaves_nothing_and_a_rerun_completes(
         assert _rows_in(dst) == []  # nothing to clean by hand
         done = _memstrata("migrate", "--from", src, "--to", dst)
         assert done.returncode == 0, done.stderr
-        assert "verified" in done.stdout
+        assert done.stdout.splitlines()[-1].startswith("copied "), done.stdout  # copied now
+        assert done.stdout.rstrip().endswith("; verified")
         _read_back(dst, want)
 
 
