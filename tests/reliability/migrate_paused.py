@@ -10,6 +10,7 @@ instead of guessing one with a sleep.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,9 @@ def _insert_then_wait(self: CopyTables, table: str, rows: Sequence[tuple[Any, ..
 
 
 if __name__ == "__main__":
+    # Ctrl-C as at a terminal, even when the suite runs where SIGINT is ignored (a background
+    # job): a process started with SIGINT ignored would keep ignoring it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     CopyTables.insert_rows = _insert_then_wait  # type: ignore[method-assign]
     from memstrata.cli import run
 
