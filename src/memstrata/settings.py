@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -247,6 +247,10 @@ class ProxySettings(BaseModel):
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
+#: the file of a data directory holding its id as a site of copies (see memstrata.api.sites)
+SITE_FILE: Final = "site"
+
+
 class Settings(BaseSettings):
     """memstrata's settings. Every field can be set as ``MEMSTRATA_<FIELD>``."""
 
@@ -412,6 +416,11 @@ class Settings(BaseSettings):
     def admin_key_path(self) -> Path:
         """Where the first start of the server writes the admin key it creates (mode 0600)."""
         return self.data_dir / "admin.key"
+
+    @property
+    def site_path(self) -> Path:
+        """The data directory's id as a site of copies (see :mod:`memstrata.api.sites`)."""
+        return self.data_dir / SITE_FILE
 
     @property
     def trace_dir(self) -> Path:

@@ -144,6 +144,19 @@ def test_episodes_with_no_trace_line_are_appended_from_the_server_store(
     doctor(capsys, server, data_dir, code=0)
 
 
+def test_turns_traced_through_another_data_directory_are_not_a_problem_nor_copied(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere, here = tmp_path / "b", tmp_path / "a"
+    remember(capsys, server, elsewhere)  # captured, and traced, through another machine
+    run(capsys, server, here, "remember", "a note made here", "--user", "bob", code=0)
+    report = doctor(capsys, server, here, "--repair", code=0)
+    assert report["problems"] == []
+    assert any("3 episode(s) have no line here" in line for line in report["checked"])
+    traced = "".join(f.read_text() for f in (here / "trace").rglob("*.jsonl"))
+    assert "a note made here" in traced and "green tea" not in traced  # nothing copied in
+
+
 def test_repair_on_a_server_store_mends_the_trace_and_the_cache_and_nothing_else(
     server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

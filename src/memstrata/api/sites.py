@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from memstrata.ids import new_id
+from memstrata.settings import SITE_FILE
 
 if TYPE_CHECKING:
     from memstrata.api.forgetting import ForgettingMixin
 
 log = logging.getLogger(__name__)
 
-SITE_FILE: Final = "site"
 _SITE_RE: Final = re.compile(r"^site_[0-9A-Z]{26}$")
 
 

@@ -69,6 +69,14 @@ def check_and_repair(
         stored = _episode_users(store)
         missing = sorted(set(stored) - set(traced))
         orphans = sorted(set(traced) - set(stored) - tombstoned)
+        others = _other_sites(store, settings)
+        if missing and others:  # turns captured through another data directory: traced there
+            report.checked.append(
+                f"trace: {len(missing)} episode(s) have no line here; {others} other data "
+                "director(y/ies) share the store and trace the turns captured through them "
+                "(`memstrata sites list`), so these are not compared"
+            )
+            missing = []
         if missing:
             problem = Problem(
                 "trace", f"{len(missing)} episode(s) with no trace line: " + some(missing)
@@ -89,11 +97,22 @@ def check_and_repair(
                     f"{len(orphans)} trace line(s) whose episode is not stored and that are not "
                     f"tombstones: {some(orphans)} (episodes the database lost: add them back "
                     "with `memstrata restore --from-trace --missing --user U`; or a deletion "
-                    "whose trace line could not be erased: delete them again)",
+                    "whose trace line could not be erased: delete them again; or a forget "
+                    "made through another data directory, erased here at the next open)",
                 )
             )
     finally:
         store.close()
+
+
+def _other_sites(store: RecordStore, settings: Settings) -> int:
+    """How many data directories other than this one are enrolled in the store (read only:
+    doctor makes no site id)."""
+    try:
+        own = settings.site_path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        own = ""
+    return sum(site.id != own for site in store.sites())
 
 
 def _episode_users(store: RecordStore) -> dict[str, str]:
