@@ -634,6 +634,7 @@ def context(
 # The other command modules register their commands on the same group.
 from memstrata.cli import (  # noqa: E402
     bench_commands,
+    compact_commands,
     curate_commands,
     doc_commands,
     doctor_commands,
@@ -648,6 +649,7 @@ from memstrata.cli import (  # noqa: E402
 __all__ = [
     "bench_commands",
     "cli",
+    "compact_commands",
     "curate_commands",
     "doc_commands",
     "doctor_commands",

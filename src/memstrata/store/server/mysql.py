@@ -18,6 +18,7 @@ from memstrata.errors import BusyError, ConfigError
 from memstrata.ports import Clock
 from memstrata.store.migrations import Migration
 from memstrata.store.server.base import DriverTx, ServerBase, units
+from memstrata.store.server.mysql_compaction import MysqlCompaction
 from memstrata.store.server.mysql_schema import migrations as mysql_migrations
 from memstrata.store.server.pool import ConnectionPool
 from memstrata.store.sql.dialect import Dialect, mysql_ignore
@@ -200,5 +201,6 @@ class MysqlBase(ServerBase):
 
 
 @units
-class MysqlStore(RecordTables, MysqlBase):
-    """:class:`memstrata.ports.RecordStore` on MySQL or MariaDB."""
+class MysqlStore(RecordTables, MysqlCompaction, MysqlBase):
+    """:class:`memstrata.ports.RecordStore` on MySQL or MariaDB; also
+    :class:`memstrata.store.compaction.Compactable`."""

@@ -15,6 +15,7 @@ from memstrata.errors import ConfigError
 from memstrata.ports import Clock
 from memstrata.store.migrations import Migration
 from memstrata.store.server.base import DriverTx, ServerBase, units
+from memstrata.store.server.postgres_compaction import PostgresCompaction
 from memstrata.store.server.postgres_schema import MIGRATIONS
 from memstrata.store.sql.dialect import Dialect, postgres_ignore
 from memstrata.store.sql.records import RecordTables
@@ -133,5 +134,6 @@ class PostgresBase(ServerBase):
 
 
 @units
-class PostgresStore(RecordTables, PostgresBase):
-    """:class:`memstrata.ports.RecordStore` on PostgreSQL."""
+class PostgresStore(RecordTables, PostgresCompaction, PostgresBase):
+    """:class:`memstrata.ports.RecordStore` on PostgreSQL; also
+    :class:`memstrata.store.compaction.Compactable`."""

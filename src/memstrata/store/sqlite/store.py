@@ -12,12 +12,14 @@ from memstrata.codec import parse_time
 from memstrata.model import Scope, ScopeSummary, SessionSummary
 from memstrata.store.sql.common import scope_where
 from memstrata.store.sql.records import RecordTables
+from memstrata.store.sqlite.compaction import SqliteCompaction
 from memstrata.store.sqlite.erasure import WalErasure
 
 
-class SqliteStore(RecordTables, WalErasure):
+class SqliteStore(RecordTables, WalErasure, SqliteCompaction):
     """:class:`memstrata.ports.RecordStore` on SQLite; also a
-    :class:`memstrata.ports.SizingStore` and a :class:`memstrata.ports.SummarizingStore`."""
+    :class:`memstrata.ports.SizingStore`, a :class:`memstrata.ports.SummarizingStore` and a
+    :class:`memstrata.store.compaction.Compactable`."""
 
     def scope_summaries(self, user: str) -> list[ScopeSummary]:
         turns = {

@@ -1,0 +1,173 @@
+"""Compaction on PostgreSQL: ``VACUUM (FULL)`` of each of memstrata's tables, which writes the
+table, its TOAST table and each index into new files holding the live rows only and drops
+the old files (see :mod:`memstrata.store.compaction`).
+
+VACUUM does not fail for a table its user may not vacuum: it warns and skips it. So the
+privilege (owner of the table or of the database, superuser, or on PostgreSQL 17+ the
+MAINTAIN privilege) is checked for every table before any is touched, and each table's files
+(``relfilenode`` of the table, its TOAST table and their indexes) are compared before and
+after: a file not rewritten is an error, not a silent success.
+
+It runs on a connection of its own (autocommit: VACUUM cannot run in a transaction), with
+``lock_timeout`` set so that it never queues for long behind another transaction: a waiting
+ACCESS EXCLUSIVE request would block every later reader of the table too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from memstrata.errors import BusyError, StoreError
+from memstrata.store.compaction import (
+    LOCK_TIMEOUT_S,
+    CompactionReport,
+    Progress,
+    TableCompaction,
+    check_lock_timeout,
+    chosen_tables,
+    table_names,
+)
+from memstrata.store.server.base import ServerBase
+from memstrata.store.server.postgres_schema import MIGRATIONS
+
+METHOD: Final = "VACUUM (FULL) per table: the table, its TOAST table and its indexes rewritten"
+LOCKING: Final = (
+    "each table is locked ACCESS EXCLUSIVE while it is rewritten: its reads and writes wait "
+    "for about the time it takes to copy the table and rebuild its indexes; one table at a time"
+)
+REMAINS: Final = (
+    "the write-ahead log (pg_wal) keeps the written and deleted rows until its segments are "
+    "recycled and overwritten, after checkpoints (longer with a large max_wal_size, "
+    "wal_keep_size or a replication slot)",
+    "archived WAL (archive_command) and base backups keep them for their retention",
+    "a streaming standby replays the rewrite, but keeps its own pg_wal; a logical replica, a "
+    "dump or a snapshot is a copy of its own",
+    "the old files' blocks, freed to the file system, keep their bytes until reused "
+    "(encrypted storage, or a file system that discards freed blocks, bounds this)",
+)
+
+_PLAN: Final = """
+SELECT c.oid, n.nspname, c.relname, pg_total_relation_size(c.oid) AS bytes,
+       pg_get_userbyid(c.relowner) AS owner,
+       pg_has_role(c.relowner, 'USAGE') OR pg_has_role(d.datdba, 'USAGE'){maintain} AS may
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_database d ON d.datname = current_database()
+WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname::text = ANY(%s)
+"""
+#: each file of a table: its own, its TOAST table's, and every index of either
+_FILES: Final = """
+WITH t AS (SELECT oid, reltoastrelid FROM pg_class WHERE oid = %(oid)s)
+SELECT c.oid::regclass::text AS name, c.relfilenode AS node
+FROM pg_class c, t WHERE c.oid = t.oid OR c.oid = t.reltoastrelid
+UNION ALL
+SELECT x.indexrelid::regclass::text, i.relfilenode
+FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid, t
+WHERE x.indrelid = t.oid OR x.indrelid = t.reltoastrelid
+"""
+
+
+class PostgresCompaction(ServerBase):
+    """:class:`memstrata.store.compaction.Compactable` on PostgreSQL."""
+
+    _psycopg: Any
+
+    def compact(
+        self,
+        *,
+        tables: Sequence[str] | None = None,
+        dry_run: bool = False,
+        lock_timeout_s: float = LOCK_TIMEOUT_S,
+        progress: Progress | None = None,
+    ) -> CompactionReport:
+        check_lock_timeout(lock_timeout_s)
+        known = table_names(s for m in MIGRATIONS for s in m.statements)
+        names = chosen_tables(known, tables)
+        try:
+            conn = self._connect()
+        except self.driver_error as exc:
+            raise self._translate(exc, "compact") from exc
+        notices: list[str] = []
+        conn.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
+        done: list[TableCompaction] = []
+        try:
+            plan = self._compaction_plan(conn, names)
+            if dry_run:
+                done = [TableCompaction(r["relname"], r["bytes"], r["bytes"], 0) for r in plan]
+            else:
+                conn.execute(f"SET lock_timeout = {max(1, round(lock_timeout_s * 1000))}")
+                for row in plan:
+                    notices.clear()
+                    one = self._vacuum_full(conn, row, notices, done, lock_timeout_s)
+                    done.append(one)
+                    if progress is not None:
+                        progress(one)
+        except self.driver_error as exc:
+            raise self._translate(exc, "compact") from exc
+        finally:
+            conn.close()
+        return CompactionReport(
+            engine="postgresql",
+            store=self.url.shown,
+            method=METHOD,
+            locking=LOCKING,
+            dry_run=dry_run,
+            tables=tuple(done),
+            remains=REMAINS,
+        )
+
+    def _compaction_plan(self, conn: Any, names: list[str]) -> list[dict[str, Any]]:
+        """Each table to compact, in ``names`` order, with its size; a
+        :class:`StoreError` naming every table the user may not vacuum."""
+        version = int(conn.execute("SHOW server_version_num").fetchone()["server_version_num"])
+        maintain = " OR has_table_privilege(c.oid, 'MAINTAIN')" if version >= 170000 else ""
+        rows = conn.execute(_PLAN.format(maintain=maintain), (names,)).fetchall()
+        order = {name: i for i, name in enumerate(names)}
+        plan = sorted(rows, key=lambda r: order[r["relname"]])
+        refused = [r for r in plan if not r["may"]]
+        if refused:
+            user = conn.execute("SELECT current_user AS u").fetchone()["u"]
+            who = "its owner, the database's owner or a superuser" + (
+                ", or the MAINTAIN privilege on it" if maintain else ""
+            )
+            listed = ", ".join(f"{r['relname']} (owner {r['owner']})" for r in refused)
+            raise StoreError(
+                f"insufficient privilege to compact {self.url.shown}: VACUUM FULL of a table "
+                f"needs {who}; {user} may not vacuum {listed}; nothing was compacted"
+            )
+        return plan
+
+    def _vacuum_full(
+        self,
+        conn: Any,
+        row: dict[str, Any],
+        notices: list[str],
+        done: list[TableCompaction],
+        lock_timeout_s: float,
+    ) -> TableCompaction:
+        from psycopg import sql
+
+        psycopg = self._psycopg
+        before = {r["name"]: r["node"] for r in conn.execute(_FILES, {"oid": row["oid"]})}
+        try:
+            conn.execute(
+                sql.SQL("VACUUM (FULL) {}").format(sql.Identifier(row["nspname"], row["relname"]))
+            )
+        except psycopg.errors.LockNotAvailable as exc:
+            earlier = ", ".join(t.table for t in done) or "none"
+            raise BusyError(
+                f"compact {self.url.shown}: another transaction held the table "
+                f"{row['relname']} for longer than the lock timeout ({lock_timeout_s:g} s); "
+                f"tables compacted before it: {earlier}; retry when it is idle, or with a "
+                "longer --lock-timeout"
+            ) from exc
+        after = {r["name"]: r["node"] for r in conn.execute(_FILES, {"oid": row["oid"]})}
+        kept = sorted(name for name, node in before.items() if after.get(name) == node)
+        if kept:
+            said = "; ".join(notices) or "the server gave no reason"
+            raise StoreError(
+                f"compact {self.url.shown}: VACUUM FULL did not rewrite {', '.join(kept)} ({said})"
+            )
+        size = conn.execute("SELECT pg_total_relation_size(%s) AS b", (row["oid"],)).fetchone()
+        return TableCompaction(row["relname"], row["bytes"], size["b"], len(before))

@@ -1,0 +1,384 @@
+"""``compact`` on the server stores, proven at the byte level: turns (English, Chinese, and one
+long enough to leave the row: PostgreSQL TOAST, InnoDB overflow pages) are remembered through
+memstrata and forgotten; after :func:`compact_store`, no file of memstrata's tables
+(PostgreSQL: each table's ``pg_relation_filepath``, its TOAST table's and every index's;
+MariaDB/MySQL: each table's ``.ibd``) holds any of them in UTF-8, while turns still stored are
+found there (so the scan reads the right, flushed files).
+
+Reading the engine's files needs the server on this machine and a test run by a user who may
+read them (``.ci/databases.sh`` runs the servers as ``postgres`` and ``mysql`` under
+``$MEMSTRATA_TEST_DB_DIR``; root may read them): otherwise the byte-level case skips, saying
+why. Whether the files held a forgotten turn before compaction depends on where its row fell
+in its page (PostgreSQL's opportunistic pruning moves live rows over dead ones; InnoDB's purge
+unlinks records): that is printed, not asserted. The other cases (privileges, a held lock, a
+dry run) need only the server's URL."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.errors import BusyError, InvalidInputError, StoreError
+from memstrata.ids import new_id
+from memstrata.model import Scope
+from memstrata.store.compaction import compact_store
+from memstrata.store.opening import open_store
+from tests.contract.backends import fresh_url
+
+SERVERS = ("postgresql", "mysql")
+ALICE = Scope("alice")
+
+
+def _cjk(rng: random.Random, n: int) -> str:
+    """``n`` random CJK characters: text no compressor shrinks, so a long one is stored as
+    written (PostgreSQL compresses a long value only when that saves a quarter of it)."""
+    return "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(n))
+
+
+class Turns:
+    """Unique texts for one case: three to forget, two to keep, and the needle of each."""
+
+    def __init__(self) -> None:
+        token = new_id("ep")[3:].lower()
+        rng = random.Random(token)
+        self.gone_en = f"forget-me-{token}"
+        self.gone_zh = f"请忘记{_cjk(rng, 8)}"
+        self.gone_long = f"long-forget-{token}"
+        self.kept = f"keep-me-{token}"
+        self.kept_long = f"long-keep-{token}"
+        self.forget = [
+            f"My secret is {self.gone_en}, please forget it",
+            f"我的秘密是{self.gone_zh}。",
+            f"{self.gone_long} {_cjk(rng, 3000)}",
+        ]
+        self.keep = [f"Tea at noon, {self.kept}", f"{self.kept_long} {_cjk(rng, 3000)}"]
+
+    @property
+    def gone(self) -> list[str]:
+        return [self.gone_en, self.gone_zh, self.gone_long]
+
+
+def _scan(files: dict[str, list[Path]], needles: list[str]) -> dict[str, list[str]]:
+    """For each needle found (as UTF-8), the names of the files holding it."""
+    found: dict[str, list[str]] = {}
+    for name, paths in files.items():
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except PermissionError as exc:
+                pytest.skip(
+                    f"cannot read the database server's file {path} ({exc}): run the tests as "
+                    "a user who may read $MEMSTRATA_TEST_DB_DIR (root, or the server's user)"
+                )
+            for needle in needles:
+                if needle.encode("utf-8") in data:
+                    found.setdefault(needle, []).append(name)
+    return found
+
+
+class PostgresFiles:
+    """The files of memstrata's tables in the test schema: each table's, its TOAST table's,
+    and every index of either (with their 1 GB segments)."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        from memstrata.store.compaction import table_names
+        from memstrata.store.server.postgres_schema import MIGRATIONS
+
+        self.conn = psycopg.connect(url, autocommit=True)
+        self.tables = table_names(s for m in MIGRATIONS for s in m.statements)
+        try:
+            self.datadir = Path(self.conn.execute("SHOW data_directory").fetchone()[0])
+            self.flush()
+        except psycopg.errors.InsufficientPrivilege as exc:
+            pytest.skip(f"the test user may not read the data directory or checkpoint: {exc}")
+        if not self.datadir.is_dir():
+            pytest.skip(f"the server's data directory {self.datadir} is not on this machine")
+
+    def flush(self) -> None:
+        self.conn.execute("CHECKPOINT")  # dirty pages of shared buffers written to the files
+
+    def files(self) -> dict[str, list[Path]]:
+        rows = self.conn.execute(
+            """
+            WITH t AS (
+                SELECT c.oid, c.reltoastrelid FROM pg_class c
+                WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+                  AND c.relname::text = ANY(%s))
+            SELECT r.oid::regclass::text, pg_relation_filepath(r.oid) FROM pg_class r
+            WHERE r.oid IN (SELECT oid FROM t) OR r.oid IN (SELECT reltoastrelid FROM t)
+               OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN
+                            (SELECT oid FROM t UNION SELECT reltoastrelid FROM t))
+            """,
+            (self.tables,),
+        ).fetchall()
+        out: dict[str, list[Path]] = {}
+        for name, relative in rows:
+            main = self.datadir / relative
+            out[name] = [main, *sorted(main.parent.glob(f"{main.name}.[0-9]*"))]
+        return out
+
+    def toast_names(self) -> set[str]:
+        return {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT reltoastrelid::regclass::text FROM pg_class WHERE "
+                "relnamespace = current_schema()::regnamespace AND reltoastrelid <> 0"
+            )
+        }
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class MysqlFiles:
+    """The ``.ibd`` file of each of memstrata's tables in the test database."""
+
+    def __init__(self, url: str) -> None:
+        import pymysql
+
+        from memstrata.store.compaction import table_names
+        from memstrata.store.server.mysql import connect_args
+        from memstrata.store.server.mysql_schema import migrations
+
+        self.conn = pymysql.connect(**connect_args(url))
+        self.tables = table_names(s for m in migrations("utf8mb4_bin") for s in m.statements)
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT @@datadir AS d, DATABASE() AS db")
+            row = cur.fetchone()
+        self.dir = Path(row["d"]) / row["db"]
+        if not Path(row["d"]).is_dir():
+            pytest.skip(f"the server's data directory {row['d']} is not on this machine")
+
+    def flush(self) -> None:
+        """Every table's dirty pages written to its file (FLUSH TABLES ... FOR EXPORT)."""
+        with self.conn.cursor() as cur:
+            cur.execute(f"FLUSH TABLES {', '.join(f'`{t}`' for t in self.tables)} FOR EXPORT")
+            cur.execute("UNLOCK TABLES")
+
+    def files(self) -> dict[str, list[Path]]:
+        return {t: [self.dir / f"{t}.ibd"] for t in self.tables}
+
+    def toast_names(self) -> set[str]:
+        return {"episodes"}  # a long value goes to overflow pages of the same file
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@contextmanager
+def engine_files(backend: str, url: str) -> Iterator[PostgresFiles | MysqlFiles]:
+    if not os.environ.get("MEMSTRATA_TEST_DB_DIR"):
+        pytest.skip(
+            "MEMSTRATA_TEST_DB_DIR is unset: the database servers' files are not known "
+            "(.ci/databases.sh start exports it)"
+        )
+    files = PostgresFiles(url) if backend == "postgresql" else MysqlFiles(url)
+    try:
+        yield files
+    finally:
+        files.close()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_after_compact_no_table_file_holds_a_forgotten_turn(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    turns = Turns()
+    with fresh_url(backend, tmp_path) as url, engine_files(backend, url) as engine:
+        with Memory.open(tmp_path / "data", store_url=url) as mem:
+            mem.remember([f"filler turn {i} about green tea" for i in range(20)], ALICE)
+            mem.remember(turns.keep, ALICE)
+            forgotten = mem.remember(turns.forget, ALICE)
+            for ep in forgotten:
+                mem.forget(ep.id, ALICE)
+            assert not any(turns.gone_en in h.text for h in mem.search(turns.gone_en, ALICE))
+        engine.flush()
+        before = _scan(engine.files(), turns.gone)
+        print(f"{backend}: forgotten turns in the table files before compaction: {before}")
+
+        report = compact_store(url)
+
+        assert {t.table for t in report.tables} >= {"episodes", "facts", "documents", "erasures"}
+        assert all(t.files_rewritten >= 1 for t in report.tables)
+        engine.flush()
+        files = engine.files()
+        assert files and all(p.exists() for paths in files.values() for p in paths[:1])
+        after = _scan(files, [*turns.gone, turns.kept, turns.kept_long])
+        assert {n: after[n] for n in turns.gone if n in after} == {}
+        # the scan reads the files that hold the rows: the turns kept are there, the long one
+        # in its TOAST table (PostgreSQL) or the table's own file (InnoDB)
+        assert "episodes" in after[turns.kept]
+        assert set(after[turns.kept_long]) & engine.toast_names()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_a_dry_run_changes_no_file_and_a_compaction_keeps_every_record(
+    backend: str, tmp_path: Path
+) -> None:
+    with fresh_url(backend, tmp_path) as url:
+        with Memory.open(tmp_path / "data", store_url=url) as mem:
+            mem.remember(["one 一", "two 二", "three 三"], ALICE)
+        nodes = _file_ids(backend, url)
+        dry = compact_store(url, dry_run=True)
+        assert dry.dry_run and all(t.files_rewritten == 0 for t in dry.tables)
+        assert _file_ids(backend, url) == nodes
+        done = compact_store(url, tables=["episodes"])
+        assert [t.table for t in done.tables] == ["episodes"]
+        assert _file_ids(backend, url)["episodes"] != nodes["episodes"]
+        assert _file_ids(backend, url)["facts"] == nodes["facts"]
+        store = open_store(url)
+        try:
+            assert [e.text for e in store.list_episodes(ALICE)] == ["one 一", "two 二", "three 三"]
+        finally:
+            store.close()
+        with pytest.raises(InvalidInputError, match="not a table of memstrata's schema: nope"):
+            compact_store(url, tables=["nope"])
+
+
+def _file_ids(backend: str, url: str) -> dict[str, Any]:
+    """Which file each table is in now (PostgreSQL relfilenode; InnoDB tablespace id)."""
+    if backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            return dict(
+                conn.execute(
+                    "SELECT relname::text, relfilenode FROM pg_class "
+                    "WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'"
+                ).fetchall()
+            )
+    import pymysql
+
+    from memstrata.store.server.mysql import connect_args
+
+    conn = pymysql.connect(**connect_args(url))
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT NAME AS n, SPACE AS s FROM information_schema.INNODB_SYS_TABLES "
+                "WHERE NAME LIKE CONCAT(DATABASE(), '/%')"
+            )
+            return {str(r["n"]).split("/", 1)[1]: r["s"] for r in cur.fetchall()}
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_a_table_held_by_another_transaction_is_busy_after_the_lock_timeout(
+    backend: str, tmp_path: Path
+) -> None:
+    with fresh_url(backend, tmp_path) as url:
+        open_store(url).close()
+        with (
+            _holding(backend, url, "facts"),
+            pytest.raises(BusyError, match="held the table facts") as caught,
+        ):
+            compact_store(url, tables=["episodes", "facts"], lock_timeout_s=1)
+        assert "tables compacted before it: episodes" in str(caught.value)
+        assert [t.table for t in compact_store(url, tables=["facts"]).tables] == ["facts"]
+
+
+@contextmanager
+def _holding(backend: str, url: str, table: str) -> Iterator[None]:
+    """A transaction that has read ``table`` and stays open."""
+    if backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            conn.execute(f'SELECT count(*) FROM "{table}"').fetchall()
+            yield
+            conn.rollback()
+        return
+    import pymysql
+
+    from memstrata.store.server.mysql import connect_args
+
+    conn = pymysql.connect(**{**connect_args(url), "autocommit": False})
+    try:
+        with conn.cursor() as cur:
+            cur.execute("START TRANSACTION")
+            cur.execute(f"SELECT COUNT(*) FROM `{table}`")
+            cur.fetchall()
+        yield
+        conn.rollback()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_a_user_without_the_privilege_is_told_which_and_nothing_is_compacted(
+    backend: str, tmp_path: Path
+) -> None:
+    with fresh_url(backend, tmp_path) as url:
+        open_store(url).close()
+        nodes = _file_ids(backend, url)
+        with (
+            _weak_user(backend, url) as weak,
+            pytest.raises(StoreError, match="insufficient privilege") as caught,
+        ):
+            compact_store(weak)
+        message = str(caught.value)
+        assert "weakpass" not in message
+        if backend == "postgresql":
+            assert "needs its owner" in message and "episodes (owner " in message
+        else:
+            assert "ALTER, CREATE and INSERT privileges" in message
+        assert _file_ids(backend, url) == nodes
+
+
+@contextmanager
+def _weak_user(backend: str, url: str) -> Iterator[str]:
+    """A user who may open the store and write records but not rebuild its tables; yields
+    the store URL as that user (password ``weakpass``)."""
+    name = f"weak_{new_id('ep')[3:13].lower()}"
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    weak = urlunsplit(parts._replace(netloc=f"{name}:weakpass@{host}"))
+    if backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            schema = conn.execute("SELECT current_schema()").fetchone()[0]  # type: ignore[index]
+            conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD 'weakpass'")
+            conn.execute(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO {name}')
+            conn.execute(
+                f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO {name}'
+            )
+        try:
+            yield weak
+        finally:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f"DROP OWNED BY {name}")
+                conn.execute(f"DROP ROLE {name}")
+        return
+    import pymysql
+
+    from memstrata.store.server.mysql import connect_args
+
+    args = connect_args(url)
+    conn = pymysql.connect(**args)
+    try:
+        with conn.cursor() as cur:
+            for h in ("127.0.0.1", "localhost"):
+                cur.execute(f"CREATE USER '{name}'@'{h}' IDENTIFIED BY 'weakpass'")
+                cur.execute(
+                    f"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `{args['database']}`.* "
+                    f"TO '{name}'@'{h}'"
+                )
+        yield weak
+    finally:
+        with conn.cursor() as cur:
+            for h in ("127.0.0.1", "localhost"):
+                cur.execute(f"DROP USER IF EXISTS '{name}'@'{h}'")
+        conn.close()

@@ -1,0 +1,126 @@
+"""Compaction on SQLite (VACUUM, then a checkpoint), the table list every engine compacts, and
+``memstrata compact`` on the command line (the server stores' cases that need a server are in
+``tests/integration/test_compaction.py``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.cli import main
+from memstrata.errors import BusyError, InvalidInputError
+from memstrata.model import Scope
+from memstrata.settings import load_settings
+from memstrata.store.compaction import (
+    Compactable,
+    chosen_tables,
+    compact_store,
+    table_names,
+)
+from memstrata.store.server.mysql_schema import migrations as mysql_migrations
+from memstrata.store.server.postgres_schema import MIGRATIONS as POSTGRES_MIGRATIONS
+from memstrata.store.sql.copying import TABLES
+from memstrata.store.sqlite import SqliteStore
+
+
+def _filled(data_dir: Path) -> Path:
+    """A memory whose user wrote much and was forgotten, and another user who stays."""
+    with Memory.open(settings=load_settings(data_dir=data_dir)) as mem:
+        mem.remember([f"turn {i} " + "茶" * 2000 for i in range(40)], "gone")
+        mem.remember("我喜欢喝茶 and tea", "stays")
+        mem.forget_scope("gone")
+    return data_dir / "memstrata.db"
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        [s for m in POSTGRES_MIGRATIONS for s in m.statements],
+        [s for m in mysql_migrations("utf8mb4_bin") for s in m.statements],
+    ],
+    ids=["postgresql", "mysql"],
+)
+def test_every_table_of_the_schema_is_compacted(statements: list[str]) -> None:
+    names = table_names(statements)
+    assert set(TABLES) <= set(names)  # every table migrate copies holds text to compact
+    assert {"schema_migrations", "feed_heads"} <= set(names)
+    assert len(names) == len(set(names))
+
+
+def test_only_the_schema_s_tables_may_be_named() -> None:
+    assert chosen_tables(["a", "b"], None) == ["a", "b"]
+    assert chosen_tables(["a", "b"], ["b", "b"]) == ["b"]
+    with pytest.raises(InvalidInputError, match="not a table of memstrata's schema: c"):
+        chosen_tables(["a", "b"], ["c"])
+
+
+def test_sqlite_vacuum_gives_the_forgotten_pages_back_and_keeps_every_record(
+    tmp_path: Path,
+) -> None:
+    db = _filled(tmp_path / "mem")
+    store = SqliteStore(db)
+    try:
+        assert isinstance(store, Compactable)
+        dry = store.compact(dry_run=True)
+        assert dry.dry_run and dry.tables[0].files_rewritten == 0
+        assert db.stat().st_size == dry.tables[0].bytes_before
+        report = store.compact()
+        [one] = report.tables
+        assert one.table == "memstrata.db" and one.files_rewritten == 1
+        assert one.bytes_after < one.bytes_before / 2
+        assert db.stat().st_size == one.bytes_after  # and the write-ahead log is empty
+        assert [e.text for e in store.list_episodes(Scope("stays"))] == ["我喜欢喝茶 and tea"]
+        assert store.list_episodes(Scope("gone")) == []
+        assert store._conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+        with pytest.raises(InvalidInputError, match="whole file at once"):
+            store.compact(tables=["episodes"])
+    finally:
+        store.close()
+
+
+def test_sqlite_compaction_waits_for_another_writer_then_is_busy(tmp_path: Path) -> None:
+    db = _filled(tmp_path / "mem")
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(BusyError, match="locked by another writer"):
+            compact_store(f"sqlite:///{db}", lock_timeout_s=0.2)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    with pytest.raises(InvalidInputError, match="lock timeout must be positive"):
+        compact_store(f"sqlite:///{db}", lock_timeout_s=0)
+
+
+def test_cli_compact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data_dir = tmp_path / "mem"
+    assert main(["compact", "--data-dir", str(data_dir)]) == 3  # no memory: nothing created
+    assert "no memory in" in capsys.readouterr().err and not data_dir.exists()
+    db = _filled(data_dir)
+    size = db.stat().st_size
+    assert main(["compact", "--dry-run", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "would compact 1 table(s)" in out and "nothing changed" in out
+    assert db.stat().st_size == size
+    assert main(["compact", "--data-dir", str(data_dir), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "sqlite" and report["bytes_after"] < report["bytes_before"]
+    assert report["remains"] and report["locking"]
+    assert main(["compact", "--store-url", f"sqlite:///{db}"]) == 0
+    out = capsys.readouterr().out
+    assert "compacted 1 table(s)" in out and "out of its reach" in out
+    assert main(["compact", "--table", "episodes", "--data-dir", str(data_dir)]) == 2
+
+
+def test_cli_compact_of_an_unreachable_server_shows_no_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "postgresql://mem:s3cretpw@127.0.0.1:1/memstrata?connect_timeout=1"
+    assert main(["--store-url", url, "compact"]) == 7
+    err = capsys.readouterr().err
+    assert "cannot connect to the database postgresql://mem:***@127.0.0.1:1" in err
+    assert "s3cretpw" not in err
