@@ -15,6 +15,7 @@ dry run) need only the server's URL."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Iterator
@@ -55,8 +56,8 @@ class Turns:
         self.kept = f"keep-me-{token}"
         self.kept_long = f"long-keep-{token}"
         self.forget = [
-            f"My secret is {self.gone_en}, please forget it",
-            f"我的秘密是{self.gone_zh}。",
+            f"I met {self.gone_en} at the tea house",
+            f"我在茶馆遇见了{self.gone_zh}。",
             f"{self.gone_long} {_cjk(rng, 3000)}",
         ]
         self.keep = [f"Tea at noon, {self.kept}", f"{self.kept_long} {_cjk(rng, 3000)}"]
@@ -64,6 +65,21 @@ class Turns:
     @property
     def gone(self) -> list[str]:
         return [self.gone_en, self.gone_zh, self.gone_long]
+
+    def remember_and_forget(self, mem: Memory) -> None:
+        """Store them all (each needle checked to be stored as written: nothing scrubbed it),
+        then forget the three."""
+        mem.remember([f"filler turn {i} about green tea" for i in range(20)], ALICE)
+        kept = mem.remember(self.keep, ALICE)
+        gone = mem.remember(self.forget, ALICE)
+        stored = [e.text for e in mem.store.list_episodes(ALICE)]
+        for needle in [*self.gone, self.kept, self.kept_long]:
+            assert any(needle in text for text in stored), needle
+        assert len(kept) == 2
+        for ep in gone:
+            mem.forget(ep.id, ALICE)
+        left = [e.text for e in mem.store.list_episodes(ALICE)]
+        assert not any(n in text for n in self.gone for text in left)
 
 
 def _scan(files: dict[str, list[Path]], needles: list[str]) -> dict[str, list[str]]:
@@ -197,12 +213,7 @@ def test_after_compact_no_table_file_holds_a_forgotten_turn(
     turns = Turns()
     with fresh_url(backend, tmp_path) as url, engine_files(backend, url) as engine:
         with Memory.open(tmp_path / "data", store_url=url) as mem:
-            mem.remember([f"filler turn {i} about green tea" for i in range(20)], ALICE)
-            mem.remember(turns.keep, ALICE)
-            forgotten = mem.remember(turns.forget, ALICE)
-            for ep in forgotten:
-                mem.forget(ep.id, ALICE)
-            assert not any(turns.gone_en in h.text for h in mem.search(turns.gone_en, ALICE))
+            turns.remember_and_forget(mem)
         engine.flush()
         before = _scan(engine.files(), turns.gone)
         print(f"{backend}: forgotten turns in the table files before compaction: {before}")
@@ -211,6 +222,7 @@ def test_after_compact_no_table_file_holds_a_forgotten_turn(
 
         assert {t.table for t in report.tables} >= {"episodes", "facts", "documents", "erasures"}
         assert all(t.files_rewritten >= 1 for t in report.tables)
+        assert report.dead_kept == 0
         engine.flush()
         files = engine.files()
         assert files and all(p.exists() for paths in files.values() for p in paths[:1])
@@ -220,6 +232,66 @@ def test_after_compact_no_table_file_holds_a_forgotten_turn(
         # in its TOAST table (PostgreSQL) or the table's own file (InnoDB)
         assert "episodes" in after[turns.kept]
         assert set(after[turns.kept_long]) & engine.toast_names()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_a_transaction_open_since_before_the_forget(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a transaction taken before the forget stays open, the engine keeps the forgotten
+    rows (PostgreSQL cannot prune them, InnoDB cannot purge them), so the files surely hold
+    them. PostgreSQL's VACUUM FULL then copies them too, and says so (``dead_kept``); InnoDB's
+    rebuild drops them. Once the transaction ends, a compaction leaves none on either."""
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    turns = Turns()
+    with fresh_url(backend, tmp_path) as url, engine_files(backend, url) as engine:
+        with _snapshot(backend, url) as release:
+            with Memory.open(tmp_path / "data", store_url=url) as mem:
+                turns.remember_and_forget(mem)
+            engine.flush()
+            before = _scan(engine.files(), turns.gone)
+            assert set(before) == set(turns.gone)
+            assert "episodes" in before[turns.gone_en]
+
+            held = compact_store(url)
+
+            engine.flush()
+            kept = _scan(engine.files(), turns.gone)
+            if backend == "postgresql":
+                assert held.dead_kept >= 3
+                assert next(t for t in held.tables if t.table == "episodes").dead_kept == 3
+                assert set(kept) == set(turns.gone)
+            else:
+                assert held.dead_kept == 0 and kept == {}
+            release()
+            again = compact_store(url)
+        assert again.dead_kept == 0
+        engine.flush()
+        assert _scan(engine.files(), turns.gone) == {}
+
+
+@contextmanager
+def _snapshot(backend: str, url: str) -> Iterator[Any]:
+    """A transaction holding a snapshot (taken now) open; yields the call that ends it."""
+    if backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            conn.execute("SELECT 1").fetchall()
+            yield conn.rollback
+        return
+    import pymysql
+
+    from memstrata.store.server.mysql import connect_args
+
+    conn = pymysql.connect(**{**connect_args(url), "autocommit": False})
+    try:
+        with conn.cursor() as cur:
+            cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        yield conn.rollback
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize("backend", SERVERS)
@@ -382,3 +454,36 @@ def _weak_user(backend: str, url: str) -> Iterator[str]:
             for h in ("127.0.0.1", "localhost"):
                 cur.execute(f"DROP USER IF EXISTS '{name}'@'{h}'")
         conn.close()
+
+
+@pytest.mark.parametrize("backend", SERVERS)
+def test_cli_compact_on_a_server(
+    backend: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memstrata.cli import main
+
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    turns = Turns()
+    with fresh_url(backend, tmp_path) as url:
+        with _snapshot(backend, url) as release:
+            with Memory.open(tmp_path / "data", store_url=url) as mem:
+                turns.remember_and_forget(mem)
+            assert main(["--store-url", url, "compact", "--dry-run"]) == 0
+            out = capsys.readouterr().out
+            assert "would compact" in out and "episodes" in out and "nothing changed" in out
+            code = main(["compact", "--store-url", url, "--table", "episodes"])
+            out, err = capsys.readouterr()
+            if backend == "postgresql":  # the open transaction still sees the forgotten rows
+                assert code == 5 and "3 deleted row(s) were kept" in err
+                assert "run compact again once it has ended" in err
+            else:
+                assert code == 0 and err.count("episodes:") == 1
+            assert "compacted 1 table(s)" in out and "out of its reach" in out
+            release()
+        assert main(["compact", "--store-url", url, "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["engine"] == backend and report["dead_kept"] == 0
+        assert "episodes" in [t["table"] for t in report["tables"]]

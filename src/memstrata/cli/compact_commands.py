@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from memstrata.cli.base import cli, data_dir_option, json_option, print_json, settings_for
-from memstrata.errors import NotFoundError
-from memstrata.store.compaction import LOCK_TIMEOUT_S, TableCompaction
+from memstrata.errors import BusyError, NotFoundError
+from memstrata.store.compaction import LOCK_TIMEOUT_S, CompactionReport, TableCompaction
 
 
 @cli.command(
@@ -84,7 +84,18 @@ def compact(
     )
     if as_json:
         print_json(report.to_json())
-        return
+    else:
+        _echo(report)
+    if report.dead_kept:
+        kept = ", ".join(f"{t.table} {t.dead_kept}" for t in report.tables if t.dead_kept)
+        raise BusyError(
+            f"{report.dead_kept} deleted row(s) were kept in the rewritten files ({kept}): a "
+            "transaction still open could see them (a long or idle transaction, a replication "
+            "slot, a standby's feedback); run compact again once it has ended"
+        )
+
+
+def _echo(report: CompactionReport) -> None:
     before = sum(t.bytes_before for t in report.tables)
     after = sum(t.bytes_after for t in report.tables)
     if report.dry_run:
@@ -99,6 +110,12 @@ def compact(
             f"compacted {len(report.tables)} table(s) of {report.store}: {before:,} -> "
             f"{after:,} bytes"
         )
+    unknown = [t.table for t in report.tables if t.dead_kept is None]
+    if unknown and not report.dry_run:
+        click.echo(
+            "the server did not say (in English) whether deleted rows had to be kept in "
+            f"{', '.join(unknown)}: check that no transaction was open from before the deletions"
+        )
     click.echo(f"locking: {report.locking}")
     click.echo("out of its reach (see docs/scaling.md):")
     for line in report.remains:
@@ -106,7 +123,8 @@ def compact(
 
 
 def _line(one: TableCompaction) -> str:
+    kept = f", {one.dead_kept} deleted row(s) kept" if one.dead_kept else ""
     return (
         f"{one.table}: {one.bytes_before:,} -> {one.bytes_after:,} bytes, "
-        f"{one.files_rewritten} file(s) rewritten"
+        f"{one.files_rewritten} file(s) rewritten{kept}"
     )

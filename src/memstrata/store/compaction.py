@@ -47,14 +47,17 @@ _CREATE_TABLE: Final = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class TableCompaction:
-    """One table: its size (with its TOAST data and indexes) before and after, and how many
-    files were rewritten (the table's, its TOAST table's and each index's on PostgreSQL; the
-    ``.ibd`` on InnoDB; 0 in a dry run)."""
+    """One table: its size (with its TOAST data and indexes) before and after, how many files
+    were rewritten (the table's, its TOAST table's and each index's on PostgreSQL; the
+    ``.ibd`` on InnoDB; 0 in a dry run), and how many deleted rows the rewrite had to keep
+    because a transaction still open could see them (PostgreSQL; None: the server did not
+    say, in a language memstrata reads)."""
 
     table: str
     bytes_before: int
     bytes_after: int
     files_rewritten: int
+    dead_kept: int | None = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,7 @@ class TableCompaction:
             "bytes_before": self.bytes_before,
             "bytes_after": self.bytes_after,
             "files_rewritten": self.files_rewritten,
+            "dead_kept": self.dead_kept,
         }
 
 
@@ -78,6 +82,11 @@ class CompactionReport:
     #: copies outside the rewritten files (logs, backups...): the operator's to bound
     remains: tuple[str, ...] = field(default=())
 
+    @property
+    def dead_kept(self) -> int:
+        """Deleted rows still in the rewritten files (see :class:`TableCompaction`)."""
+        return sum(t.dead_kept or 0 for t in self.tables)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
@@ -88,6 +97,7 @@ class CompactionReport:
             "tables": [t.to_json() for t in self.tables],
             "bytes_before": sum(t.bytes_before for t in self.tables),
             "bytes_after": sum(t.bytes_after for t in self.tables),
+            "dead_kept": self.dead_kept,
             "remains": list(self.remains),
         }
 

@@ -8,6 +8,11 @@ MAINTAIN privilege) is checked for every table before any is touched, and each t
 (``relfilenode`` of the table, its TOAST table and their indexes) are compared before and
 after: a file not rewritten is an error, not a silent success.
 
+VACUUM FULL copies a deleted row that a transaction still open could see (a long
+transaction, an idle one left open, a replication slot's or a standby's horizon): its VERBOSE
+report says how many, which the report keeps per table (``dead_kept``) so that the caller can
+run it again once that transaction has ended.
+
 It runs on a connection of its own (autocommit: VACUUM cannot run in a transaction), with
 ``lock_timeout`` set so that it never queues for long behind another transaction: a waiting
 ACCESS EXCLUSIVE request would block every later reader of the table too.
@@ -15,8 +20,9 @@ ACCESS EXCLUSIVE request would block every later reader of the table too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from memstrata.errors import BusyError, StoreError
 from memstrata.store.compaction import (
@@ -56,6 +62,8 @@ JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_database d ON d.datname = current_database()
 WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname::text = ANY(%s)
 """
+#: VACUUM VERBOSE's count of the deleted rows it kept (the server's messages in English)
+_KEPT: Final = re.compile(r"^(\d+) dead row versions cannot be removed yet")
 #: each file of a table: its own, its TOAST table's, and every index of either
 _FILES: Final = """
 WITH t AS (SELECT oid, reltoastrelid FROM pg_class WHERE oid = %(oid)s)
@@ -66,6 +74,14 @@ SELECT x.indexrelid::regclass::text, i.relfilenode
 FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid, t
 WHERE x.indrelid = t.oid OR x.indrelid = t.reltoastrelid
 """
+
+
+class Notice(NamedTuple):
+    """What the server said while a statement ran (a warning, VACUUM VERBOSE's report)."""
+
+    severity: str  # not translated: INFO, WARNING...
+    message: str
+    detail: str
 
 
 class PostgresCompaction(ServerBase):
@@ -88,8 +104,17 @@ class PostgresCompaction(ServerBase):
             conn = self._connect()
         except self.driver_error as exc:
             raise self._translate(exc, "compact") from exc
-        notices: list[str] = []
-        conn.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
+        notices: list[Notice] = []
+        # a notice's fields can be read only while the handler runs
+        conn.add_notice_handler(
+            lambda d: notices.append(
+                Notice(
+                    str(d.severity_nonlocalized or ""),
+                    str(d.message_primary or ""),
+                    str(d.message_detail or ""),
+                )
+            )
+        )
         done: list[TableCompaction] = []
         try:
             plan = self._compaction_plan(conn, names)
@@ -142,7 +167,7 @@ class PostgresCompaction(ServerBase):
         self,
         conn: Any,
         row: dict[str, Any],
-        notices: list[str],
+        notices: list[Notice],
         done: list[TableCompaction],
         lock_timeout_s: float,
     ) -> TableCompaction:
@@ -152,7 +177,9 @@ class PostgresCompaction(ServerBase):
         before = {r["name"]: r["node"] for r in conn.execute(_FILES, {"oid": row["oid"]})}
         try:
             conn.execute(
-                sql.SQL("VACUUM (FULL) {}").format(sql.Identifier(row["nspname"], row["relname"]))
+                sql.SQL("VACUUM (FULL, VERBOSE) {}").format(
+                    sql.Identifier(row["nspname"], row["relname"])
+                )
             )
         except psycopg.errors.LockNotAvailable as exc:
             earlier = ", ".join(t.table for t in done) or "none"
@@ -165,9 +192,22 @@ class PostgresCompaction(ServerBase):
         after = {r["name"]: r["node"] for r in conn.execute(_FILES, {"oid": row["oid"]})}
         kept = sorted(name for name, node in before.items() if after.get(name) == node)
         if kept:
-            said = "; ".join(notices) or "the server gave no reason"
+            warned = [n.message for n in notices if n.severity != "INFO"]
+            said = "; ".join(warned) or "the server gave no reason"
             raise StoreError(
                 f"compact {self.url.shown}: VACUUM FULL did not rewrite {', '.join(kept)} ({said})"
             )
         size = conn.execute("SELECT pg_total_relation_size(%s) AS b", (row["oid"],)).fetchone()
-        return TableCompaction(row["relname"], row["bytes"], size["b"], len(before))
+        return TableCompaction(
+            row["relname"], row["bytes"], size["b"], len(before), _dead_kept(notices)
+        )
+
+
+def _dead_kept(notices: list[Notice]) -> int | None:
+    """How many deleted rows VACUUM FULL kept, from its VERBOSE report; None when it said
+    nothing memstrata reads (messages in another language)."""
+    for notice in notices:
+        found = _KEPT.match(notice.detail)
+        if found:
+            return int(found.group(1))
+    return None
