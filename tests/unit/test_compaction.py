@@ -124,3 +124,48 @@ def test_cli_compact_of_an_unreachable_server_shows_no_password(
     err = capsys.readouterr().err
     assert "cannot connect to the database postgresql://mem:***@127.0.0.1:1" in err
     assert "s3cretpw" not in err
+
+
+def test_the_rows_vacuum_full_kept_are_read_from_its_verbose_report() -> None:
+    from memstrata.store.server.postgres_compaction import Notice, _dead_kept
+
+    said = [
+        Notice("INFO", 'vacuuming "s.episodes"', ""),
+        Notice(
+            "INFO",
+            '"s.episodes": found 3 removable, 24 nonremovable row versions in 2 pages',
+            "2 dead row versions cannot be removed yet.\nCPU: user: 0.00 s.",
+        ),
+    ]
+    assert _dead_kept(said) == 2
+    assert _dead_kept([Notice("INFO", "x", "0 dead row versions cannot be removed yet.")]) == 0
+    # in another language the count is unknown, not zero
+    assert _dead_kept([Notice("INFO", "x", "2 tote Zeilenversionen können noch nicht")]) is None
+    assert _dead_kept([]) is None
+
+
+class _Cursor:
+    """Answers ``SELECT @@innodb_file_per_table`` with off."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def execute(self, sql: str, params: object = None) -> None:
+        self.statements.append(sql)
+
+    def fetchone(self) -> dict[str, int]:
+        return {"on_": 0}
+
+
+def test_innodb_without_a_file_per_table_is_refused_before_anything_is_done() -> None:
+    from memstrata.errors import StoreError
+    from memstrata.store.server.mysql import MysqlStore
+    from memstrata.store.url import parse_store_url
+
+    store = object.__new__(MysqlStore)  # no server: only the check is run
+    store.url = parse_store_url("mysql://mem:s3cret@db.internal/memstrata")
+    cursor = _Cursor()
+    with pytest.raises(StoreError, match="innodb_file_per_table is off") as caught:
+        store._compaction_plan(cursor, ["episodes"])
+    assert "s3cret" not in str(caught.value) and "nothing was compacted" in str(caught.value)
+    assert len(cursor.statements) == 1 and not any("ALTER" in s for s in cursor.statements)
