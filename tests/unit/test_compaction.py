@@ -114,6 +114,9 @@ def test_cli_compact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert "compacted 1 table(s)" in out and "out of its reach" in out
     assert main(["compact", "--table", "episodes", "--data-dir", str(data_dir)]) == 2
+    missing = tmp_path / "nothing.db"
+    assert main(["compact", "--store-url", f"sqlite:///{missing}"]) == 3
+    assert not missing.exists()
 
 
 def test_cli_compact_of_an_unreachable_server_shows_no_password(

@@ -65,8 +65,13 @@ def compact(
 
     overrides = {"store_url": store_url} if store_url else {}
     settings = settings_for(data_dir=data_dir, **overrides)
+    from memstrata.store.url import parse_store_url
+
     if settings.store_url is not None:
         url = settings.store_url.get_secret_value()
+        where = parse_store_url(url)
+        if where.engine == "sqlite" and not where.sqlite_path.exists():
+            raise NotFoundError(f"no database at {where.sqlite_path}: check --store-url")
     elif settings.db_path.exists():
         url = f"sqlite:///{settings.db_path}"
     else:

@@ -94,7 +94,11 @@ class MysqlCompaction(ServerBase):
                         if progress is not None:
                             progress(one)
         except self.driver_error as exc:
-            raise self._translate(exc, "compact") from exc
+            earlier = ", ".join(t.table for t in done) or "none"
+            raise StoreError(
+                f"the database {self.url.shown} failed while compacting: {exc}; tables "
+                f"compacted before: {earlier}"
+            ) from exc
         finally:
             self._close_connection(conn)
         return CompactionReport(

@@ -129,7 +129,11 @@ class PostgresCompaction(ServerBase):
                     if progress is not None:
                         progress(one)
         except self.driver_error as exc:
-            raise self._translate(exc, "compact") from exc
+            earlier = ", ".join(t.table for t in done) or "none"
+            raise StoreError(
+                f"the database {self.url.shown} failed while compacting: {exc}; tables "
+                f"compacted before: {earlier}"
+            ) from exc
         finally:
             conn.close()
         return CompactionReport(
