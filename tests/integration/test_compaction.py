@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,7 @@ from memstrata.api import Memory
 from memstrata.errors import BusyError, InvalidInputError, StoreError
 from memstrata.ids import new_id
 from memstrata.model import Scope
-from memstrata.store.compaction import compact_store
+from memstrata.store.compaction import CompactionReport, compact_store
 from memstrata.store.opening import open_store
 from tests.contract.backends import fresh_url
 
@@ -218,7 +219,7 @@ def test_after_compact_no_table_file_holds_a_forgotten_turn(
         before = _scan(engine.files(), turns.gone)
         print(f"{backend}: forgotten turns in the table files before compaction: {before}")
 
-        report = compact_store(url)
+        report = _compact_until_none_kept(url)
 
         assert {t.table for t in report.tables} >= {"episodes", "facts", "documents", "erasures"}
         assert all(t.files_rewritten >= 1 for t in report.tables)
@@ -264,10 +265,22 @@ def test_a_transaction_open_since_before_the_forget(
             else:
                 assert held.dead_kept == 0 and kept == {}
             release()
-            again = compact_store(url)
+            again = _compact_until_none_kept(url)
         assert again.dead_kept == 0
         engine.flush()
         assert _scan(engine.files(), turns.gone) == {}
+
+
+def _compact_until_none_kept(url: str) -> CompactionReport:
+    """Compact, and again while PostgreSQL had to keep deleted rows: another test's
+    transaction on the same database, open from before the forget, makes VACUUM FULL keep
+    them, as an operator's would (the command says to run it again)."""
+    for _ in range(60):
+        report = compact_store(url)
+        if report.dead_kept == 0:
+            return report
+        time.sleep(0.5)
+    return report
 
 
 @contextmanager
@@ -483,6 +496,7 @@ def test_cli_compact_on_a_server(
                 assert code == 0 and err.count("episodes:") == 1
             assert "compacted 1 table(s)" in out and "out of its reach" in out
             release()
+        _compact_until_none_kept(url)  # no deleted row left: the next run keeps none
         assert main(["compact", "--store-url", url, "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["engine"] == backend and report["dead_kept"] == 0
