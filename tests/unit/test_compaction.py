@@ -172,3 +172,23 @@ def test_innodb_without_a_file_per_table_is_refused_before_anything_is_done() ->
         store._compaction_plan(cursor, ["episodes"])
     assert "s3cret" not in str(caught.value) and "nothing was compacted" in str(caught.value)
     assert len(cursor.statements) == 1 and not any("ALTER" in s for s in cursor.statements)
+
+
+def test_erasures_whose_texts_the_journal_keeps_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two data directories share a store: a forget through one keeps its texts in the
+    journal until the other has applied it, and no compaction can remove those."""
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with Memory.open(tmp_path / "b", store_url=url):
+        pass  # enrolled
+    with Memory.open(tmp_path / "a", store_url=url) as a:
+        [ep] = a.remember("I met Zoe at the tea house 在茶馆", "u")
+        a.forget(ep.id, "u")
+    assert compact_store(url).erasures_pending == 1
+    assert main(["compact", "--store-url", url]) == 0
+    assert "1 erasure(s) still keep their texts" in capsys.readouterr().out
+    with Memory.open(tmp_path / "b", store_url=url):
+        pass  # applies the erasure: the journal drops the texts
+    assert compact_store(url).erasures_pending == 0

@@ -121,6 +121,12 @@ def _echo(report: CompactionReport) -> None:
             "the server did not say (in English) whether deleted rows had to be kept in "
             f"{', '.join(unknown)}: check that no transaction was open from before the deletions"
         )
+    if report.erasures_pending:
+        click.echo(
+            f"{report.erasures_pending} erasure(s) still keep their texts in the journal until "
+            "every data directory sharing the store has applied them (`memstrata sites list`): "
+            "those are live rows no compaction removes; run compact again after"
+        )
     click.echo(f"locking: {report.locking}")
     click.echo("out of its reach (see docs/scaling.md):")
     for line in report.remains:

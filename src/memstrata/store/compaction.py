@@ -39,6 +39,8 @@ from memstrata.errors import ConfigError, InvalidInputError
 
 #: how long a compaction waits for a lock another transaction holds, by default
 LOCK_TIMEOUT_S: Final = 30.0
+#: erasures whose texts the journal still keeps (for data directories yet to apply them)
+PENDING_ERASURES: Final = "SELECT COUNT(*) AS n FROM erasures WHERE texts <> '[]'"
 
 _CREATE_TABLE: Final = re.compile(
     r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\"`]?(\w+)", re.IGNORECASE
@@ -81,6 +83,8 @@ class CompactionReport:
     tables: tuple[TableCompaction, ...]
     #: copies outside the rewritten files (logs, backups...): the operator's to bound
     remains: tuple[str, ...] = field(default=())
+    #: erasures whose texts the journal keeps as live rows (see :data:`PENDING_ERASURES`)
+    erasures_pending: int = 0
 
     @property
     def dead_kept(self) -> int:
@@ -98,6 +102,7 @@ class CompactionReport:
             "bytes_before": sum(t.bytes_before for t in self.tables),
             "bytes_after": sum(t.bytes_after for t in self.tables),
             "dead_kept": self.dead_kept,
+            "erasures_pending": self.erasures_pending,
             "remains": list(self.remains),
         }
 

@@ -19,6 +19,7 @@ from typing import Any, Final
 from memstrata.errors import BusyError, StoreError
 from memstrata.store.compaction import (
     LOCK_TIMEOUT_S,
+    PENDING_ERASURES,
     CompactionReport,
     Progress,
     TableCompaction,
@@ -93,6 +94,8 @@ class MysqlCompaction(ServerBase):
                         done.append(one)
                         if progress is not None:
                             progress(one)
+                cur.execute(PENDING_ERASURES)
+                pending = int(cur.fetchone()["n"])
         except self.driver_error as exc:
             earlier = ", ".join(t.table for t in done) or "none"
             raise StoreError(
@@ -109,6 +112,7 @@ class MysqlCompaction(ServerBase):
             dry_run=dry_run,
             tables=tuple(done),
             remains=REMAINS,
+            erasures_pending=pending,
         )
 
     def _compaction_plan(self, cur: Any, names: list[str]) -> list[tuple[str, int]]:

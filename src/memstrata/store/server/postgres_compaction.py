@@ -27,6 +27,7 @@ from typing import Any, Final, NamedTuple
 from memstrata.errors import BusyError, StoreError
 from memstrata.store.compaction import (
     LOCK_TIMEOUT_S,
+    PENDING_ERASURES,
     CompactionReport,
     Progress,
     TableCompaction,
@@ -128,6 +129,7 @@ class PostgresCompaction(ServerBase):
                     done.append(one)
                     if progress is not None:
                         progress(one)
+            pending = int(conn.execute(PENDING_ERASURES).fetchone()["n"])
         except self.driver_error as exc:
             earlier = ", ".join(t.table for t in done) or "none"
             raise StoreError(
@@ -144,6 +146,7 @@ class PostgresCompaction(ServerBase):
             dry_run=dry_run,
             tables=tuple(done),
             remains=REMAINS,
+            erasures_pending=pending,
         )
 
     def _compaction_plan(self, conn: Any, names: list[str]) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from typing import Final
 from memstrata.errors import InvalidInputError, StoreError
 from memstrata.store.compaction import (
     LOCK_TIMEOUT_S,
+    PENDING_ERASURES,
     CompactionReport,
     Progress,
     TableCompaction,
@@ -72,6 +73,10 @@ class SqliteCompaction(SqliteBase):
             if not dry_run:
                 remains += self._vacuum(lock_timeout_s)
             after = _size(self.path) + _size(wal)
+            try:
+                pending = int(self._conn.execute(PENDING_ERASURES).fetchone()[0])
+            except sqlite3.Error as exc:
+                raise self._failure(exc, "read the erasure journal of") from exc
         one = TableCompaction(self.path.name, before, after, 0 if dry_run else 1)
         if progress is not None and not dry_run:
             progress(one)
@@ -83,6 +88,7 @@ class SqliteCompaction(SqliteBase):
             dry_run=dry_run,
             tables=(one,),
             remains=remains,
+            erasures_pending=pending,
         )
 
     def _vacuum(self, lock_timeout_s: float) -> tuple[str, ...]:
