@@ -11,12 +11,15 @@ errors; these properties cover arbitrary input.)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstrata.document import Bullet, Citation, Document, Section, parse, serialize
+from memstrata.document.format import DocumentFormatError
 from memstrata.document.ops import (
     Operation,
     OpKind,
@@ -82,10 +85,30 @@ def test_parse_raises_only_invalid_input_and_serializes_to_a_fixed_point(text: s
         doc = parse(text)
     except InvalidInputError:
         return
+    if any(not b.id for section in doc.sections for b in section.bullets):
+        # a bullet written by hand has no id yet: it is refused until one is given (applying
+        # an edited document gives each new bullet one)
+        with pytest.raises(DocumentFormatError, match="has no id"):
+            serialize(doc)
+        doc = _with_ids(doc)
     once = serialize(doc)
     again = parse(once)
     assert serialize(again) == once
     assert again == parse(serialize(again))
+
+
+def _with_ids(doc: Document) -> Document:
+    """``doc`` with a new id for each bullet that has none."""
+    return replace(
+        doc,
+        sections=tuple(
+            replace(
+                section,
+                bullets=tuple(b if b.id else replace(b, id=new_id("m")) for b in section.bullets),
+            )
+            for section in doc.sections
+        ),
+    )
 
 
 # -- random batches of operations on random documents -------------------------------------
