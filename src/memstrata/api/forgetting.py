@@ -175,7 +175,8 @@ class ForgettingMixin(ImportsMixin):
         only for it. How many were closed. :class:`NotFoundError` when it is not enrolled."""
         name = site if site is not None else self._site()
         if name is None or not self.store.retire_site(name):
-            raise NotFoundError(f"no data directory {name or '(this one)'} is enrolled")
+            shown = "(this one)" if name is None else repr(name[:80])
+            raise NotFoundError(f"no data directory {shown} is enrolled (see `memstrata sites`)")
         if site is None:
             self._site_id = None  # enrolled anew on its next use
         closed = 0
