@@ -290,20 +290,15 @@ def test_resources_are_the_users_identity_and_essentials(mem: Memory) -> None:
 # --- over streamable HTTP, mounted on the HTTP server -----------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def served(mem: Memory) -> Iterator[str]:
-    """The HTTP app (routes and /mcp) served by uvicorn on a free loopback port."""
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(keyed_app(mem), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
+    """The HTTP app (routes and /mcp) served by uvicorn on a loopback port of its own (port 0:
+    no other process can be given it)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(keyed_app(mem), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
@@ -314,6 +309,7 @@ def served(mem: Memory) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        sock.close()
 
 
 @asynccontextmanager

@@ -302,13 +302,14 @@ def test_upstream_errors_pass_through_with_their_status_and_nothing_is_captured(
 
 
 def test_an_upstream_that_cannot_be_reached_is_502_in_the_error_shape(memory: Memory) -> None:
-    with socket.socket() as sock:  # a port nothing listens on
+    # a port bound and never listened on, held to the end: connections to it are refused, and
+    # no other process (a parallel worker's server) can be given it meanwhile
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
-    with serving(memory, url, headers=key_headers(memory, "writer", ["fay"])) as (client, _):
-        answer = client.post("/v1/chat/completions", json=chat("hello"))
-        models = client.get("/v1/models")
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        with serving(memory, url, headers=key_headers(memory, "writer", ["fay"])) as (client, _):
+            answer = client.post("/v1/chat/completions", json=chat("hello"))
+            models = client.get("/v1/models")
     assert answer.status_code == 502
     body = answer.json()
     assert body["error"] == "UpstreamError" and url in body["message"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,14 +19,9 @@ from memstrata.model import EpisodeFilter
 from memstrata.settings import load_settings
 from tests.e2e.live import live_server
 from tests.e2e.test_proxy import FakeUpstream, sse
+from tests.ports import free_port
 
 RUN = "import sys; from memstrata.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_until(check: Callable[[], bool], proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -53,7 +47,7 @@ def test_the_proxy_command_relays_stores_and_curates(tmp_path: Path) -> None:
     fake = FakeUpstream()
     chunks = sse("No peanuts, ", "then.")
     fake.script.append(chunks)
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "proxy.log"
     env = {
         **os.environ,

@@ -13,7 +13,6 @@ import json
 import os
 import random
 import signal
-import socket
 import string
 import subprocess
 import sys
@@ -27,14 +26,9 @@ from typing import Any
 import pytest
 
 from tests.contract.backends import fresh_url
+from tests.ports import free_port
 
 ROUNDS = 5
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _call(port: int, method: str, path: str, body: Any = None) -> Any:
@@ -53,7 +47,7 @@ def _call(port: int, method: str, path: str, body: Any = None) -> Any:
 def _serve(store_url: str, data_dir: Path, **settings: str) -> Iterator[int]:
     """`memstrata serve` on a free port over ``store_url`` (with more ``settings`` as
     ``MEMSTRATA_*`` variables); its port once it answers."""
-    port = _free_port()
+    port = free_port()
     log = data_dir.parent / f"{data_dir.name}.log"
     env = {
         **os.environ,

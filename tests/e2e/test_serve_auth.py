@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,12 +19,7 @@ from memstrata.api import Memory
 from memstrata.cli import main
 from memstrata.settings import load_settings
 from tests.keyed import keyed_app
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.ports import free_port
 
 
 @pytest.mark.parametrize("how", ["flag", "env"])
@@ -35,7 +29,7 @@ def test_local_mode_refuses_to_bind_anything_but_the_loopback(
     monkeypatch: pytest.MonkeyPatch,
     how: str,
 ) -> None:
-    args = ["serve", "--host", "0.0.0.0", "--port", str(_free_port()), "--no-sample"]
+    args = ["serve", "--host", "0.0.0.0", "--port", str(free_port()), "--no-sample"]
     if how == "flag":
         args.append("--local")
     else:
@@ -73,7 +67,7 @@ def test_local_mode_serves_without_keys_and_only_requests_for_the_loopback(
     tmp_path: Path,
 ) -> None:
     data = tmp_path / "d"
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "MEMSTRATA_DATA_DIR": str(data),
@@ -155,7 +149,7 @@ def test_a_running_server_keeps_roles_and_tenants_and_a_revoke_from_another_proc
     tmp_path: Path,
 ) -> None:
     data = tmp_path / "d"
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "MEMSTRATA_DATA_DIR": str(data),

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memstrata.cli import main
+from tests.ports import free_port
 
 # A console script whose embedder never returns: it marks that it was entered, then sleeps.
 SLOW_EMBEDDER = """
@@ -30,12 +31,6 @@ fake.HashingEmbedder.embed_documents = never_returns
 from memstrata.cli import main
 sys.exit(main(sys.argv[2:]))
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_serve_on_a_busy_port_is_a_config_error(
@@ -79,7 +74,7 @@ def test_a_signal_ends_serve_while_a_request_is_embedding(
     data = tmp_path / "d"
     monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
     assert main(["remember", "I drink oolong tea", "--user", "u", "--data-dir", str(data)]) == 0
-    port = _free_port()
+    port = free_port()
     marker = tmp_path / "entered"
     script = tmp_path / "slow_serve.py"
     script.write_text(SLOW_EMBEDDER, encoding="utf-8")
@@ -134,7 +129,7 @@ def test_serve_on_an_address_this_machine_lacks_is_a_config_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = str(tmp_path / "d")
-    args = ["serve", "--host", "192.0.2.1", "--port", str(_free_port()), "--no-sample"]
+    args = ["serve", "--host", "192.0.2.1", "--port", str(free_port()), "--no-sample"]
     assert main([*args, "--data-dir", data]) == 6
     err = capsys.readouterr().err
     assert err.startswith("error: cannot listen on 192.0.2.1:") and "--host" in err

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,11 +15,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.ports import free_port
 
 
 def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
@@ -78,7 +73,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {
@@ -110,12 +105,20 @@ def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
                     for line in _log_lines(log)
                     if line["logger"] == "memstrata.access" and line["route"] == "/healthz"
                 }
-        time.sleep(0.5)  # the last access lines reach the log
-        access = [
-            line
-            for line in _log_lines(log)
-            if line["logger"] == "memstrata.access" and line["route"] == "/healthz"
-        ]
+
+        def access_lines() -> list[dict[str, Any]]:
+            return [
+                line
+                for line in _log_lines(log)
+                if line["logger"] == "memstrata.access" and line["route"] == "/healthz"
+            ]
+
+        # a worker logs a request once its answer is sent: wait for the last lines to arrive
+        deadline = time.monotonic() + 30
+        access = access_lines()
+        while len(access) < sent and time.monotonic() < deadline:
+            time.sleep(0.05)
+            access = access_lines()
         assert {line["pid"] for line in access} == ready, "both workers answered"
         assert len({line["request_id"] for line in access}) == len(access) == sent
 
@@ -158,7 +161,7 @@ def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path: Path) -> None:
 
 
 def test_a_worker_ends_when_its_supervisor_is_killed(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "MEMSTRATA_DATA_DIR": str(tmp_path / "d"),
@@ -200,7 +203,7 @@ def test_a_worker_that_does_not_stop_is_killed_after_the_grace(tmp_path: Path) -
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(DEAF_WORKER, encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(hooks), os.environ.get("PYTHONPATH", "")]),
@@ -268,7 +271,7 @@ def test_workers_that_cannot_start_end_the_server_with_a_config_error(tmp_path: 
     }
     exe = str(Path(sys.executable).with_name("memstrata"))
     proc = subprocess.Popen(
-        [exe, "serve", "--port", str(_free_port()), "--workers", "2", "--no-sample"],
+        [exe, "serve", "--port", str(free_port()), "--workers", "2", "--no-sample"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from memstrata.server.http import status_for
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.keyed import keyed_client
+from tests.ports import free_port
 
 
 @pytest.fixture
@@ -99,14 +99,8 @@ def test_bad_input_is_422(client: TestClient) -> None:
     assert client.get("/v1/items/bogus", params={"user": "a"}).status_code == 422
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_serve_loads_the_sample_and_answers_healthz(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     exe = Path(sys.executable).with_name("memstrata")
     env = {**os.environ, "MEMSTRATA_DATA_DIR": str(tmp_path / "d")}
     log = tmp_path / "serve.log"
