@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -13,24 +15,31 @@ from memstrata.bench.stores import run_stores_bench
 from memstrata.cli import main
 from memstrata.errors import InvalidInputError
 from memstrata.settings import load_settings
+from tests.contract.backends import URL_VARS, fresh_url
 
 MINI = Path(__file__).parents[1] / "fixtures" / "locomo_mini.json"
-SERVERS = {
-    name: os.environ[var]
-    for name, var in (
-        ("postgresql", "MEMSTRATA_TEST_POSTGRES_URL"),
-        ("mysql", "MEMSTRATA_TEST_MYSQL_URL"),
-    )
-    if os.environ.get(var)
-}
 
 
-def test_each_store_is_measured_on_the_same_turns_and_left_as_found(tmp_path: Path) -> None:
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A fresh database on each test server named by the environment (none when unset): never
+    the server's own database, which other runs on the same server may be using."""
+    with ExitStack() as stack:
+        yield {
+            backend: stack.enter_context(fresh_url(backend, tmp_path))
+            for backend in ("postgresql", "mysql")
+            if os.environ.get(URL_VARS[backend], "").strip()
+        }
+
+
+def test_each_store_is_measured_on_the_same_turns_and_left_as_found(
+    tmp_path: Path, servers: dict[str, str]
+) -> None:
     store = tmp_path / "kept.db"
     stores: list[tuple[str, str | None]] = [
         ("sqlite-temp", None),
         ("sqlite-file", f"sqlite:///{store}"),
-        *SERVERS.items(),
+        *servers.items(),
     ]
     result = run_stores_bench(MINI, "locomo", stores, queries=2, writes=3)
     assert result["turns"] > 0 and result["queries"] == 2 and result["writes"] == 3
@@ -48,12 +57,13 @@ def test_each_store_is_measured_on_the_same_turns_and_left_as_found(tmp_path: Pa
         ):
             assert isinstance(row[field], float) and row[field] > 0, (row["store"], field)
         assert row["search_p50_ms"] <= row["search_p95_ms"]  # type: ignore[operator]
-    # the bench's user is forgotten: the store it wrote to holds no memory
-    with Memory.open(
-        settings=load_settings(data_dir=tmp_path / "check", trace=False, load_sample=False),
-        store_url=f"sqlite:///{store}",
-    ) as memory:
-        assert memory.store.users() == []
+    # the bench's user is forgotten: each store it wrote to holds no memory
+    for i, url in enumerate([f"sqlite:///{store}", *servers.values()]):
+        with Memory.open(
+            settings=load_settings(data_dir=tmp_path / f"check{i}", trace=False, load_sample=False),
+            store_url=url,
+        ) as memory:
+            assert memory.store.users() == [], url
 
 
 def test_the_cli_prints_a_row_per_store_and_refuses_a_bad_store(
