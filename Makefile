@@ -17,8 +17,15 @@ $(STAMP): $(BIN)/python pyproject.toml
 run: $(STAMP)
 	$(BIN)/memstrata serve
 
+# `make test` runs the suite on parallel workers (pytest-xdist): one per core, at most four
+# (each worker may start servers, a browser and database connections). TEST_WORKERS=0 runs it
+# serially in one process; PYTEST_ARGS adds pytest options, e.g.
+# `make test TEST_WORKERS=0 PYTEST_ARGS='-x tests/e2e'`.
+TEST_WORKERS ?= auto
+PYTEST_ARGS  ?=
+
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 $(PYTEST_ARGS)
 
 # The workbench's browser tests (tests/e2e/web) drive Debian's chromium through Playwright
 # (never a downloaded browser) and need a CJK font to draw Chinese. Run as root, this installs

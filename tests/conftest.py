@@ -1,10 +1,34 @@
-"""Shared fixtures: a fixed clock, a fresh memory in a temporary directory."""
+"""Shared fixtures: a fixed clock, a fresh memory in a temporary directory.
+
+``make test`` runs the suite on parallel workers (pytest-xdist, ``--dist loadgroup``): each
+worker is a process of its own running any test in any order, beside other workers and other
+runs on the same machine. A test must therefore be parallel-safe:
+
+* files: write under ``tmp_path`` / ``tmp_path_factory`` only (never a fixed path under
+  ``/tmp`` or the checkout); the one exception, ``build/screenshots``, takes files named after
+  the test, which is unique in a run;
+* ports: a live server binds port 0 (``tests/e2e/live.py``); a subprocess that needs a port
+  number takes one from :func:`tests.ports.free_port`;
+* environment: set and delete variables with ``monkeypatch`` (``_isolated_env`` below
+  already points config, data and cache directories into ``tmp_path``);
+* database servers: take a fresh schema or database per case from
+  ``tests/contract/backends.py`` (random names), never a fixed one;
+* state shared within a process (module-level caches, the id generator, class attributes)
+  is shared by the tests a worker runs one after the other: patch it with ``monkeypatch``;
+* a fixture more expensive than a few seconds that many tests share (the workbench's server
+  and browser) is scoped to its package, and its tests carry one ``xdist_group`` so that a
+  single worker starts it (``tests/e2e/web/conftest.py``).
+
+``make test TEST_WORKERS=0`` runs serially in one process (to debug a failure, or with
+``--pdb``); ``.venv/bin/python -m pytest`` without ``-n`` is serial too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +37,8 @@ from memstrata.settings import load_settings
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 LOCOMO_DEV = SHARED_DATA / "locomo" / "locomo_dev.json"
+#: where the workbench's browser tests write their screenshots (gitignored)
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
 
 
 class FixedClock:
@@ -74,3 +100,14 @@ def data_dir(tmp_path: Path) -> Path:
 def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
     with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
         yield mem
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Where the browser tests' screenshots are (here, not in ``tests/e2e/web``: under
+    pytest-xdist only the controlling process prints a summary, and it loads this file)."""
+    if SCREENSHOTS.is_dir():
+        shots = list(SCREENSHOTS.glob("*.png"))
+        if shots:
+            terminalreporter.write_line(
+                f"workbench screenshots: {SCREENSHOTS} ({len(shots)} files)"
+            )

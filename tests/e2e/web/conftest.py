@@ -20,8 +20,9 @@ start loops of their own):
 * ``signed_in`` (per test): ``page`` signed in with the admin key, user ``demo`` picked, on
   ``#/overview``.
 * ``shoot`` (per test): ``shoot(page, "name")`` saves a full-page screenshot to
-  :data:`SCREENSHOTS` as ``<test>-<name>.png`` and returns its path; the run's summary prints
-  the directory.
+  :data:`SCREENSHOTS` as ``<test>-<name>.png`` and returns its path (a test's name is unique in
+  the run, so parallel workers never write the same file); the run's summary prints the
+  directory (``tests/conftest.py``).
 
 Helpers: :func:`sign_in` (through the form), :func:`goto` (a route, waiting for its view),
 :func:`wait_for_view` (the view root's ``data-state`` is ``ready`` once ``render`` is done).
@@ -47,14 +48,12 @@ from memstrata.model import Scope
 from memstrata.server.auth import KeyAuth
 from memstrata.server.http import create_app
 from memstrata.settings import load_settings
+from tests.conftest import SCREENSHOTS
 from tests.e2e.live import live_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-ROOT = Path(__file__).resolve().parents[3]
-#: where every web test writes its screenshots (gitignored)
-SCREENSHOTS = ROOT / "build" / "screenshots"
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 #: a stored turn that would run script if it were ever put through innerHTML
@@ -258,10 +257,10 @@ def shoot(request: pytest.FixtureRequest) -> Callable[[Page, str], Path]:
     return save
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if SCREENSHOTS.is_dir():
-        shots = list(SCREENSHOTS.glob("*.png"))
-        if shots:
-            terminalreporter.write_line(
-                f"workbench screenshots: {SCREENSHOTS} ({len(shots)} files)"
-            )
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``) every web test goes to one worker, so only one
+    worker starts the workbench's server and browser."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("workbench"))
