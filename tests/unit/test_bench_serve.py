@@ -4,11 +4,12 @@ clients, answers are counted, and the server is stopped."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
 
-from memstrata.bench.serve import WRITER, requests_for, run_serve_bench
+from memstrata.bench.serve import WRITER, free_port, requests_for, run_serve_bench
 from memstrata.errors import InvalidInputError
 
 
@@ -69,3 +70,15 @@ def test_an_unknown_route_is_refused_before_anything_runs(tmp_path: Path) -> Non
             data_dir=tmp_path / "d",
         )
     assert not (tmp_path / "d").exists()
+
+
+def test_the_servers_port_is_kept_from_other_sockets_until_the_server_binds_it() -> None:
+    port = free_port()
+    # another process asking for it (a bind to port 0 or a connection would be given it) is
+    # refused it
+    with socket.socket() as other, pytest.raises(OSError, match="in use"):
+        other.bind(("127.0.0.1", port))
+    with socket.socket() as server:  # as `memstrata serve` binds (server.listen)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", port))
+        server.listen()

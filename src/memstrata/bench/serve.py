@@ -84,9 +84,22 @@ def fill_scope(data_dir: Path, turns: int, env: dict[str, str]) -> float:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port for the server, kept from every other process until it binds it.
+
+    A port bound and closed at once may be given to another process (a bind to port 0, an
+    outgoing connection) before the server starts, which then fails to listen or, worse, the
+    bench measures a server that is not its own. So the port is left in TIME_WAIT (connected
+    to, the accepted end closed first): the kernel gives it to no other socket for a minute,
+    while ``memstrata serve``, which binds with ``SO_REUSEADDR``, takes it at once."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = int(listener.getsockname()[1])
+        with socket.create_connection(("127.0.0.1", port)):
+            accepted, _ = listener.accept()
+            accepted.close()
+    return port
 
 
 def _get(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
