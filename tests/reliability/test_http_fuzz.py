@@ -7,7 +7,8 @@ are swapped for ones that exist (a seeded user with turns, a fact and curated do
 the fuzzer reaches past "not found", and a quarter of the JSON bodies get a lone surrogate in
 one of their texts (which JSON can spell and UTF-8 cannot store). The default run sends a
 bounded number of requests per operation and generation mode, ``CI=true`` over five times as
-many.
+many. The operations are fuzzed in :data:`SHARDS` parts (every ``SHARDS``-th operation), each
+over a memory of its own that the part's earlier operations have written to.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from tests.reliability.sizes import report, size
 
 #: generated requests per operation and generation mode
 EXAMPLES = size(15, 80)
+#: the operations are fuzzed in this many tests, so that parallel workers share them and none
+#: runs for minutes on its own (at full length the whole schema took five)
+SHARDS = 4
 USER = "alice"
 
 
@@ -135,12 +139,14 @@ def _check(case: Any, response: Any) -> None:
         assert "Traceback" not in response.text, where
 
 
+@pytest.mark.parametrize("shard", range(SHARDS))
 def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
-    fuzzed: tuple[Any, TestClient, Seeded],
+    fuzzed: tuple[Any, TestClient, Seeded], shard: int
 ) -> None:
     schema, client, seeded = fuzzed
-    operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) >= 27
+    every = [result.ok() for result in schema.get_all_operations()]
+    assert len(every) >= 27
+    operations = every[shard::SHARDS]
     sent: list[int] = []
     reached: dict[str, int] = {}  # operation -> answers with 2xx (the handler did its work)
     for operation in operations:
@@ -169,7 +175,7 @@ def test_no_request_gets_a_5xx_and_every_error_has_the_one_shape(
                 assert mode == GenerationMode.NEGATIVE and not list(operation.iter_parameters())
             _still_readable(client, operation)
     report(
-        "http_fuzz",
+        f"http_fuzz[{shard}]",
         operations=len(operations),
         requests=len(sent),
         answered_2xx=sum(200 <= code < 300 for code in sent),
