@@ -426,7 +426,9 @@ def test_a_user_without_the_privilege_is_told_which_and_nothing_is_compacted(
 def _weak_user(backend: str, url: str) -> Iterator[str]:
     """A user who may open the store and write records but not rebuild its tables; yields
     the store URL as that user (password ``weakpass``)."""
-    name = f"weak_{new_id('ep')[3:13].lower()}"
+    # the whole id (31 characters with the prefix, within MySQL's 32): its first ten are only
+    # the millisecond, which two parallel workers may share
+    name = f"weak_{new_id('ep')[3:].lower()}"
     parts = urlsplit(url)
     host = parts.netloc.rsplit("@", 1)[-1]
     weak = urlunsplit(parts._replace(netloc=f"{name}:weakpass@{host}"))
