@@ -12,19 +12,6 @@ and no outgoing connection, while a server that sets ``SO_REUSEADDR`` (``memstra
 
 from __future__ import annotations
 
-import socket
+from memstrata.bench.serve import free_port
 
-
-def free_port() -> int:
-    """A loopback port that stays free for the test's server to bind (for a minute)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        port = int(listener.getsockname()[1])
-        with socket.create_connection(("127.0.0.1", port)):
-            accepted, _ = listener.accept()
-            # the accepted end, whose local port is ``port``, closes first: it is the one
-            # left in TIME_WAIT
-            accepted.close()
-    return port
+__all__ = ["free_port"]
