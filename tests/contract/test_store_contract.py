@@ -888,3 +888,42 @@ def test_compare_and_swap_holds_between_concurrent_writers(store: RecordStore) -
     assert results.count("doc") == 1 and results.count("doc-conflict") == 3
     assert store.get_fact(ALICE, f.id).version == 2
     assert [v.version for v in store.history(ALICE, f.id)] == [1, 2]
+
+
+def test_summaries_and_sizes_counted_in_place_equal_the_records_read(
+    store: RecordStore,
+) -> None:
+    from memstrata.api.browse import _read_scope_summaries, _read_session_summaries
+    from memstrata.ports import SizingStore, SummarizingStore
+
+    assert isinstance(store, SummarizingStore) and isinstance(store, SizingStore)
+    t1, helper = ALICE_T1, Scope("alice", "t1", "helper")
+    said = [
+        episode(t1, "hello", minutes=1),
+        replace(episode(t1, "我住在杭州", speaker="", minutes=2), surface="notebook"),
+        episode(t1, "later", session="s2", speaker="bob", minutes=3),
+        episode(ALICE_T2, "tea, not coffee", minutes=4),
+        episode(helper, "an agent's turn", session="a1", minutes=5),
+        episode(BOB, "bob's own", minutes=6),
+    ]
+    for e in said:
+        store.add_episodes(e.scope, [e])
+    store.archive_episodes(t1, [said[0].id])
+    store.add_fact(ALICE_T2, fact(ALICE_T2, (said[3].id,), "Alice drinks tea 茶"))
+    store.put_document(t1, DocumentKind.TOPIC, "t", {"v": "话题"}, expected_version=0)
+
+    def key(s: object) -> str:
+        return repr(s)
+
+    for scope in (ALICE, t1, ALICE_T2):
+        assert sorted(store.session_summaries(scope), key=key) == sorted(
+            _read_session_summaries(store, scope), key=key
+        )
+    assert sorted(store.scope_summaries("alice"), key=key) == sorted(
+        _read_scope_summaries(store, ALICE), key=key
+    )
+    sizes = store.text_bytes(ALICE)
+    assert sizes["episode"] == sum(len(e.text.encode()) for e in said[:5])
+    assert sizes["fact"] == len("Alice drinks tea 茶".encode())
+    assert sizes["topic"] > len("话题".encode())
+    assert store.text_bytes(Scope("nobody")) == {"episode": 0, "fact": 0}

@@ -92,6 +92,7 @@ class MysqlBase(ServerBase):
             unique_errors=(self._pymysql.IntegrityError,),
             ignore_duplicates=mysql_ignore,
             lock_feed=_LOCK_FEED,
+            joined="CONCAT({}, CHAR(31), {})",
         )
         self._args = connect_args(url.raw)
         if not self._args.get("database"):

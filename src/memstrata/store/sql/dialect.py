@@ -30,6 +30,10 @@ class Dialect:
     #: a statement (one ``?``: the user) that locks the user's change feed until commit, so
     #: that feed entries become visible in ``seq`` order; None where writers are serialized
     lock_feed: str | None = None
+    #: the length in bytes of a text column (``{}``: the column)
+    byte_length: str = "OCTET_LENGTH({})"
+    #: two texts joined by the unit separator (U+001F), to order rows by both at once
+    joined: str = "{} || chr(31) || {}"
 
 
 def sqlite_ignore(sql: str) -> str:

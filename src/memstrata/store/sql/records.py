@@ -22,9 +22,10 @@ from memstrata.store.sql.common import (
 from memstrata.store.sql.copying import CopyTables
 from memstrata.store.sql.erasures import ErasureTables
 from memstrata.store.sql.keys import KeyTables
+from memstrata.store.sql.summaries import SummaryTables
 
 
-class RecordTables(ErasureTables, KeyTables, CopyTables):
+class RecordTables(ErasureTables, KeyTables, CopyTables, SummaryTables):
     """:class:`memstrata.ports.RecordStore` over any SQL connection (see :class:`SqlBase`)."""
 
     def history(self, scope: Scope, item_id: str) -> list[ItemVersion]:

@@ -41,6 +41,8 @@ SQLITE: Final = Dialect(
     for_update="",  # BEGIN IMMEDIATE: one writer at a time
     unique_errors=(sqlite3.IntegrityError,),
     ignore_duplicates=sqlite_ignore,
+    byte_length="LENGTH(CAST({} AS BLOB))",
+    joined="{} || char(31) || {}",
 )
 
 
