@@ -927,3 +927,34 @@ def test_summaries_and_sizes_counted_in_place_equal_the_records_read(
     assert sizes["fact"] == len("Alice drinks tea 茶".encode())
     assert sizes["topic"] > len("话题".encode())
     assert store.text_bytes(Scope("nobody")) == {"episode": 0, "fact": 0}
+
+
+def test_data_directories_finishing_an_erasure_at_once_leave_it_done(
+    store: RecordStore,
+) -> None:
+    store.enrol_site("site_A", "a")
+    store.enrol_site("site_B", "b")
+    for round_ in range(12):
+        gone = episode(ALICE, f"secret {round_}")
+        store.add_episodes(ALICE, [gone])
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        start = threading.Barrier(2)
+        waiting: dict[str, int] = {}
+
+        def finish(
+            site: str,
+            record_id: str = record.id,
+            start: threading.Barrier = start,
+            waiting: dict[str, int] = waiting,
+        ) -> None:
+            start.wait()
+            waiting[site] = store.finish_erasure(record_id, site)
+
+        threads = [threading.Thread(target=finish, args=(s,)) for s in ("site_A", "site_B")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(waiting.values()) == [0, 1]  # one finished first, the other last
+        done = store.find_erasure(ALICE, gone.id)
+        assert done is not None and done.done and done.texts == ()

@@ -410,7 +410,12 @@ class ErasureTables(DocumentTables):
     ) -> int:
         now = self._clock.now()
         with self._write() as tx:
-            row = tx.execute("SELECT at, done FROM erasures WHERE id = ?", (erasure_id,)).fetchone()
+            # the entry's row locked: data directories finishing it at once take turns, so the
+            # last one counts every other's mark (read committed sees it once it waits here)
+            row = tx.execute(
+                f"SELECT at, done FROM erasures WHERE id = ?{self.dialect.for_update}",
+                (erasure_id,),
+            ).fetchone()
             if row is None:
                 raise NotFoundError(f"no erasure {erasure_id} in the journal")
             if site is not None:
