@@ -147,7 +147,8 @@ def test_a_forget_through_one_api_process_erases_the_trace_line_the_other_wrote(
         assert _call(second, "GET", "/v1/search?q=Hallowmere&user=shared&k=3")["items"]
         report = _call(first, "POST", f"/v1/items/{written['id']}/forget?user=shared")
         assert report["deleted"] == [written["id"]]
-        assert report["counts"]["sites_waiting"] == 1  # the other process's data directory
+        # the other process's data directory, unless its sweep (every 0.2 s) already applied it
+        assert report["counts"].get("sites_waiting", 0) in (0, 1)
         deadline = time.monotonic() + 60
         while "Hallowmere" in _trace(tmp_path / "two") and time.monotonic() < deadline:
             time.sleep(0.1)
