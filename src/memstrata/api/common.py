@@ -325,27 +325,34 @@ class MemoryState:
             ) from exc
         except StoreError as exc:
             raise StoreError(f"{exc}; {_PENDING}") from exc
-        site = self._site()
-        waiting = self.store.finish_erasure(record.id, site, wait=self._site_wait())
-        if not waiting:
-            self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+        waiting = self._close_erasure(record, self._site_of_dir())
         counts = {**record.counts, "trace_lines": lines}
         if waiting:  # the data directories that have still to erase their copies
             counts["sites_waiting"] = waiting
         return DeleteReport(record.deleted, record.cascaded, counts)
 
-    def _site(self) -> str | None:
-        """This data directory's site id, enrolled in the store (None without a data
-        directory, or one that cannot keep it)."""
-        if self.settings is None:
-            return None
-        if self._site_id is None:
+    def _close_erasure(self, record: ErasureRecord, site: str | None = None) -> int:
+        """Say that ``site`` (if any) erased its copies of ``record``; once no data directory
+        is waited for, prove the store's files free of its texts. How many are waited for."""
+        waiting = self.store.finish_erasure(record.id, site, wait=self._site_wait())
+        if not waiting:
+            self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+        return waiting
+
+    def _site_of_dir(self) -> str | None:
+        """This data directory's site id, made on first use and kept (None without a data
+        directory, or one that cannot keep it); enrolling it is :meth:`_site`'s."""
+        if self.settings is not None and self._site_id is None:
             from memstrata.api.sites import site_id
 
             self._site_id = site_id(self.settings.data_dir)
-            if self._site_id is None:
-                return None
-        return self._site_id if self._enrol(self._site_id) else None
+        return self._site_id
+
+    def _site(self) -> str | None:
+        """This data directory's site id, enrolled in the store now (None without a data
+        directory, or one that cannot keep it or be enrolled)."""
+        site = self._site_of_dir()
+        return site if site is not None and self._enrol(site) else None
 
     def _enrol(self, site: str, *, swept: datetime | None = None) -> bool:
         """Enrol this data directory (see :meth:`RecordStore.enrol_site`); whether it is."""

@@ -126,14 +126,14 @@ class ForgettingMixin(ImportsMixin):
     def finish_erasures(self) -> int:
         """Erase this data directory's copies of every erasure it has not applied yet: those
         left pending here (by a failure, or a crash, after the store transaction) and those
-        made through other data directories sharing the store. Enrols the data directory (see
-        :mod:`memstrata.api.sites`), and closes the entries that waited only for data
+        made through other data directories sharing the store. Then enrols the data directory
+        (see :mod:`memstrata.api.sites`) and closes the entries that waited only for data
         directories not seen within the wait. The number applied here.
         :meth:`Memory.open` calls it, and the server's sweep (:meth:`start_erasure_sweep`)."""
         finished = 0
         started = self.clock.now()
+        site = self._site_of_dir()
         try:
-            site = self._site()
             todo = (
                 self.store.pending_erasures()
                 if site is None
@@ -148,8 +148,8 @@ class ForgettingMixin(ImportsMixin):
                 finished += 1
             except MemstrataError as exc:  # busy, read-only, trace not writable: next time
                 log.warning("erasure %s is still pending: %s", record.id, exc)
-        if site is not None and finished == len(todo):
-            self._enrol(site, swept=started)  # all applied: the next sweep starts from here
+        if site is not None:  # seen now; with all applied, the next sweep starts from here
+            self._enrol(site, swept=started if finished == len(todo) else None)
         try:
             waiting = [r for r in self.store.pending_erasures() if site in r.sites]
         except MemstrataError as exc:
@@ -157,8 +157,7 @@ class ForgettingMixin(ImportsMixin):
             return finished
         for record in waiting:  # applied here; waiting, maybe, for sites gone quiet
             try:
-                if not self.store.finish_erasure(record.id, wait=self._site_wait()):
-                    self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
+                self._close_erasure(record)
             except MemstrataError as exc:
                 log.warning("erasure %s is still pending: %s", record.id, exc)
         return finished
@@ -179,12 +178,7 @@ class ForgettingMixin(ImportsMixin):
             raise NotFoundError(f"no data directory {shown} is enrolled (see `memstrata sites`)")
         if site is None:
             self._site_id = None  # enrolled anew on its next use
-        closed = 0
-        for record in self.store.pending_erasures():
-            if not self.store.finish_erasure(record.id, wait=self._site_wait()):
-                self._prove_erased(record.episode_ids, record.texts, user=record.scope.user)
-                closed += 1
-        return closed
+        return sum(not self._close_erasure(r) for r in self.store.pending_erasures())
 
     def start_erasure_sweep(self, interval_s: float) -> None:
         """Run :meth:`finish_erasures` every ``interval_s`` in a daemon thread (stopped by
