@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
-from memstrata.errors import ConfigError, InvalidInputError
+from memstrata.errors import BusyError, ConfigError, InvalidInputError, StoreError
 
 #: how long a compaction waits for a lock another transaction holds, by default
 LOCK_TIMEOUT_S: Final = 30.0
@@ -156,6 +156,34 @@ def chosen_tables(known: Sequence[str], asked: Sequence[str] | None) -> list[str
 def check_lock_timeout(lock_timeout_s: float) -> None:
     if not lock_timeout_s > 0:
         raise InvalidInputError(f"the lock timeout must be positive, not {lock_timeout_s}")
+
+
+def lock_timeout_ms(lock_timeout_s: float) -> int:
+    """The lock timeout in whole milliseconds, at least one."""
+    return max(1, round(lock_timeout_s * 1000))
+
+
+def compacted_before(done: Sequence[TableCompaction]) -> str:
+    return ", ".join(t.table for t in done) or "none"
+
+
+def busy_error(
+    shown: str, table: str, lock_timeout_s: float, done: Sequence[TableCompaction]
+) -> BusyError:
+    """Another transaction held ``table`` past the lock timeout, ``done`` compacted before."""
+    return BusyError(
+        f"compact {shown}: another transaction held the table {table} for longer than the "
+        f"lock timeout ({lock_timeout_s:g} s); tables compacted before it: "
+        f"{compacted_before(done)}; retry when it is idle, or with a longer --lock-timeout"
+    )
+
+
+def failed_error(shown: str, exc: Exception, done: Sequence[TableCompaction]) -> StoreError:
+    """The database failed midway, ``done`` compacted before."""
+    return StoreError(
+        f"the database {shown} failed while compacting: {exc}; tables compacted before: "
+        f"{compacted_before(done)}"
+    )
 
 
 def compact_store(

@@ -16,15 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from memstrata.errors import BusyError, StoreError
+from memstrata.errors import StoreError
 from memstrata.store.compaction import (
     LOCK_TIMEOUT_S,
     PENDING_ERASURES,
     CompactionReport,
     Progress,
     TableCompaction,
+    busy_error,
     check_lock_timeout,
     chosen_tables,
+    compacted_before,
+    failed_error,
     table_names,
 )
 from memstrata.store.server.base import ServerBase
@@ -97,11 +100,7 @@ class MysqlCompaction(ServerBase):
                 cur.execute(PENDING_ERASURES)
                 pending = int(cur.fetchone()["n"])
         except self.driver_error as exc:
-            earlier = ", ".join(t.table for t in done) or "none"
-            raise StoreError(
-                f"the database {self.url.shown} failed while compacting: {exc}; tables "
-                f"compacted before: {earlier}"
-            ) from exc
+            raise failed_error(self.url.shown, exc, done) from exc
         finally:
             self._close_connection(conn)
         return CompactionReport(
@@ -175,22 +174,17 @@ class MysqlCompaction(ServerBase):
         try:
             cur.execute(f'ALTER TABLE "{table}" FORCE, ALGORITHM=INPLACE, LOCK=NONE')
         except self.driver_error as exc:
-            earlier = ", ".join(t.table for t in done) or "none"
             code = _code(exc)
             if code in _ACCESS_DENIED:
                 raise StoreError(
                     f"insufficient privilege to compact {self.url.shown}: ALTER TABLE ... "
                     f"FORCE needs the ALTER, CREATE and INSERT privileges on each table "
                     f"(GRANT ALTER, CREATE, INSERT ON <database>.* TO <user>); refused on "
-                    f"{table} ({exc.args[-1]}); tables compacted before it: {earlier}"
+                    f"{table} ({exc.args[-1]}); tables compacted before it: "
+                    f"{compacted_before(done)}"
                 ) from exc
             if code == _LOCK_WAIT:
-                raise BusyError(
-                    f"compact {self.url.shown}: another transaction held the table {table} "
-                    f"for longer than the lock timeout ({lock_timeout_s:g} s); tables "
-                    f"compacted before it: {earlier}; retry when it is idle, or with a longer "
-                    "--lock-timeout"
-                ) from exc
+                raise busy_error(self.url.shown, table, lock_timeout_s, done) from exc
             raise
         after = self._spaces(cur)
         if before is not None and after is not None and before.get(table) == after.get(table):

@@ -24,15 +24,18 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
-from memstrata.errors import BusyError, StoreError
+from memstrata.errors import StoreError
 from memstrata.store.compaction import (
     LOCK_TIMEOUT_S,
     PENDING_ERASURES,
     CompactionReport,
     Progress,
     TableCompaction,
+    busy_error,
     check_lock_timeout,
     chosen_tables,
+    failed_error,
+    lock_timeout_ms,
     table_names,
 )
 from memstrata.store.server.base import ServerBase
@@ -122,7 +125,7 @@ class PostgresCompaction(ServerBase):
             if dry_run:
                 done = [TableCompaction(r["relname"], r["bytes"], r["bytes"], 0) for r in plan]
             else:
-                conn.execute(f"SET lock_timeout = {max(1, round(lock_timeout_s * 1000))}")
+                conn.execute(f"SET lock_timeout = {lock_timeout_ms(lock_timeout_s)}")
                 for row in plan:
                     notices.clear()
                     one = self._vacuum_full(conn, row, notices, done, lock_timeout_s)
@@ -131,11 +134,7 @@ class PostgresCompaction(ServerBase):
                         progress(one)
             pending = int(conn.execute(PENDING_ERASURES).fetchone()["n"])
         except self.driver_error as exc:
-            earlier = ", ".join(t.table for t in done) or "none"
-            raise StoreError(
-                f"the database {self.url.shown} failed while compacting: {exc}; tables "
-                f"compacted before: {earlier}"
-            ) from exc
+            raise failed_error(self.url.shown, exc, done) from exc
         finally:
             conn.close()
         return CompactionReport(
@@ -189,13 +188,7 @@ class PostgresCompaction(ServerBase):
                 )
             )
         except psycopg.errors.LockNotAvailable as exc:
-            earlier = ", ".join(t.table for t in done) or "none"
-            raise BusyError(
-                f"compact {self.url.shown}: another transaction held the table "
-                f"{row['relname']} for longer than the lock timeout ({lock_timeout_s:g} s); "
-                f"tables compacted before it: {earlier}; retry when it is idle, or with a "
-                "longer --lock-timeout"
-            ) from exc
+            raise busy_error(self.url.shown, row["relname"], lock_timeout_s, done) from exc
         after = {r["name"]: r["node"] for r in conn.execute(_FILES, {"oid": row["oid"]})}
         kept = sorted(name for name, node in before.items() if after.get(name) == node)
         if kept:

@@ -24,6 +24,7 @@ from memstrata.store.compaction import (
     Progress,
     TableCompaction,
     check_lock_timeout,
+    lock_timeout_ms,
 )
 from memstrata.store.sqlite import failures
 from memstrata.store.sqlite.base import SqliteBase
@@ -96,7 +97,7 @@ class SqliteCompaction(SqliteBase):
         conn = self._conn
         kept = conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
-            conn.execute(f"PRAGMA busy_timeout = {max(1, round(lock_timeout_s * 1000))}")
+            conn.execute(f"PRAGMA busy_timeout = {lock_timeout_ms(lock_timeout_s)}")
             conn.execute("VACUUM")
             busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         except sqlite3.Error as exc:
