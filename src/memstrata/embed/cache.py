@@ -368,14 +368,7 @@ def clear_cache(path: str | Path) -> list[str]:
         return []
     conn = _connect(path)
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("DELETE FROM vectors")
-        except sqlite3.Error:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _purge(conn, None)
         left = conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
     except sqlite3.Error as exc:
         raise StoreError(f"cannot clear the embedding cache {path}: {exc}") from exc
@@ -420,12 +413,14 @@ def _chunks(hashes: list[bytes]) -> list[list[bytes]]:
     return [hashes[i : i + _CHUNK] for i in range(0, len(hashes), _CHUNK)]
 
 
-def _purge(conn: sqlite3.Connection, hashes: list[bytes]) -> None:
-    """Delete the vectors of ``hashes`` (every model), then fold the log into the file and
-    truncate it, so the old pages are gone from both."""
+def _purge(conn: sqlite3.Connection, hashes: list[bytes] | None) -> None:
+    """Delete the vectors of ``hashes`` (every model; None: every vector), then fold the log
+    into the file and truncate it, so the old pages are gone from both."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for chunk in _chunks(hashes):
+        if hashes is None:
+            conn.execute("DELETE FROM vectors")
+        for chunk in _chunks(hashes or []):
             conn.execute(f"DELETE FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})", chunk)
     except sqlite3.Error:
         conn.execute("ROLLBACK")
