@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memstrata.doctor.report import DoctorReport, Problem
-from memstrata.errors import ConfigError, MemstrataError, StoreError
+from memstrata.errors import MemstrataError, StoreError
 from memstrata.ports import RecordStore
 from memstrata.store.migrations import Migration
 from memstrata.store.url import StoreUrl, parse_store_url
@@ -42,10 +42,9 @@ def known_migrations(engine: str, version: str) -> tuple[Migration, ...]:
         from memstrata.store.server.postgres_schema import MIGRATIONS
 
         return MIGRATIONS
-    from memstrata.store.server.mysql_schema import migrations
+    from memstrata.store.server.mysql import migrations_for
 
-    mariadb = "mariadb" in version.lower()
-    return migrations("utf8mb4_nopad_bin" if mariadb else "utf8mb4_0900_bin")
+    return migrations_for(version)
 
 
 def open_server_store(where: StoreUrl, migrations: tuple[Migration, ...]) -> RecordStore:
@@ -70,15 +69,13 @@ def read_schema(where: StoreUrl) -> ServerSchema:
 
 
 def _read_postgres(where: StoreUrl) -> ServerSchema:
+    from memstrata.store.server.postgres import conninfo, driver
+
+    psycopg, _ = driver()  # a ConfigError without it
     try:
-        import psycopg
-    except ImportError as exc:
-        raise ConfigError(
-            "a postgresql:// store needs the PostgreSQL driver: pip install 'memstrata[postgres]'"
-        ) from exc
-    conninfo = "postgresql://" + where.raw.split("://", 1)[1]
-    try:
-        with psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+        with psycopg.connect(
+            conninfo(where), autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+        ) as conn:
             version = _one(conn.execute("SHOW server_version").fetchone())
             table = _one(conn.execute("SELECT to_regclass('schema_migrations')").fetchone())
             names = (

@@ -50,6 +50,13 @@ def _driver() -> Any:
     return pymysql
 
 
+def migrations_for(version: str) -> tuple[Migration, ...]:
+    """The migrations for a server reporting ``version``: its tables in MariaDB's or MySQL
+    8's binary, no-pad collation."""
+    mariadb = "mariadb" in version.lower()
+    return mysql_migrations("utf8mb4_nopad_bin" if mariadb else "utf8mb4_0900_bin")
+
+
 def connect_args(url: str) -> dict[str, Any]:
     """PyMySQL's ``connect`` arguments for a ``mysql://`` URL."""
     pymysql = _driver()
@@ -114,8 +121,7 @@ class MysqlBase(ServerBase):
         else:
             with conn.cursor() as cur:
                 cur.execute("SELECT VERSION() AS v")
-                mariadb = "mariadb" in str(cur.fetchone()["v"]).lower()
-            chosen = mysql_migrations("utf8mb4_nopad_bin" if mariadb else "utf8mb4_0900_bin")
+                chosen = migrations_for(str(cur.fetchone()["v"]))
         super()._migrate(conn, chosen)
 
     def _connect(self) -> Any:

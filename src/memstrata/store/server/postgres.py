@@ -29,7 +29,8 @@ _MIGRATION_LOCK = "SELECT pg_advisory_lock(hashtext('memstrata-migrate:' || curr
 _MIGRATION_UNLOCK = "SELECT pg_advisory_unlock(hashtext('memstrata-migrate:' || current_schema()))"
 
 
-def _driver() -> Any:
+def driver() -> Any:
+    """psycopg and psycopg_pool, or a :class:`ConfigError` saying how to install them."""
     try:
         import psycopg
         import psycopg_pool
@@ -38,6 +39,12 @@ def _driver() -> Any:
             "a postgresql:// store needs the PostgreSQL driver: pip install 'memstrata[postgres]'"
         ) from exc
     return psycopg, psycopg_pool
+
+
+def conninfo(url: StoreUrl) -> str:
+    """libpq's own scheme for ``url``, whichever alias named it (postgres://,
+    postgresql+psycopg://)."""
+    return "postgresql://" + url.raw.split("://", 1)[1]
 
 
 class PostgresBase(ServerBase):
@@ -50,7 +57,7 @@ class PostgresBase(ServerBase):
         pool_size: int = 8,
         connect_timeout_s: float = 10.0,
     ) -> None:
-        self._psycopg, self._psycopg_pool = _driver()
+        self._psycopg, self._psycopg_pool = driver()
         psycopg = self._psycopg
         self.driver_error = psycopg.Error
         self.data_error = psycopg.DataError
@@ -61,8 +68,7 @@ class PostgresBase(ServerBase):
             ignore_duplicates=postgres_ignore,
             lock_feed=_LOCK_FEED,
         )
-        # libpq's own scheme, whichever alias named it (postgres://, postgresql+psycopg://)
-        self._conninfo = "postgresql://" + url.raw.split("://", 1)[1]
+        self._conninfo = conninfo(url)
         self._pool: Any = None
         super().__init__(
             url,
