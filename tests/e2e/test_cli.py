@@ -83,10 +83,18 @@ def test_ingest_and_export(cli: Cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not LOCOMO_DEV.exists(), reason="shared LoCoMo dev split not present")
-def test_ingest_locomo_dev(cli: Cli) -> None:
+def test_ingest_locomo_dev(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the whole split through the default model takes minutes on two shared cores (a
+    # benchmark's job); the feature-hashing embedder keeps the same path: store, then embed all
+    config = tmp_path / "hashing.toml"
+    config.write_text('[embedder]\nprovider = "fake"\n', encoding="utf-8")
+    monkeypatch.setenv("MEMSTRATA_CONFIG", str(config))
     summary = cli.json("ingest", str(LOCOMO_DEV), "--format", "locomo", "--user", "bench")
     assert isinstance(summary, dict)
     assert (summary["conversations"], summary["turns"], summary["questions"]) == (5, 2760, 999)
+    assert summary["embedded"] > 0 and summary["pending"] == 0
     stats = cli.json("stats", "--user", "bench", "--thread", "conv-26")
     assert isinstance(stats, dict) and stats["episodes"] == 419
 
