@@ -440,32 +440,14 @@ function renderDoc(root, ctx, key) {
     apply.focus();
   }
 
-  async function runApply(body, button) {
-    button.disabled = true;
-    let result;
-    try {
-      result = await call(ctx, "POST", `/v1/docs/${encodeURIComponent(key)}/apply`, { body });
-    } catch (err) {
-      button.disabled = false;
-      if (isStatus(err, 409)) return showConflict(body);
-      fill(preview, errorBox(ctx, err));
-      return;
-    }
-    ctx.toast(ctx.t("edit.applied", { version: result.version }));
-    await load();
-    fill(status, h("p", { class: "tools-ok", role: "status" }, ctx.t("edit.applied", { version: result.version })));
+  function runApply(body, button) {
+    const send = () => call(ctx, "POST", `/v1/docs/${encodeURIComponent(key)}/apply`, { body });
+    return applyEdit(ctx, { button, send, conflict: () => showConflict(body), load, preview, status });
   }
 
   async function showConflict(body) {
-    let current = null;
-    try {
-      current = await call(ctx, "GET", `/v1/docs/${encodeURIComponent(key)}`);
-    } catch (err) {
-      if (!isStatus(err, 404)) {
-        fill(preview, errorBox(ctx, err));
-        return;
-      }
-    }
+    const current = await currentOf(ctx, `/v1/docs/${encodeURIComponent(key)}`, preview);
+    if (current === undefined) return;
     let mine = body.markdown;
     if (mine === undefined) {
       try {
@@ -478,48 +460,83 @@ function renderDoc(root, ctx, key) {
         mine = body.operations.map((op) => JSON.stringify(op)).join("\n");
       }
     }
-    fill(
-      preview,
+    const comparison = h(
+      "div",
+      { class: "tools-sidebyside" },
       h(
-        "div",
-        { class: "tools-conflict", role: "alert" },
-        h("h2", {}, ctx.t("edit.conflict.title")),
-        current
-          ? h(
-              "p",
-              {},
-              ctx.t("edit.conflict.text", { version: current.version, base: state.base.version }),
-            )
-          : h("p", {}, ctx.t("edit.conflict.gone")),
-        h(
-          "div",
-          { class: "tools-sidebyside" },
-          h(
-            "figure",
-            { class: "tools-mine" },
-            h("figcaption", {}, ctx.t("edit.conflict.mine")),
-            h("pre", { tabindex: "0" }, mine),
-          ),
-          current
-            ? h(
-                "figure",
-                { class: "tools-theirs" },
-                h("figcaption", {}, ctx.t("edit.conflict.theirs", { version: current.version })),
-                h("pre", { tabindex: "0" }, current.markdown),
-              )
-            : null,
-        ),
-        h(
-          "div",
-          { class: "tools-actions" },
-          h("button", { type: "button", class: "primary", onclick: () => load() }, ctx.t("tools.reload")),
-        ),
+        "figure",
+        { class: "tools-mine" },
+        h("figcaption", {}, ctx.t("edit.conflict.mine")),
+        h("pre", { tabindex: "0" }, mine),
       ),
+      current
+        ? h(
+            "figure",
+            { class: "tools-theirs" },
+            h("figcaption", {}, ctx.t("edit.conflict.theirs", { version: current.version })),
+            h("pre", { tabindex: "0" }, current.markdown),
+          )
+        : null,
     );
+    fill(preview, conflictPanel(ctx, current, state.base.version, comparison, load));
   }
 
   load();
   return undefined;
+}
+
+/**
+ * Send an edit from its Apply button (disabled while it runs). A 409 shows the conflict, any
+ * other error its box in `preview`; success says the new version in a toast and in `status`
+ * after reloading.
+ */
+async function applyEdit(ctx, { button, send, conflict, load, preview, status }) {
+  button.disabled = true;
+  let result;
+  try {
+    result = await send();
+  } catch (err) {
+    button.disabled = false;
+    if (isStatus(err, 409)) return conflict();
+    fill(preview, errorBox(ctx, err));
+    return;
+  }
+  const applied = ctx.t("edit.applied", { version: result.version });
+  ctx.toast(applied);
+  await load();
+  fill(status, h("p", { class: "tools-ok", role: "status" }, applied));
+}
+
+/**
+ * The current version of what an edit conflicted with: null when it was deleted meanwhile,
+ * undefined (with the error shown in `preview`) when it could not be read.
+ */
+async function currentOf(ctx, path, preview) {
+  try {
+    return await call(ctx, "GET", path);
+  } catch (err) {
+    if (isStatus(err, 404)) return null;
+    fill(preview, errorBox(ctx, err));
+    return undefined;
+  }
+}
+
+/** The conflict panel: what changed meanwhile, the two versions compared, and Reload. */
+function conflictPanel(ctx, current, baseVersion, comparison, load) {
+  return h(
+    "div",
+    { class: "tools-conflict", role: "alert" },
+    h("h2", {}, ctx.t("edit.conflict.title")),
+    current
+      ? h("p", {}, ctx.t("edit.conflict.text", { version: current.version, base: baseVersion }))
+      : h("p", {}, ctx.t("edit.conflict.gone")),
+    comparison,
+    h(
+      "div",
+      { class: "tools-actions" },
+      h("button", { type: "button", class: "primary", onclick: () => load() }, ctx.t("tools.reload")),
+    ),
+  );
 }
 
 /** Ask for a delete reason in a dialog; the reason, or undefined when cancelled. */
@@ -668,80 +685,48 @@ function renderFact(root, ctx, id) {
     if (Object.keys(diff).length) apply.focus();
   }
 
-  async function runApply(diff, after, button) {
-    button.disabled = true;
-    let result;
-    try {
-      result = await call(ctx, "PATCH", `/v1/items/${encodeURIComponent(id)}`, {
+  function runApply(diff, after, button) {
+    const send = () =>
+      call(ctx, "PATCH", `/v1/items/${encodeURIComponent(id)}`, {
         body: { changes: diff, expected_version: state.base.version },
       });
-    } catch (err) {
-      button.disabled = false;
-      if (isStatus(err, 409)) return showConflict(after);
-      fill(preview, errorBox(ctx, err));
-      return;
-    }
-    ctx.toast(ctx.t("edit.applied", { version: result.version }));
-    await load();
-    fill(status, h("p", { class: "tools-ok", role: "status" }, ctx.t("edit.applied", { version: result.version })));
+    return applyEdit(ctx, { button, send, conflict: () => showConflict(after), load, preview, status });
   }
 
   async function showConflict(after) {
-    let current = null;
-    try {
-      current = await call(ctx, "GET", `/v1/items/${encodeURIComponent(id)}`);
-    } catch (err) {
-      if (!isStatus(err, 404)) {
-        fill(preview, errorBox(ctx, err));
-        return;
-      }
-    }
-    fill(
-      preview,
-      h(
-        "div",
-        { class: "tools-conflict", role: "alert" },
-        h("h2", {}, ctx.t("edit.conflict.title")),
-        current
-          ? h("p", {}, ctx.t("edit.conflict.text", { version: current.version, base: state.base.version }))
-          : h("p", {}, ctx.t("edit.conflict.gone")),
-        current
-          ? h(
-              "table",
-              { class: "tools-fielddiff" },
+    const current = await currentOf(ctx, `/v1/items/${encodeURIComponent(id)}`, preview);
+    if (current === undefined) return;
+    const comparison = current
+      ? h(
+          "table",
+          { class: "tools-fielddiff" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", { scope: "col" }, ctx.t("tools.field")),
+              h("th", { scope: "col" }, ctx.t("edit.conflict.mine")),
+              h("th", { scope: "col" }, ctx.t("edit.conflict.theirs", { version: current.version })),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            ...FACT_FIELDS.map((f) =>
               h(
-                "thead",
-                {},
-                h(
-                  "tr",
-                  {},
-                  h("th", { scope: "col" }, ctx.t("tools.field")),
-                  h("th", { scope: "col" }, ctx.t("edit.conflict.mine")),
-                  h("th", { scope: "col" }, ctx.t("edit.conflict.theirs", { version: current.version })),
-                ),
+                "tr",
+                { class: show(after[f]) === show(current[f]) ? "" : "tools-differs" },
+                h("th", { scope: "row" }, ctx.t(`edit.fact.${f}`)),
+                h("td", {}, value(f, after[f])),
+                h("td", {}, value(f, current[f])),
               ),
-              h(
-                "tbody",
-                {},
-                ...FACT_FIELDS.map((f) =>
-                  h(
-                    "tr",
-                    { class: show(after[f]) === show(current[f]) ? "" : "tools-differs" },
-                    h("th", { scope: "row" }, ctx.t(`edit.fact.${f}`)),
-                    h("td", {}, value(f, after[f])),
-                    h("td", {}, value(f, current[f])),
-                  ),
-                ),
-              ),
-            )
-          : null,
-        h(
-          "div",
-          { class: "tools-actions" },
-          h("button", { type: "button", class: "primary", onclick: () => load() }, ctx.t("tools.reload")),
-        ),
-      ),
-    );
+            ),
+          ),
+        )
+      : null;
+    fill(preview, conflictPanel(ctx, current, state.base.version, comparison, load));
   }
 
   async function runDelete() {
