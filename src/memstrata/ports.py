@@ -103,6 +103,11 @@ class RecordStore(Protocol):
         """The episodes among ``episode_ids`` that exist in the scope, in id order."""
         ...
 
+    def existing_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> set[str]:
+        """Those of ``episode_ids`` stored as episodes in the scope (their ids only: an
+        import planning what is new reads no texts)."""
+        ...
+
     def list_episodes(
         self,
         scope: Scope,

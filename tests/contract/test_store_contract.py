@@ -153,6 +153,16 @@ class TestEpisodes:
         store.add_episodes(ALICE, [a])
         assert [e.id for e in store.get_episodes(ALICE, [a.id, new_id("ep")])] == [a.id]
 
+    def test_existing_episodes_names_only_stored_ids(self, store: RecordStore) -> None:
+        stored = [episode(ALICE) for _ in range(3)]
+        store.add_episodes(ALICE, stored)
+        asked = [*(e.id for e in stored), stored[0].id, new_id("ep")]
+        assert store.existing_episodes(ALICE, asked) == {e.id for e in stored}
+        assert store.existing_episodes(ALICE, []) == set()
+        # more ids than one statement takes
+        many = [new_id("ep") for _ in range(1500)]
+        assert store.existing_episodes(ALICE, [*many, stored[1].id]) == {stored[1].id}
+
 
 class TestIsolation:
     def test_a_user_never_sees_another_user(self, store: RecordStore) -> None:
@@ -172,6 +182,7 @@ class TestIsolation:
         with pytest.raises(NotFoundError):
             store.history(ALICE, f.id)
         assert store.get_episodes(ALICE, [theirs.id]) == []
+        assert store.existing_episodes(ALICE, [theirs.id, mine.id]) == {mine.id}
         assert [e.id for e in store.list_episodes(ALICE)] == [mine.id]
         assert store.list_facts(ALICE) == []
         assert store.list_documents(ALICE) == []

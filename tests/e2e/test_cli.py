@@ -83,9 +83,7 @@ def test_ingest_and_export(cli: Cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not LOCOMO_DEV.exists(), reason="shared LoCoMo dev split not present")
-def test_ingest_locomo_dev(
-    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_ingest_locomo_dev(cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # the whole split through the default model takes minutes on two shared cores (a
     # benchmark's job); the feature-hashing embedder keeps the same path: store, then embed all
     config = tmp_path / "hashing.toml"

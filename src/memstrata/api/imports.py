@@ -158,12 +158,6 @@ class ImportsMixin(DocumentsMixin):
         for note in notes:
             self.check_size(note.text, f"{batch.source}: {note.key}")
 
-    def _existing_episodes(self, user: str, ids: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        for chunk in _chunks(sorted(set(ids))):
-            found.update(e.id for e in self.store.get_episodes(Scope(user), chunk))
-        return found
-
     def _record_episode(
         self,
         user: str,
@@ -209,7 +203,7 @@ class ImportsMixin(DocumentsMixin):
                 if episode_id not in seen:  # a message listed twice is one turn
                     seen.add(episode_id)
                     mine.append((episode_id, turn))
-        existing = self._existing_episodes(plan.user, sorted(seen))
+        existing = self.store.existing_episodes(Scope(plan.user), sorted(seen))
         erased = self.store.erased(Scope(plan.user), sorted(seen - existing))
         for key, turns in per_conv.items():
             forgotten = sum(1 for i, _ in turns if i in erased)
@@ -294,7 +288,7 @@ class ImportsMixin(DocumentsMixin):
                     ),
                 )
             )
-        episodes = self._existing_episodes(plan.user, [e.id for e, _ in pairs])
+        episodes = self.store.existing_episodes(Scope(plan.user), [e.id for e, _ in pairs])
         facts: set[str] = set()
         for chunk in _chunks(sorted({f.id for _, f in pairs})):
             facts.update(f.id for f in self.store.get_facts(scope, chunk))
@@ -384,7 +378,7 @@ class ImportsMixin(DocumentsMixin):
             return
         scope = Scope(plan.user)
         cited = [c.partition(":")[2] for n in notes for c in n.cites]
-        resolvable = self._existing_episodes(plan.user, cited) if cited else set()
+        resolvable = self.store.existing_episodes(Scope(plan.user), cited) if cited else set()
         episodes = [
             self._record_episode(
                 plan.user,
@@ -396,7 +390,7 @@ class ImportsMixin(DocumentsMixin):
             )
             for n in notes
         ]
-        existing = self._existing_episodes(plan.user, [e.id for e in episodes])
+        existing = self.store.existing_episodes(Scope(plan.user), [e.id for e in episodes])
         bullet_ids = [stable_id("m", f"{plan.user}\n{n.bullet or n.key}") for n in notes]
         erased = self.store.erased(scope, [*(e.id for e in episodes), *bullet_ids])
         for note, episode in zip(notes, episodes, strict=True):

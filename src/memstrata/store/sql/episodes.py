@@ -98,6 +98,17 @@ class EpisodeTables(SqlBase):
         out.sort(key=lambda e: e.id)
         return out
 
+    def existing_episodes(self, scope: Scope, episode_ids: Sequence[str]) -> set[str]:
+        where, params = scope_where(scope)
+        found: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(episode_ids))):
+            rows = self._read(
+                f"SELECT id FROM episodes WHERE {where} AND id IN ({placeholders(len(chunk))})",
+                [*params, *chunk],
+            )
+            found.update(r["id"] for r in rows)
+        return found
+
     def list_episodes(
         self,
         scope: Scope,
