@@ -52,12 +52,15 @@ def migrate_store(
     try:
         target_store = open_store(target_url)
         try:
-            return _copy(
-                _copyable(source_store, source_url),
-                _copyable(target_store, target_url),
-                redact(target_url),
-                progress,
-            )
+            source = _copyable(source_store, source_url)
+            target = _copyable(target_store, target_url)
+            if source.store_identity() == target.store_identity():
+                raise InvalidInputError(
+                    f"the source {redact(source_url)} and the target {redact(target_url)} are "
+                    "the same store, named two ways: nothing was copied; point --to at another "
+                    "database"
+                )
+            return _copy(source, target, redact(target_url), progress)
         finally:
             target_store.close()
     finally:

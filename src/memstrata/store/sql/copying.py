@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
@@ -156,6 +157,38 @@ class CopyTables(SqlBase):
                     count += 1
             out[table] = {"rows": count, "sha256": digest.hexdigest()}
         return out
+
+    def store_identity(self) -> tuple[Any, ...]:
+        """What tells this store apart from every other, whichever URL named it: equal for two
+        spellings of one store (``postgres://`` and ``postgresql://``, a relative and an
+        absolute path, a host name and its address), different for a copy of it. SQLite: the
+        file (device and inode); PostgreSQL: the server's start time, the database and the
+        ``episodes`` table the search path finds; MySQL/MariaDB: the server's host name and
+        port, the database and the creation time of its ``episodes`` table."""
+        name = self.dialect.name
+        if name == "sqlite":
+            main = [r for r in self._read("PRAGMA database_list") if r["name"] == "main"]
+            path = str(main[0]["file"]) if main else ""
+            if not path:  # an in-memory database is no other store
+                return ("sqlite", "memory", id(self))
+            found = os.stat(path)
+            return ("sqlite", found.st_dev, found.st_ino)
+        if name == "postgresql":
+            sql = (
+                "SELECT CAST(pg_postmaster_start_time() AS TEXT) AS started, "
+                "CAST(current_database() AS TEXT) AS db, "
+                "CAST(CAST(to_regclass('episodes') AS oid) AS TEXT) AS tab"
+            )
+            keys: tuple[str, ...] = ("started", "db", "tab")
+        else:
+            sql = (
+                "SELECT @@hostname AS host, CAST(@@port AS CHAR) AS port, DATABASE() AS db, "
+                "(SELECT CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES "
+                "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'episodes') AS tab"
+            )
+            keys = ("host", "port", "db", "tab")
+        row = self._read(sql)[0]
+        return (name, *(str(row[k]) for k in keys))
 
     def holds_rows(self) -> list[str]:
         """The tables that hold at least one row."""
