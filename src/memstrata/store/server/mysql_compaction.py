@@ -57,13 +57,15 @@ REMAINS: Final = (
 _ACCESS_DENIED: Final = frozenset({1044, 1142, 1227})  # database, table, global privilege
 _LOCK_WAIT: Final = 1205
 _UNKNOWN_VARIABLE: Final = 1193
-#: InnoDB's table list: MariaDB's name, then MySQL 8's
+#: InnoDB's table list: MariaDB's name, then MySQL 8's. InnoDB names a table
+#: ``database/table`` in the file-name encoding (``memstrata-prod`` is ``memstrata@002dprod``)
 _SPACES: Final = (
     "SELECT NAME AS name, SPACE AS space FROM information_schema.INNODB_SYS_TABLES "
-    "WHERE NAME LIKE CONCAT(DATABASE(), '/%')",
-    "SELECT NAME AS name, SPACE AS space FROM information_schema.INNODB_TABLES "
-    "WHERE NAME LIKE CONCAT(DATABASE(), '/%')",
+    "WHERE NAME LIKE %s",
+    "SELECT NAME AS name, SPACE AS space FROM information_schema.INNODB_TABLES WHERE NAME LIKE %s",
 )
+#: the current database's name as InnoDB writes it
+_ENCODED_DATABASE: Final = "SELECT CAST(CONVERT(DATABASE() USING filename) AS BINARY) AS d"
 
 
 class MysqlCompaction(ServerBase):
@@ -154,12 +156,23 @@ class MysqlCompaction(ServerBase):
 
     def _spaces(self, cur: Any) -> dict[str, int] | None:
         """Each table's InnoDB tablespace id, or None when the user may not read them."""
+        try:
+            cur.execute(_ENCODED_DATABASE)
+        except self.driver_error:  # a server without the file-name character set
+            cur.execute("SELECT DATABASE() AS d")
+        found = cur.fetchone()["d"]
+        prefix = (found.decode("utf-8") if isinstance(found, bytes) else str(found)) + "/"
+        pattern = "".join("\\" + c if c in "\\%_" else c for c in prefix) + "%"
         for query in _SPACES:
             try:
-                cur.execute(query)
+                cur.execute(query, (pattern,))
             except self.driver_error:
                 continue
-            return {str(r["name"]).split("/", 1)[1]: int(r["space"]) for r in cur.fetchall()}
+            return {
+                str(r["name"]).removeprefix(prefix): int(r["space"])
+                for r in cur.fetchall()
+                if str(r["name"]).startswith(prefix)
+            }
         return None
 
     def _rebuild(
@@ -187,7 +200,12 @@ class MysqlCompaction(ServerBase):
                 raise busy_error(self.url.shown, table, lock_timeout_s, done) from exc
             raise
         after = self._spaces(cur)
-        if before is not None and after is not None and before.get(table) == after.get(table):
+        if (
+            before is not None
+            and after is not None
+            and table in before
+            and before.get(table) == after.get(table)
+        ):
             raise StoreError(
                 f"compact {self.url.shown}: ALTER TABLE {table} FORCE did not rebuild it "
                 f"(tablespace {after.get(table)} kept)"
