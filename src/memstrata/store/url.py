@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -43,8 +44,10 @@ def parse_store_url(url: str) -> StoreUrl:
     try:
         parts = urlsplit(url.strip())
         parts.port  # noqa: B018 - a malformed port raises here
-    except ValueError as exc:
-        raise ConfigError(f"the store URL {redact(url)} is malformed: {exc}") from exc
+    except ValueError as exc:  # its text may quote the URL (a password taken for a port)
+        raise ConfigError(
+            f"the store URL {redact(url)} is malformed: {_why(exc)}{_ENCODE}"
+        ) from exc
     engine = SCHEMES.get(parts.scheme.lower().split("+", 1)[0])
     if engine is None:
         raise ConfigError(
@@ -61,7 +64,36 @@ def parse_store_url(url: str) -> StoreUrl:
             )
     elif not parts.hostname and not parts.path.strip("/") and "host=" not in parts.query:
         raise ConfigError(f"the store URL {redact(url)} names no server and no database")
+    elif "@" in parts.path:  # ``user:12/34@host``: a password's '/' ended the host part
+        raise ConfigError(
+            f"the store URL {redact(url)} is malformed: an '@' after the host{_ENCODE}"
+        )
+    elif _BAD_ESCAPE.search(store.raw):  # the driver's error would quote it, password and all
+        raise ConfigError(
+            f"the store URL {redact(url)} is malformed: a '%' not followed by two hex digits"
+            f"{_ENCODE}"
+        )
     return store
+
+
+#: a '%' that starts no percent-escape
+_BAD_ESCAPE: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_ENCODE: Final = (
+    " (percent-encode a user name or password holding '%', '/', '?', '#', '@' or ':': "
+    "%25, %2F, %3F, %23, %40, %3A)"
+)
+
+
+def _why(exc: ValueError) -> str:
+    text = str(exc)
+    if "port" in text.lower():
+        return "what follows the host's ':' is not a port number"
+    return "invalid IPv6 address" if "ipv6" in text.lower() else "it cannot be parsed"
+
+
+def _is_secret_param(param: str) -> bool:
+    """``password=``, ``sslpassword=`` and the like, however their name is encoded."""
+    return unquote(param.partition("=")[0]).strip().lower().endswith("password")
 
 
 def redact(url: str) -> str:
@@ -70,15 +102,29 @@ def redact(url: str) -> str:
     if not sep:
         return "<not a URL>" if ":" in url and "@" in url else url
     netloc, slash, tail = rest.partition("/")
+    if "@" not in netloc and ":" in netloc and _password_with_slash(netloc, tail):
+        # ``user:pa/ss@host``: a password holding a '/' (not percent-encoded) ends the
+        # host part early; hide everything up to the last '@' rather than show any of it
+        userinfo, _, after = rest.rpartition("@")
+        return _hide_params(f"{head}://{userinfo.split(':', 1)[0]}:***@{after}")
     if "@" in netloc:
         userinfo, _, host = netloc.rpartition("@")
         user = userinfo.split(":", 1)[0]
         netloc = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
-    shown = f"{head}://{netloc}{slash}{tail}"
-    if "password=" in shown.lower():
-        query_at = shown.find("?")
-        if query_at >= 0:
-            params = shown[query_at + 1 :].split("&")
-            params = ["password=***" if p.lower().startswith("password=") else p for p in params]
-            shown = shown[: query_at + 1] + "&".join(params)
-    return shown
+    return _hide_params(f"{head}://{netloc}{slash}{tail}")
+
+
+def _password_with_slash(netloc: str, tail: str) -> bool:
+    """Whether ``netloc`` (before the first '/') is ``user:start-of-password``: an '@' comes
+    later, and either what follows the ':' is no port or the '@' is in the path."""
+    port = netloc.rpartition(":")[2]
+    return "@" in tail.partition("?")[0] or ("@" in tail and not port.isdigit())
+
+
+def _hide_params(shown: str) -> str:
+    query_at = shown.find("?")
+    if query_at < 0 or "password" not in unquote(shown[query_at:]).lower():
+        return shown
+    params = shown[query_at + 1 :].split("&")
+    params = [f"{p.partition('=')[0]}=***" if _is_secret_param(p) else p for p in params]
+    return shown[: query_at + 1] + "&".join(params)

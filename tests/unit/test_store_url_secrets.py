@@ -1,0 +1,83 @@
+"""A store URL's password is never shown, however the operator wrote it: with a '/', '?' or
+'#' left unencoded (a base64 password), with a '%' that starts no escape (which libpq's error
+quotes back), or in an ``sslpassword=`` parameter. Checked in the parser's errors, in
+:func:`redact`, and in what ``doctor --json``, ``compact`` and ``migrate`` print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memstrata.cli import main
+from memstrata.errors import ConfigError
+from memstrata.store.url import parse_store_url, redact
+
+SECRET = "Zq9SECRETk"
+
+LEAKY = [
+    f"postgresql://mem:ab/{SECRET}@db.internal:5432/memstrata",  # '/' in the password
+    f"postgresql://mem:ab/{SECRET}@db.internal/memstrata",
+    f"postgresql://mem:12/{SECRET}@db.internal/memstrata",  # looks like host 'mem', port 12
+    f"mysql://mem:ab/{SECRET}@db.internal/memstrata",
+    f"postgresql://mem:ab#{SECRET}@db.internal/memstrata",  # '#' and '?' in the password
+    f"postgresql://mem:ab?{SECRET}@db.internal/memstrata",
+    f"postgresql://mem:p%zz{SECRET}@127.0.0.1:1/memstrata",  # a '%' that starts no escape
+    f"mysql://mem:p%zz{SECRET}@127.0.0.1:1/memstrata",
+]
+
+
+@pytest.mark.parametrize("url", LEAKY)
+def test_a_url_whose_password_breaks_it_is_refused_without_showing_it(url: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_store_url(url)
+    message = str(caught.value)
+    assert SECRET not in message and "ab" not in message.split("malformed")[1]
+    assert "percent-encode" in message
+    assert SECRET not in redact(url)
+    assert redact(url).startswith(url.split("://")[0] + "://mem:***@")
+
+
+def test_password_parameters_are_hidden_whatever_their_name() -> None:
+    for param in ("password", "PassWord", "sslpassword", "pass%77ord"):
+        shown = redact(f"postgresql://db/mem?user=me&{param}={SECRET}&sslmode=require")
+        assert SECRET not in shown and shown.endswith(f"{param}=***&sslmode=require")
+
+
+def test_well_formed_urls_still_parse() -> None:
+    for url in [
+        "postgresql://mem:p%40%2F%3Fss@db.internal:5432/memstrata?sslmode=require",
+        "postgresql://db.internal/memstrata?options=-csearch_path%3Dx",
+        "postgresql:///memstrata?host=/var/run/postgresql",
+        "mysql://mem:pw@db/memstrata?unix_socket=/run/mysqld/mysqld.sock",
+        "sqlite:///100%.db",
+    ]:
+        assert parse_store_url(url).raw == url
+
+
+@pytest.mark.parametrize("url", LEAKY)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["doctor", "--json"],
+        ["compact", "--json"],
+        ["users"],
+        ["migrate", "--from", "sqlite:///x.db"],
+    ],
+    ids=["doctor", "compact", "users", "migrate"],
+)
+def test_no_command_prints_the_password(
+    url: str,
+    command: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
+    migrating = command[0] == "migrate"
+    code = main([*command, "--to", url] if migrating else ["--store-url", url, *command])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert SECRET not in out + err
