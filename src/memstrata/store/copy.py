@@ -12,7 +12,7 @@ from memstrata.errors import InvalidInputError, MemstrataError, StoreError
 from memstrata.ports import RecordStore
 from memstrata.store.opening import open_store
 from memstrata.store.sql.copying import TABLES, CopyTables
-from memstrata.store.url import redact
+from memstrata.store.url import parse_store_url, redact
 
 
 def _copyable(store: RecordStore, url: str) -> CopyTables:
@@ -48,11 +48,22 @@ def migrate_store(
     other row is refused before anything is written."""
     if source_url.strip() == target_url.strip():
         raise InvalidInputError("the source and the target are the same store")
+    source_where = parse_store_url(source_url)
+    parse_store_url(target_url)  # both URLs checked before either store is opened
+    if source_where.engine == "sqlite" and not source_where.sqlite_path.is_file():
+        raise InvalidInputError(  # opening it would create an empty store there
+            f"the source holds no records: {source_where.sqlite_path} does not exist, and "
+            "nothing was created (is its URL the store you mean?)"
+        )
     source_store = open_store(source_url)
     try:
+        source = _copyable(source_store, source_url)
+        if not source.holds_rows():  # before the target is opened (and its schema made)
+            raise InvalidInputError(
+                "the source holds no records: nothing to migrate (is its URL the store you mean?)"
+            )
         target_store = open_store(target_url)
         try:
-            source = _copyable(source_store, source_url)
             target = _copyable(target_store, target_url)
             if source.store_identity() == target.store_identity():
                 raise InvalidInputError(
@@ -73,10 +84,6 @@ def _copy(
     target_shown: str,
     progress: Callable[[str, int], None] | None,
 ) -> Migrated:
-    if not source.holds_rows():
-        raise InvalidInputError(
-            "the source holds no records: nothing to migrate (is its URL the store you mean?)"
-        )
     if target.holds_rows():  # before the transaction: done already, or a clear refusal
         expected = source.table_digests()
         if target.table_digests() == expected:
