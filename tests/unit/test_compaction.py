@@ -192,3 +192,24 @@ def test_erasures_whose_texts_the_journal_keeps_are_counted(
     with Memory.open(tmp_path / "b", store_url=url):
         pass  # applies the erasure: the journal drops the texts
     assert compact_store(url).erasures_pending == 0
+
+
+@pytest.mark.parametrize("timeout", ["inf", "1e309", "-inf", "nan", "0", "-1", "2147484", "1e12"])
+def test_a_lock_timeout_no_engine_takes_is_refused_in_one_line(
+    timeout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An infinite timeout was a traceback (exit 1); one past PostgreSQL's lock_timeout range
+    a store failure (exit 7) after connecting: both are bad input, refused before any work."""
+    data_dir = tmp_path / "mem"
+    db = _filled(data_dir)
+    size = db.stat().st_size
+    url = "postgresql://mem:pw@127.0.0.1:1/memstrata"  # refused before connecting
+    for where in (["--data-dir", str(data_dir)], ["--store-url", url]):
+        code = main(["compact", *where, "--lock-timeout", timeout])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert "lock timeout must be positive and at most 2147483 seconds" in err
+        assert len(err.strip().splitlines()) == 1
+    assert db.stat().st_size == size
+    with pytest.raises(InvalidInputError):
+        compact_store(f"sqlite:///{db}", lock_timeout_s=float(timeout))

@@ -153,9 +153,18 @@ def chosen_tables(known: Sequence[str], asked: Sequence[str] | None) -> list[str
     return list(dict.fromkeys(asked))
 
 
+#: the longest lock timeout: PostgreSQL's ``lock_timeout`` is at most 2**31 - 1 ms
+MAX_LOCK_TIMEOUT_S: Final = 2_147_483
+
+
 def check_lock_timeout(lock_timeout_s: float) -> None:
-    if not lock_timeout_s > 0:
-        raise InvalidInputError(f"the lock timeout must be positive, not {lock_timeout_s}")
+    """A :class:`InvalidInputError` unless ``lock_timeout_s`` is a number of seconds every
+    engine takes: above zero, at most :data:`MAX_LOCK_TIMEOUT_S` (not infinite, not NaN)."""
+    if not 0 < lock_timeout_s <= MAX_LOCK_TIMEOUT_S:
+        raise InvalidInputError(
+            f"the lock timeout must be positive and at most {MAX_LOCK_TIMEOUT_S} seconds "
+            f"(about 24 days), not {lock_timeout_s:g}"
+        )
 
 
 def lock_timeout_ms(lock_timeout_s: float) -> int:
