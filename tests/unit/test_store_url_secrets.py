@@ -61,10 +61,10 @@ def test_well_formed_urls_still_parse() -> None:
     [
         ["doctor", "--json"],
         ["compact", "--json"],
-        ["users"],
+        ["sites", "list", "--json"],
         ["migrate", "--from", "sqlite:///x.db"],
     ],
-    ids=["doctor", "compact", "users", "migrate"],
+    ids=["doctor", "compact", "sites", "migrate"],
 )
 def test_no_command_prints_the_password(
     url: str,
