@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memstrata.errors import InvalidInputError, MemstrataError, StoreError
+from memstrata.errors import InvalidInputError, MemstrataError, MigrationError, StoreError
 from memstrata.ports import RecordStore
 from memstrata.store.opening import open_store
 from memstrata.store.sql.copying import TABLES, CopyTables
@@ -19,6 +19,14 @@ def _copyable(store: RecordStore, url: str) -> CopyTables:
     if not isinstance(store, CopyTables):
         raise InvalidInputError(f"{redact(url)} is not a store memstrata can copy")
     return store
+
+
+def _open(url: str, role: str) -> RecordStore:
+    """The store at ``url``; a schema this version cannot use says which side it is."""
+    try:
+        return open_store(url)
+    except MigrationError as exc:
+        raise MigrationError(f"the {role} {redact(url)}: {exc}; nothing was copied") from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +63,14 @@ def migrate_store(
             f"the source holds no records: {source_where.sqlite_path} does not exist, and "
             "nothing was created (is its URL the store you mean?)"
         )
-    source_store = open_store(source_url)
+    source_store = _open(source_url, "source")
     try:
         source = _copyable(source_store, source_url)
         if not source.holds_rows():  # before the target is opened (and its schema made)
             raise InvalidInputError(
                 "the source holds no records: nothing to migrate (is its URL the store you mean?)"
             )
-        target_store = open_store(target_url)
+        target_store = _open(target_url, "target")
         try:
             target = _copyable(target_store, target_url)
             if source.store_identity() == target.store_identity():
