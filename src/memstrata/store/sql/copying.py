@@ -163,8 +163,8 @@ class CopyTables(SqlBase):
         spellings of one store (``postgres://`` and ``postgresql://``, a relative and an
         absolute path, a host name and its address), different for a copy of it. SQLite: the
         file (device and inode); PostgreSQL: the server's start time, the database and the
-        ``episodes`` table the search path finds; MySQL/MariaDB: the server's host name and
-        port, the database and the creation time of its ``episodes`` table."""
+        ``episodes`` table the search path finds; MySQL/MariaDB: the server's host name, port
+        and id, the database and the creation time of its ``episodes`` table."""
         name = self.dialect.name
         if name == "sqlite":
             main = [r for r in self._read("PRAGMA database_list") if r["name"] == "main"]
@@ -182,11 +182,12 @@ class CopyTables(SqlBase):
             keys: tuple[str, ...] = ("started", "db", "tab")
         else:
             sql = (
-                "SELECT @@hostname AS host, CAST(@@port AS CHAR) AS port, DATABASE() AS db, "
+                "SELECT @@hostname AS host, CAST(@@port AS CHAR) AS port, "
+                "CAST(@@server_id AS CHAR) AS server, DATABASE() AS db, "
                 "(SELECT CAST(CREATE_TIME AS CHAR) FROM information_schema.TABLES "
                 "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'episodes') AS tab"
             )
-            keys = ("host", "port", "db", "tab")
+            keys = ("host", "port", "server", "db", "tab")
         row = self._read(sql)[0]
         return (name, *(str(row[k]) for k in keys))
 
