@@ -1,7 +1,8 @@
 """A store URL's password is never shown, however the operator wrote it: with a '/', '?' or
 '#' left unencoded (a base64 password), with a '%' that starts no escape (which libpq's error
 quotes back), or in an ``sslpassword=`` parameter. Checked in the parser's errors, in
-:func:`redact`, and in what ``doctor --json``, ``compact`` and ``migrate`` print."""
+:func:`redact`, and in what ``doctor --json``, ``compact``, ``sites list`` and ``migrate``
+print. And a SQLite URL with parameters is refused rather than opened as another file."""
 
 from __future__ import annotations
 
@@ -81,3 +82,27 @@ def test_no_command_prints_the_password(
     out, err = capsys.readouterr()
     assert code != 0
     assert SECRET not in out + err
+
+
+@pytest.mark.parametrize("suffix", ["?mode=ro", "?timeout=30", "#main", "?"])
+def test_a_sqlite_url_with_parameters_is_refused_rather_than_a_new_empty_store(
+    suffix: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rest of a SQLite URL is the file's name: ``m.db?mode=ro`` opened a new, empty store
+    in a file of that name, and the operator's memory looked gone."""
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    db = tmp_path / "m.db"
+    assert main(["--store-url", f"sqlite:///{db}", "remember", "--user", "u", "kept"]) == 0
+    capsys.readouterr()
+    url = f"sqlite:///{db}{suffix}"
+    with pytest.raises(ConfigError, match="takes no parameters"):
+        parse_store_url(url)
+    code = main(["--store-url", url, "recall", "--user", "u", "kept"])
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert code == 6 and "takes no parameters" in err
+    assert not [p.name for p in tmp_path.iterdir() if "?" in p.name or "#" in p.name]
+    assert parse_store_url(f"sqlite:///{tmp_path}/a%3Fb.db").sqlite_path.name == "a?b.db"

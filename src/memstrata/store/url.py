@@ -62,6 +62,12 @@ def parse_store_url(url: str) -> StoreUrl:
                 f"the store URL {redact(url)} names no file: use sqlite:///relative/path.db "
                 "or sqlite:////absolute/path.db"
             )
+        if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
+            # the whole rest is the file's name: ``m.db?mode=ro`` would open a new, empty store
+            raise ConfigError(
+                f"the store URL {redact(url)} has a '?' or '#': a SQLite URL takes no "
+                "parameters (percent-encode a '?' or '#' in the file's name: %3F, %23)"
+            )
     elif not parts.hostname and not parts.path.strip("/") and "host=" not in parts.query:
         raise ConfigError(f"the store URL {redact(url)} names no server and no database")
     elif "@" in parts.path:  # ``user:12/34@host``: a password's '/' ended the host part
