@@ -14,6 +14,7 @@ from memstrata.cli import main
 from memstrata.errors import InvalidInputError
 from memstrata.store.copy import migrate_store
 from memstrata.store.opening import open_store
+from tests.contract.backends import fresh_url
 from tests.contract.test_store_contract import ALICE, episode
 
 
@@ -63,3 +64,23 @@ def test_a_store_of_a_newer_memstrata_is_named_as_the_source_or_the_target(
     assert f"the {newer} sqlite:///{future}: " in err and "9999_future" in err
     assert len(err.strip().splitlines()) == 1
     assert {p: p.read_bytes() for p in (src, dst)} == before
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+def test_a_server_source_without_a_schema_is_left_without_one(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mistyped database name on a server: opening it as the source made memstrata's schema
+    in that database before the empty source was refused."""
+    from memstrata.doctor.server import read_schema
+    from memstrata.store.url import parse_store_url
+
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    target = tmp_path / "new.db"
+    with fresh_url(engine, tmp_path) as src:
+        code = main(["migrate", "--from", src, "--to", f"sqlite:///{target}", "--json"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == ""
+        assert "holds no memstrata schema" in err and len(err.strip().splitlines()) == 1
+        assert read_schema(parse_store_url(src)).applied == ()
+    assert not target.exists()

@@ -27,6 +27,7 @@ def migrate(source: str, target: str, as_json: bool) -> None:
         if not as_json:
             click.echo(f"  {table}: {rows} rows copied", err=True)
 
+    _refuse_a_server_source_without_a_schema(source)
     try:
         done = migrate_store(source, target, progress=progress)
     except KeyboardInterrupt:
@@ -50,4 +51,19 @@ def migrate(source: str, target: str, as_json: bool) -> None:
         click.echo(
             f"{redact(target)} already holds an identical copy of {redact(source)} "
             f"({total} rows, verified): nothing copied"
+        )
+
+
+def _refuse_a_server_source_without_a_schema(source: str) -> None:
+    """A source on a database server that holds no memstrata schema (a mistyped database
+    name) is refused before it is opened: opening it would make the schema there."""
+    from memstrata.doctor.server import read_schema
+    from memstrata.errors import InvalidInputError
+    from memstrata.store.url import parse_store_url
+
+    where = parse_store_url(source)
+    if where.engine != "sqlite" and not read_schema(where).applied:
+        raise InvalidInputError(
+            f"the source holds no records: {where.shown} holds no memstrata schema, and none "
+            "was made there (is its URL the database you mean?)"
         )
