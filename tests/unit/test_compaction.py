@@ -17,6 +17,8 @@ from memstrata.model import Scope
 from memstrata.settings import load_settings
 from memstrata.store.compaction import (
     Compactable,
+    CompactionReport,
+    TableCompaction,
     chosen_tables,
     compact_store,
     table_names,
@@ -213,3 +215,18 @@ def test_a_lock_timeout_no_engine_takes_is_refused_in_one_line(
     assert db.stat().st_size == size
     with pytest.raises(InvalidInputError):
         compact_store(f"sqlite:///{db}", lock_timeout_s=float(timeout))
+
+
+def test_the_json_total_of_kept_rows_is_null_when_a_table_s_count_is_unknown() -> None:
+    """A server reporting in another language says nothing memstrata reads: the JSON total
+    was 0 (all clear) although a deleted row may have been kept; it is null (unknown)."""
+
+    def report(*kept: int | None) -> dict[str, object]:
+        tables = tuple(TableCompaction(f"t{i}", 10, 5, 1, k) for i, k in enumerate(kept))
+        return CompactionReport("postgresql", "u", "m", "l", False, tables).to_json()
+
+    assert report(0, None)["dead_kept"] is None
+    assert report(None)["dead_kept"] is None
+    assert report(0, 0)["dead_kept"] == 0
+    assert report(2, None)["dead_kept"] == 2  # some kept for certain: that count, and exit 5
+    assert [t["dead_kept"] for t in report(0, None)["tables"]] == [0, None]  # type: ignore[union-attr]

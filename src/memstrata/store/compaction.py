@@ -91,6 +91,12 @@ class CompactionReport:
         """Deleted rows still in the rewritten files (see :class:`TableCompaction`)."""
         return sum(t.dead_kept or 0 for t in self.tables)
 
+    @property
+    def dead_kept_unknown(self) -> bool:
+        """Whether some table's count of kept deleted rows could not be read (PostgreSQL
+        reporting in a language memstrata does not read) while none was read as kept."""
+        return not self.dead_kept and any(t.dead_kept is None for t in self.tables)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
@@ -101,7 +107,8 @@ class CompactionReport:
             "tables": [t.to_json() for t in self.tables],
             "bytes_before": sum(t.bytes_before for t in self.tables),
             "bytes_after": sum(t.bytes_after for t in self.tables),
-            "dead_kept": self.dead_kept,
+            # unknown (null) when a table's count could not be read: never a reassuring 0
+            "dead_kept": None if self.dead_kept_unknown else self.dead_kept,
             "erasures_pending": self.erasures_pending,
             "remains": list(self.remains),
         }
