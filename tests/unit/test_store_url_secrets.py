@@ -106,3 +106,19 @@ def test_a_sqlite_url_with_parameters_is_refused_rather_than_a_new_empty_store(
     assert code == 6 and "takes no parameters" in err
     assert not [p.name for p in tmp_path.iterdir() if "?" in p.name or "#" in p.name]
     assert parse_store_url(f"sqlite:///{tmp_path}/a%3Fb.db").sqlite_path.name == "a?b.db"
+
+
+@pytest.mark.parametrize("path", ["~/memstrata.db", "~root/memstrata.db", "~"])
+def test_a_sqlite_path_starting_with_a_tilde_is_refused_rather_than_made_literally(
+    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sqlite:///~/memstrata.db`` made a directory named '~' in the working directory and a
+    new, empty store in it (and a '~' directory invites a fatal ``rm -rf ~``)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    with pytest.raises(ConfigError, match="does not expand"):
+        parse_store_url(f"sqlite:///{path}")
+    code = main(["--store-url", f"sqlite:///{path}", "remember", "--user", "u", "a turn"])
+    assert code == 6 and "does not expand" in capsys.readouterr().err
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("~")]
+    assert parse_store_url("sqlite:///a~b/m.db").sqlite_path == Path("a~b/m.db")

@@ -62,6 +62,13 @@ def parse_store_url(url: str) -> StoreUrl:
                 f"the store URL {redact(url)} names no file: use sqlite:///relative/path.db "
                 "or sqlite:////absolute/path.db"
             )
+        if store.sqlite_path.parts[0].startswith("~"):
+            # taken literally, ``~/m.db`` is a new, empty store in a directory named '~'
+            raise ConfigError(
+                f"the store URL {redact(url)} starts its path with '~', which a URL does not "
+                "expand to a home directory: write the absolute path, "
+                "sqlite:////home/<you>/memstrata.db"
+            )
         if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
             # the whole rest is the file's name: ``m.db?mode=ro`` would open a new, empty store
             raise ConfigError(
