@@ -12,6 +12,7 @@ import pytest
 
 from memstrata.cli import main
 from memstrata.errors import ConfigError
+from memstrata.store.opening import open_store
 from memstrata.store.url import parse_store_url, redact
 
 SECRET = "Zq9SECRETk"
@@ -122,3 +123,21 @@ def test_a_sqlite_path_starting_with_a_tilde_is_refused_rather_than_made_literal
     assert code == 6 and "does not expand" in capsys.readouterr().err
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("~")]
     assert parse_store_url("sqlite:///a~b/m.db").sqlite_path == Path("a~b/m.db")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\n", "\t", "\x7f"])
+@pytest.mark.parametrize(
+    "url", ["sqlite:///{tmp}/a{c}b.db", "postgresql://mem:p{c}" + SECRET + "@127.0.0.1:1/db"]
+)
+def test_a_control_character_in_a_url_is_a_config_error(
+    url: str, char: str, tmp_path: Path
+) -> None:
+    """A NUL in a SQLite path was a ValueError deep in the file system (a traceback), and in
+    a server URL it cut the URL short in the driver."""
+    where = tmp_path / "stores"
+    where.mkdir()
+    url = url.format(tmp=where, c=char)
+    with pytest.raises(ConfigError, match="control character") as caught:
+        open_store(url)
+    assert SECRET not in str(caught.value) and char not in str(caught.value)
+    assert not list(where.iterdir())

@@ -41,6 +41,12 @@ class StoreUrl:
 def parse_store_url(url: str) -> StoreUrl:
     """``url`` parsed; anything but a SQLite, PostgreSQL or MySQL URL is a :class:`ConfigError`
     (whose message never holds the password)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url.strip()):
+        # a NUL cut the URL short in the driver, or failed deep in the file system
+        raise ConfigError(
+            f"the store URL {redact(_printable(url))} holds a control character "
+            "(percent-encode it if it belongs to the URL)"
+        )
     try:
         parts = urlsplit(url.strip())
         parts.port  # noqa: B018 - a malformed port raises here
@@ -95,6 +101,10 @@ _ENCODE: Final = (
     " (percent-encode a user name or password holding '%', '/', '?', '#', '@' or ':': "
     "%25, %2F, %3F, %23, %40, %3A)"
 )
+
+
+def _printable(url: str) -> str:
+    return "".join(c if ord(c) >= 0x20 and ord(c) != 0x7F else "?" for c in url.strip())
 
 
 def _why(exc: ValueError) -> str:
