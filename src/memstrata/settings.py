@@ -371,6 +371,14 @@ class Settings(BaseSettings):
             raise ValueError("is empty; name a directory (or unset MEMSTRATA_DATA_DIR)")
         return value
 
+    @field_validator("store_url", mode="before")
+    @classmethod
+    def _url_not_empty(cls, value: Any) -> Any:
+        # every command refused an empty URL but doctor, which checked the default store
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; name a store (or unset MEMSTRATA_STORE_URL)")
+        return value
+
     @field_validator("data_dir", mode="after")
     @classmethod
     def _expand(cls, value: Path) -> Path:

@@ -141,3 +141,24 @@ def test_a_control_character_in_a_url_is_a_config_error(
         open_store(url)
     assert SECRET not in str(caught.value) and char not in str(caught.value)
     assert not list(where.iterdir())
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+@pytest.mark.parametrize("command", [["doctor"], ["remember", "--user", "u", "a turn"]])
+def test_an_empty_store_url_is_refused_by_every_command(
+    empty: str,
+    command: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``MEMSTRATA_STORE_URL=`` (set, but empty) was refused by every command but ``doctor``,
+    which checked the data directory's own SQLite file instead and could say all is well."""
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    assert main(["remember", "--user", "u", "in the default store"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("MEMSTRATA_STORE_URL", empty)
+    code = main(command)
+    out, err = capsys.readouterr()
+    assert code == 6 and out == ""
+    assert "store_url" in err and "is empty" in err
