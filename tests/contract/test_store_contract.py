@@ -520,6 +520,26 @@ class TestErasure:
         store.enrol_site("site_A", "a", swept=clock.now() - timedelta(days=1))  # never back
         assert [r.id for r in store.erasures_for_site("site_A")] == [second.id]
 
+    def test_a_data_directory_retired_while_in_use_applies_what_it_missed_on_its_return(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        assert store.enrol_site("site_A", "a") is True and store.enrol_site("site_B", "b") is True
+        assert store.enrol_site("site_B", "b") is False  # known now
+        gone, kept = episode(ALICE, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        assert store.retire_site("site_B")  # by mistake: B still holds copies
+        clock.advance(hours=1)
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        assert store.finish_erasure(record.id, "site_A") == 0  # B not waited for: done
+        clock.advance(hours=1)
+        assert store.enrol_site("site_B", "b", returning=True) is True
+        (missed,) = store.erasures_for_site("site_B")  # made an hour before it came back
+        assert missed.id == record.id and missed.done and missed.episode_ids == (gone.id,)
+        assert store.finish_erasure(record.id, "site_B") == 0
+        assert store.erasures_for_site("site_B") == []
+        store.enrol_site("site_C", "c")  # new: holds no copy of anything before it
+        assert store.erasures_for_site("site_C") == []
+
     def test_without_data_directories_finishing_marks_an_erasure_done(
         self, store: RecordStore
     ) -> None:

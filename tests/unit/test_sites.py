@@ -13,7 +13,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.api.sites import site_id
 from memstrata.cli import main
-from memstrata.errors import NotFoundError
+from memstrata.errors import ConfigError, NotFoundError
 from memstrata.settings import load_settings
 
 
@@ -45,9 +45,30 @@ def test_a_data_directory_that_cannot_be_made_has_no_site(tmp_path: Path) -> Non
     assert site_id(tmp_path / "file" / "data") is None  # under a file: never a directory
 
 
-def test_a_site_that_cannot_be_read_is_none(tmp_path: Path) -> None:
-    (tmp_path / "site").mkdir()
-    assert site_id(tmp_path) is None
+def test_a_site_that_cannot_be_read_is_refused_not_left_out_of_every_forget(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store.db"
+    with _open(tmp_path / "b", store) as b:  # B keeps copies, as any data directory does
+        (episode,) = b.remember("my bike lock code is 5521", "u")
+    (tmp_path / "b" / "site").unlink()
+    (tmp_path / "b" / "site").mkdir()  # an operator's mistake
+    with pytest.raises(ConfigError, match="cannot read the site id"):
+        site_id(tmp_path / "b")
+    with pytest.raises(ConfigError, match="remove it"):  # not run unenrolled, out of reach
+        _open(tmp_path / "b", store)
+    with _open(tmp_path / "a", store) as a:
+        assert a.forget(episode.id, "u").counts.get("sites_waiting") == 1  # B's old id
+
+
+def test_a_huge_site_file_is_not_read_whole(tmp_path: Path) -> None:
+    made = site_id(tmp_path)
+    assert made is not None
+    with (tmp_path / "site").open("a", encoding="ascii") as file:
+        file.write("x" * 5_000_000)
+    replaced = site_id(tmp_path)  # read 256 bytes: not an id, so replaced
+    assert replaced is not None and replaced != made
+    assert (tmp_path / "site").stat().st_size < 100
 
 
 def test_sites_are_listed_and_a_retired_one_is_no_longer_waited_for(tmp_path: Path) -> None:

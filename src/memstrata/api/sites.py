@@ -22,34 +22,53 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from memstrata.errors import ConfigError
 from memstrata.ids import new_id
 from memstrata.settings import SITE_FILE
 
 if TYPE_CHECKING:
     from memstrata.api.forgetting import ForgettingMixin
+    from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
 
 _SITE_RE: Final = re.compile(r"^site_[0-9A-Z]{26}$")
+_SITE_FILE_MAX: Final = 256  # bytes read of the site file: an id and a newline fit
 
 
 def site_id(data_dir: Path) -> str | None:
+    """The site id of ``data_dir``, made on first use (see :func:`site_of`)."""
+    return site_of(data_dir)[0]
+
+
+def site_of(data_dir: Path) -> tuple[str | None, bool]:
     """The site id of ``data_dir``, made on first use (atomically: two processes starting
-    together agree on one). None when the directory cannot hold it (read-only, missing): such
-    a process writes no copies the store must wait for."""
+    together agree on one), and whether it was made because the directory had none (a new
+    data directory; False when read, or made to replace a file that held no id: the directory
+    was a site before, under an id now lost). The id is None when the directory cannot hold
+    it (read-only, missing): such a process writes no copies the store must wait for.
+    :class:`ConfigError` when ``site`` is there but cannot be read (a directory, no
+    permission): the directory's copies would be out of every forget's reach."""
     path = data_dir / SITE_FILE
+    damaged = False
     for _ in range(2):
         try:
-            text = path.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
+            with path.open("rb") as file:
+                raw = file.read(_SITE_FILE_MAX)  # never a whole huge file
+        except (FileNotFoundError, NotADirectoryError):  # none yet, or no directory at all
             pass
-        except (OSError, UnicodeDecodeError) as exc:
-            log.warning("cannot read the site id %s: %s", path, exc)
-            return None
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot read the site id {path} ({exc}): without it, forgets made through "
+                "other data directories sharing the store would not reach this one's copies; "
+                "remove it (a new id is made) or make it readable"
+            ) from exc
         else:
+            text = raw.decode("ascii", errors="replace").strip()
             if _SITE_RE.match(text):
-                return text
+                return text, False
             log.warning("%s does not hold a site id; making a new one", path)
+            damaged = True
             with contextlib.suppress(OSError):
                 path.unlink()
         made = new_id("site")
@@ -62,12 +81,20 @@ def site_id(data_dir: Path) -> str | None:
             continue
         except OSError as exc:
             log.warning("cannot keep a site id in %s: %s", data_dir, exc)
-            return None
+            return None, False
         finally:
             with contextlib.suppress(OSError):
                 temporary.unlink()
-        return made
-    return None
+        return made, not damaged
+    return None, False
+
+
+def holds_copies(settings: Settings) -> bool:
+    """Whether the data directory holds copies of records outside the store: raw trace
+    lines, saved indexes or cached vectors."""
+    return settings.embedding_cache_path.exists() or any(
+        any(d.rglob("*")) for d in (settings.trace_dir, settings.index_dir) if d.is_dir()
+    )
 
 
 def site_label(data_dir: Path) -> str:
