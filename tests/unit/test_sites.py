@@ -30,7 +30,7 @@ def test_a_data_directory_keeps_one_site_id_whoever_makes_it_first(tmp_path: Pat
     for thread in threads:
         thread.join()
     assert len(set(found)) == 1 and found[0] is not None
-    assert (data_dir / "site").read_text("ascii").strip() == found[0]
+    assert (data_dir / "site").read_text("ascii").splitlines()[0] == found[0]
     assert [p.name for p in data_dir.iterdir()] == ["site"]  # no temporary file left
 
 
@@ -62,13 +62,33 @@ def test_a_site_that_cannot_be_read_is_refused_not_left_out_of_every_forget(
 
 
 def test_a_huge_site_file_is_not_read_whole(tmp_path: Path) -> None:
-    made = site_id(tmp_path)
-    assert made is not None
-    with (tmp_path / "site").open("a", encoding="ascii") as file:
-        file.write("x" * 5_000_000)
-    replaced = site_id(tmp_path)  # read 256 bytes: not an id, so replaced
-    assert replaced is not None and replaced != made
+    (tmp_path / "site").write_text("x" * 5_000_000, encoding="ascii")
+    made = site_id(tmp_path)  # read 256 bytes: not an id, so replaced
+    assert made is not None and site_id(tmp_path) == made
     assert (tmp_path / "site").stat().st_size < 100
+
+
+def test_a_site_file_copied_with_its_directory_or_linked_gets_a_new_id(tmp_path: Path) -> None:
+    import shutil
+
+    original = site_id(tmp_path / "b")
+    assert original is not None
+    shutil.copytree(tmp_path / "b", tmp_path / "copy")  # a restored backup, a cp -r
+    copied = site_id(tmp_path / "copy")
+    assert copied is not None and copied != original and site_id(tmp_path / "copy") == copied
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "site").symlink_to(tmp_path / "b" / "site")
+    linked = site_id(tmp_path / "linked")
+    assert linked not in (None, original, copied)
+    assert not (tmp_path / "linked" / "site").is_symlink()
+    assert site_id(tmp_path / "b") == original  # the original keeps its id, and its file
+    (tmp_path / "b").rename(tmp_path / "moved")  # the same directory under another name
+    assert site_id(tmp_path / "moved") == original
+
+
+def test_a_site_file_without_its_directory_is_still_read(tmp_path: Path) -> None:
+    (tmp_path / "site").write_text("site_01JAAAAAAAAAAAAAAAAAAAAAAA\n", encoding="ascii")
+    assert site_id(tmp_path) == "site_01JAAAAAAAAAAAAAAAAAAAAAAA"  # made by an earlier version
 
 
 def test_sites_are_listed_and_a_retired_one_is_no_longer_waited_for(tmp_path: Path) -> None:

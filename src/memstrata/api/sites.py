@@ -33,7 +33,28 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SITE_RE: Final = re.compile(r"^site_[0-9A-Z]{26}$")
-_SITE_FILE_MAX: Final = 256  # bytes read of the site file: an id and a newline fit
+_SITE_FILE_MAX: Final = 256  # bytes read of the site file: an id and its directory fit
+_DIRECTORY: Final = "directory"  # the second line: which directory the id was made for
+
+
+def _directory_key(data_dir: Path) -> str:
+    """The data directory itself, not its path: its inode, the same through any path or
+    mount, different for a copy (``cp -r``, a restored backup)."""
+    return str(data_dir.stat().st_ino)
+
+
+def _parse(raw: bytes) -> tuple[str | None, str | None]:
+    """The id a site file holds (None: none) and the directory it was made for (None: not
+    said, as in a file made before this was kept)."""
+    lines = raw.decode("ascii", errors="replace").split("\n")
+    text = lines[0].strip()
+    if not _SITE_RE.match(text):
+        return None, None
+    for line in lines[1:]:
+        key, _, value = line.strip().partition(" ")
+        if key == _DIRECTORY and value:
+            return text, value
+    return text, None
 
 
 def site_id(data_dir: Path) -> str | None:
@@ -64,10 +85,18 @@ def site_of(data_dir: Path) -> tuple[str | None, bool]:
                 "remove it (a new id is made) or make it readable"
             ) from exc
         else:
-            text = raw.decode("ascii", errors="replace").strip()
-            if _SITE_RE.match(text):
+            text, made_for = _parse(raw)
+            here = _directory_key(data_dir)
+            if text is not None and made_for in (None, here):
                 return text, False
-            log.warning("%s does not hold a site id; making a new one", path)
+            if text is None:
+                log.warning("%s does not hold a site id; making a new one", path)
+            else:  # one id for two directories: a forget applied by one would skip the other
+                log.warning(
+                    "%s was made for another directory (copied with it, or a link to "
+                    "another's); making a new id for this one",
+                    path,
+                )
             damaged = True
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -75,7 +104,10 @@ def site_of(data_dir: Path) -> tuple[str | None, bool]:
         temporary = data_dir / f".{SITE_FILE}.{os.getpid()}.{threading.get_ident()}"
         try:
             data_dir.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(made + "\n", encoding="ascii")
+            with temporary.open("w", encoding="ascii") as file:
+                file.write(f"{made}\n{_DIRECTORY} {_directory_key(data_dir)}\n")
+                file.flush()
+                os.fsync(file.fileno())  # never an empty id after a crash
             os.link(temporary, path)  # fails if another process made it first: read theirs
         except FileExistsError:
             continue
