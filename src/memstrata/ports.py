@@ -241,9 +241,9 @@ class RecordStore(Protocol):
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
         """The journal entries the data directory ``site`` has still to apply: those made
         since it was enrolled, or since the time its last complete sweep gave, less
-        :data:`SITE_CLOCK_MARGIN` (for clocks that differ), that it has not finished, oldest
-        first. An entry done meanwhile (the site was away longer than the wait) has no texts
-        left."""
+        :data:`SITE_CLOCK_MARGIN` (for clocks that differ), and every entry not done made
+        since it was enrolled (which waits for it), that it has not finished, oldest first.
+        An entry done meanwhile (the site was away longer than the wait) has no texts left."""
         ...
 
     def sites(self) -> list[Site]:

@@ -373,16 +373,24 @@ class ErasureTables(DocumentTables):
             return False
 
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
-        rows = self._read("SELECT swept_to FROM sites WHERE id = ?", (site,))
+        rows = self._read("SELECT first_seen, swept_to FROM sites WHERE id = ?", (site,))
         if not rows:
             return []
         since = format_time(parse_time(rows[0]["swept_to"]) - SITE_CLOCK_MARGIN)
-        rows = self._read(
-            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND id NOT IN "
-            "(SELECT erasure_id FROM erasure_sites WHERE site = ?) ORDER BY id",
+        enrolled = format_time(parse_time(rows[0]["first_seen"]) - SITE_CLOCK_MARGIN)
+        not_applied = "id NOT IN (SELECT erasure_id FROM erasure_sites WHERE site = ?)"
+        recent = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND {not_applied}",
             (since, site),
         )
-        return self._with_sites(rows)
+        # entries not done that wait for it (see finish_erasure), whatever its clock (ahead,
+        # then set back) said of its last sweep
+        pending = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE done = 0 AND at < ? AND at >= ? "
+            f"AND {not_applied}",
+            (since, enrolled, site),
+        )
+        return self._with_sites(sorted([*recent, *pending], key=lambda row: str(row["id"])))
 
     def sites(self) -> list[Site]:
         rows = self._read("SELECT id, label, first_seen, last_seen FROM sites ORDER BY id")
