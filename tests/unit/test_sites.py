@@ -165,3 +165,14 @@ def test_a_bullet_deleted_on_request_reaches_the_vector_cache_of_another_data_di
     with _open(b_dir, store) as b:
         assert cached() == 0
         assert b.store.pending_erasures() == []
+
+
+def test_a_data_directory_whose_path_is_not_utf8_opens_and_is_enrolled(tmp_path: Path) -> None:
+    import os
+
+    data_dir = tmp_path / os.fsdecode(b"data-\xff")
+    with _open(data_dir, tmp_path / "store.db") as memory:
+        (episode,) = memory.remember("my bike lock code is 5521", "u")
+        (site,) = memory.sites()
+        assert site.label.endswith("data-\\xff") and site.id == site_id(data_dir)
+        memory.forget(episode.id, "u")

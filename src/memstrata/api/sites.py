@@ -130,8 +130,10 @@ def holds_copies(settings: Settings) -> bool:
 
 
 def site_label(data_dir: Path) -> str:
-    """Where a site is, for operators: the host and the directory."""
-    return f"{socket.gethostname()}:{data_dir.absolute()}"
+    """Where a site is, for operators: the host and the directory (bytes of a path that are
+    not UTF-8 shown escaped: a store keeps only text)."""
+    path = os.fsencode(data_dir.absolute()).decode("utf-8", errors="backslashreplace")
+    return f"{socket.gethostname()}:{path}"
 
 
 class ErasureSweep:
