@@ -224,21 +224,26 @@ class RecordStore(Protocol):
         """The latest journal entry for ``target`` (an item id or a scope) in the scope."""
         ...
 
-    def enrol_site(self, site: str, label: str, *, swept: datetime | None = None) -> None:
+    def enrol_site(
+        self, site: str, label: str, *, swept: datetime | None = None, returning: bool = False
+    ) -> bool:
         """Note that the data directory ``site`` (a stable id; ``label`` says where it is,
         for operators) uses this store now. It holds copies outside the store (raw trace
         lines, saved indexes, cached vectors), so every erasure made from now on waits for it
         (:meth:`finish_erasure`) while it is seen within the wait. ``swept``: it has applied
         every erasure made before then (so :meth:`erasures_for_site` looks no further back).
-        Called on open and on each sweep of the journal."""
+        ``returning``: it already holds copies from before now; if the store does not know it
+        (retired while still in use), :meth:`erasures_for_site` gives it every entry of the
+        journal it has not applied, not only those made since. Whether the store did not know
+        it before. Called on open and on each sweep of the journal."""
         ...
 
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
         """The journal entries the data directory ``site`` has still to apply: those made
         since it was enrolled, or since the time its last complete sweep gave, less
-        :data:`SITE_CLOCK_MARGIN` (for clocks that differ), that it has not finished, oldest
-        first. An entry done meanwhile (the site was away longer than the wait) has no texts
-        left."""
+        :data:`SITE_CLOCK_MARGIN` (for clocks that differ), and every entry not done made
+        since it was enrolled (which waits for it), that it has not finished, oldest first.
+        An entry done meanwhile (the site was away longer than the wait) has no texts left."""
         ...
 
     def sites(self) -> list[Site]:
@@ -249,7 +254,7 @@ class RecordStore(Protocol):
         """Stop waiting for the data directory ``site`` (a machine taken out of service, a
         directory deleted): it is no longer enrolled; the erasures that waited only for it are
         done at the next :meth:`finish_erasure`. Whether it was enrolled. Should it be used
-        again, it enrols anew and holds copies made since only."""
+        again, it enrols anew, returning (see :meth:`enrol_site`)."""
         ...
 
     def finish_erasure(

@@ -511,6 +511,7 @@ class TestErasure:
         store.add_episodes(ALICE, [early, late])
         clock.advance(minutes=5)
         first = store.erase(ALICE, Erasure(early.id, "user-request", episode_ids=(early.id,)))
+        assert store.finish_erasure(first.id, wait=timedelta(0)) == 0  # no one waited for
         clock.advance(hours=1)
         store.enrol_site("site_A", "a", swept=clock.now())  # A says it applied all before now
         clock.advance(minutes=5)
@@ -519,6 +520,42 @@ class TestErasure:
         assert [r.id for r in store.erasures_for_site("site_B")] == [first.id, second.id]
         store.enrol_site("site_A", "a", swept=clock.now() - timedelta(days=1))  # never back
         assert [r.id for r in store.erasures_for_site("site_A")] == [second.id]
+
+    def test_a_data_directory_retired_while_in_use_applies_what_it_missed_on_its_return(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        assert store.enrol_site("site_A", "a") is True and store.enrol_site("site_B", "b") is True
+        assert store.enrol_site("site_B", "b") is False  # known now
+        gone, kept = episode(ALICE, "secret"), episode(ALICE, "kept")
+        store.add_episodes(ALICE, [gone, kept])
+        assert store.retire_site("site_B")  # by mistake: B still holds copies
+        clock.advance(hours=1)
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        assert store.finish_erasure(record.id, "site_A") == 0  # B not waited for: done
+        clock.advance(hours=1)
+        assert store.enrol_site("site_B", "b", returning=True) is True
+        (missed,) = store.erasures_for_site("site_B")  # made an hour before it came back
+        assert missed.id == record.id and missed.done and missed.episode_ids == (gone.id,)
+        assert store.finish_erasure(record.id, "site_B") == 0
+        assert store.erasures_for_site("site_B") == []
+        store.enrol_site("site_C", "c")  # new: holds no copy of anything before it
+        assert store.erasures_for_site("site_C") == []
+
+    def test_an_erasure_waiting_for_a_data_directory_reaches_it_whatever_its_clock_said(
+        self, store: RecordStore, clock: FixedClock
+    ) -> None:
+        store.enrol_site("site_A", "a")
+        store.enrol_site("site_B", "b")
+        store.enrol_site("site_B", "b", swept=clock.now() + timedelta(hours=2))  # B's clock ahead
+        gone = episode(ALICE, "secret")
+        store.add_episodes(ALICE, [gone])
+        clock.advance(minutes=5)
+        record = store.erase(ALICE, Erasure(gone.id, "user-request", episode_ids=(gone.id,)))
+        assert store.finish_erasure(record.id, "site_A") == 1  # it waits for B
+        (missed,) = store.erasures_for_site("site_B")
+        assert missed.id == record.id and "secret" in missed.texts
+        assert store.finish_erasure(record.id, "site_B") == 0
+        assert store.erasures_for_site("site_B") == []
 
     def test_without_data_directories_finishing_marks_an_erasure_done(
         self, store: RecordStore

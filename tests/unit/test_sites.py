@@ -13,7 +13,7 @@ import pytest
 from memstrata.api import Memory
 from memstrata.api.sites import site_id
 from memstrata.cli import main
-from memstrata.errors import NotFoundError
+from memstrata.errors import ConfigError, NotFoundError
 from memstrata.settings import load_settings
 
 
@@ -30,7 +30,7 @@ def test_a_data_directory_keeps_one_site_id_whoever_makes_it_first(tmp_path: Pat
     for thread in threads:
         thread.join()
     assert len(set(found)) == 1 and found[0] is not None
-    assert (data_dir / "site").read_text("ascii").strip() == found[0]
+    assert (data_dir / "site").read_text("ascii").splitlines()[0] == found[0]
     assert [p.name for p in data_dir.iterdir()] == ["site"]  # no temporary file left
 
 
@@ -45,9 +45,50 @@ def test_a_data_directory_that_cannot_be_made_has_no_site(tmp_path: Path) -> Non
     assert site_id(tmp_path / "file" / "data") is None  # under a file: never a directory
 
 
-def test_a_site_that_cannot_be_read_is_none(tmp_path: Path) -> None:
-    (tmp_path / "site").mkdir()
-    assert site_id(tmp_path) is None
+def test_a_site_that_cannot_be_read_is_refused_not_left_out_of_every_forget(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store.db"
+    with _open(tmp_path / "b", store) as b:  # B keeps copies, as any data directory does
+        (episode,) = b.remember("my bike lock code is 5521", "u")
+    (tmp_path / "b" / "site").unlink()
+    (tmp_path / "b" / "site").mkdir()  # an operator's mistake
+    with pytest.raises(ConfigError, match="cannot read the site id"):
+        site_id(tmp_path / "b")
+    with pytest.raises(ConfigError, match="remove it"):  # not run unenrolled, out of reach
+        _open(tmp_path / "b", store)
+    with _open(tmp_path / "a", store) as a:
+        assert a.forget(episode.id, "u").counts.get("sites_waiting") == 1  # B's old id
+
+
+def test_a_huge_site_file_is_not_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "site").write_text("x" * 5_000_000, encoding="ascii")
+    made = site_id(tmp_path)  # read 256 bytes: not an id, so replaced
+    assert made is not None and site_id(tmp_path) == made
+    assert (tmp_path / "site").stat().st_size < 100
+
+
+def test_a_site_file_copied_with_its_directory_or_linked_gets_a_new_id(tmp_path: Path) -> None:
+    import shutil
+
+    original = site_id(tmp_path / "b")
+    assert original is not None
+    shutil.copytree(tmp_path / "b", tmp_path / "copy")  # a restored backup, a cp -r
+    copied = site_id(tmp_path / "copy")
+    assert copied is not None and copied != original and site_id(tmp_path / "copy") == copied
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "site").symlink_to(tmp_path / "b" / "site")
+    linked = site_id(tmp_path / "linked")
+    assert linked not in (None, original, copied)
+    assert not (tmp_path / "linked" / "site").is_symlink()
+    assert site_id(tmp_path / "b") == original  # the original keeps its id, and its file
+    (tmp_path / "b").rename(tmp_path / "moved")  # the same directory under another name
+    assert site_id(tmp_path / "moved") == original
+
+
+def test_a_site_file_without_its_directory_is_still_read(tmp_path: Path) -> None:
+    (tmp_path / "site").write_text("site_01JAAAAAAAAAAAAAAAAAAAAAAA\n", encoding="ascii")
+    assert site_id(tmp_path) == "site_01JAAAAAAAAAAAAAAAAAAAAAAA"  # made by an earlier version
 
 
 def test_sites_are_listed_and_a_retired_one_is_no_longer_waited_for(tmp_path: Path) -> None:
@@ -124,3 +165,14 @@ def test_a_bullet_deleted_on_request_reaches_the_vector_cache_of_another_data_di
     with _open(b_dir, store) as b:
         assert cached() == 0
         assert b.store.pending_erasures() == []
+
+
+def test_a_data_directory_whose_path_is_not_utf8_opens_and_is_enrolled(tmp_path: Path) -> None:
+    import os
+
+    data_dir = tmp_path / os.fsdecode(b"data-\xff")
+    with _open(data_dir, tmp_path / "store.db") as memory:
+        (episode,) = memory.remember("my bike lock code is 5521", "u")
+        (site,) = memory.sites()
+        assert site.label.endswith("data-\\xff") and site.id == site_id(data_dir)
+        memory.forget(episode.id, "u")

@@ -210,6 +210,7 @@ class MemoryState:
         self._workers: list[threading.Thread] = []  # background curation runs
         self._index_lock = threading.Lock()
         self._site_id: str | None = None  # this data directory's, see memstrata.api.sites
+        self._site_new = False  # the id was made here for a new directory, not yet enrolled
         self._sweep: ErasureSweep | None = None
         self._enrol_failed = False  # said once as a warning, then quietly
 
@@ -343,24 +344,30 @@ class MemoryState:
         """This data directory's site id, made on first use and kept (None without a data
         directory, or one that cannot keep it); enrolling it is :meth:`_site`'s."""
         if self.settings is not None and self._site_id is None:
-            from memstrata.api.sites import site_id
+            from memstrata.api.sites import site_of
 
-            self._site_id = site_id(self.settings.data_dir)
+            self._site_id, self._site_new = site_of(self.settings.data_dir)
         return self._site_id
 
     def _site(self) -> str | None:
         """This data directory's site id, enrolled in the store now (None without a data
         directory, or one that cannot keep it or be enrolled)."""
         site = self._site_of_dir()
-        return site if site is not None and self._enrol(site) else None
+        return site if site is not None and self._enrol(site) is not None else None
 
-    def _enrol(self, site: str, *, swept: datetime | None = None) -> bool:
-        """Enrol this data directory (see :meth:`RecordStore.enrol_site`); whether it is."""
-        from memstrata.api.sites import site_label
+    def _enrol(self, site: str, *, swept: datetime | None = None) -> bool | None:
+        """Enrol this data directory (see :meth:`RecordStore.enrol_site`): None when it
+        cannot be, else whether the store did not know it before."""
+        from memstrata.api.sites import holds_copies, site_label
 
         assert self.settings is not None
+        # a directory with copies from before (an id it kept, or one made to replace a damaged
+        # file) that the store does not know (retired while in use) applies the whole journal
+        returning = not self._site_new and holds_copies(self.settings)
         try:
-            self.store.enrol_site(site, site_label(self.settings.data_dir), swept=swept)
+            unknown = self.store.enrol_site(
+                site, site_label(self.settings.data_dir), swept=swept, returning=returning
+            )
         except StoreError as exc:  # a read-only or busy store: it cannot erase either
             level = logging.INFO if self._enrol_failed else logging.WARNING
             self._enrol_failed = True
@@ -371,8 +378,9 @@ class MemoryState:
                 self.settings.data_dir,
                 exc,
             )
-            return False
-        return True
+            return None
+        self._site_new = False  # enrolled: any copies it holds from now on are known
+        return unknown
 
     def _site_wait(self) -> timedelta:
         if self.settings is None:

@@ -131,25 +131,31 @@ class ForgettingMixin(ImportsMixin):
         directories not seen within the wait. The number applied here.
         :meth:`Memory.open` calls it, and the server's sweep (:meth:`start_erasure_sweep`)."""
         finished = 0
-        started = self.clock.now()
         site = self._site_of_dir()
-        try:
-            todo = (
-                self.store.pending_erasures()
-                if site is None
-                else self.store.erasures_for_site(site)
-            )
-        except MemstrataError as exc:  # a store that cannot be read says so on its next use
-            log.warning("cannot read the erasure journal: %s", exc)
-            return 0
-        for record in todo:
+        for _ in range(2):  # twice when the store did not know it: it reads what it missed
+            started = self.clock.now()
             try:
-                self._finish(record)
-                finished += 1
-            except MemstrataError as exc:  # busy, read-only, trace not writable: next time
-                log.warning("erasure %s is still pending: %s", record.id, exc)
-        if site is not None:  # seen now; with all applied, the next sweep starts from here
-            self._enrol(site, swept=started if finished == len(todo) else None)
+                todo = (
+                    self.store.pending_erasures()
+                    if site is None
+                    else self.store.erasures_for_site(site)
+                )
+            except MemstrataError as exc:  # a store that cannot be read says so on its next use
+                log.warning("cannot read the erasure journal: %s", exc)
+                return finished
+            applied = 0
+            for record in todo:
+                try:
+                    self._finish(record)
+                    applied += 1
+                except MemstrataError as exc:  # busy, read-only, trace not writable: next time
+                    log.warning("erasure %s is still pending: %s", record.id, exc)
+            finished += applied
+            # seen now; with all applied, the next sweep starts from here
+            if site is None or not self._enrol(
+                site, swept=started if applied == len(todo) else None
+            ):
+                break
         try:
             waiting = [r for r in self.store.pending_erasures() if site in r.sites]
         except MemstrataError as exc:

@@ -57,7 +57,7 @@ def sites_list(data_dir: Path | None, as_json: bool) -> None:
     name="retire",
     help="Stop waiting for data directory SITE (from `sites list`), e.g. a machine taken out "
     "of service: forgets that waited only for it are closed now and their texts dropped. "
-    "Should it run again, it enrols anew.",
+    "Should it run again, it enrols anew and applies every forget it missed.",
 )
 @click.argument("site")
 @data_dir_option

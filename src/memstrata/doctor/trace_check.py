@@ -109,7 +109,7 @@ def _other_sites(store: RecordStore, settings: Settings) -> int:
     """How many data directories other than this one are enrolled in the store (read only:
     doctor makes no site id)."""
     try:
-        own = settings.site_path.read_text(encoding="ascii").strip()
+        own = settings.site_path.read_text(encoding="ascii").partition("\n")[0].strip()
     except (OSError, UnicodeDecodeError):
         own = ""
     return sum(site.id != own for site in store.sites())

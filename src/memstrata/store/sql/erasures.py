@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
@@ -37,6 +37,7 @@ from memstrata.store.sql.common import (
 )
 from memstrata.store.sql.documents import DocumentTables
 
+_JOURNAL_START = format_time(datetime(1970, 1, 1, tzinfo=UTC))  # before every entry
 _ERASURE_COLUMNS = 'id, "user", thread, agent, target, reason, at, episode_ids, texts, report, done'
 
 
@@ -344,10 +345,13 @@ class ErasureTables(DocumentTables):
         return self._with_sites(rows)[0] if rows else None
 
     # the data directories holding copies -----------------------------------------------
-    def enrol_site(self, site: str, label: str, *, swept: datetime | None = None) -> None:
+    def enrol_site(
+        self, site: str, label: str, *, swept: datetime | None = None, returning: bool = False
+    ) -> bool:
         if not site or len(site) > 64:
             raise InvalidInputError("a site id is 1 to 64 characters")
         now = format_time(self._clock.now())
+        since = _JOURNAL_START if returning else now  # a returning site's copies may be old
         with self._write() as tx:
             row = tx.execute("SELECT swept_to FROM sites WHERE id = ?", (site,)).fetchone()
             if row is None:
@@ -356,9 +360,9 @@ class ErasureTables(DocumentTables):
                         "INSERT INTO sites (id, label, first_seen, last_seen, swept_to) "
                         "VALUES (?, ?, ?, ?, ?)"
                     ),
-                    (site, label, now, now, now),
+                    (site, label, now, now, since),
                 )
-                return
+                return True
             swept_to = row["swept_to"]
             if swept is not None:
                 swept_to = max(swept_to, format_time(swept))
@@ -366,18 +370,27 @@ class ErasureTables(DocumentTables):
                 "UPDATE sites SET label = ?, last_seen = ?, swept_to = ? WHERE id = ?",
                 (label, now, swept_to, site),
             )
+            return False
 
     def erasures_for_site(self, site: str) -> list[ErasureRecord]:
-        rows = self._read("SELECT swept_to FROM sites WHERE id = ?", (site,))
+        rows = self._read("SELECT first_seen, swept_to FROM sites WHERE id = ?", (site,))
         if not rows:
             return []
         since = format_time(parse_time(rows[0]["swept_to"]) - SITE_CLOCK_MARGIN)
-        rows = self._read(
-            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND id NOT IN "
-            "(SELECT erasure_id FROM erasure_sites WHERE site = ?) ORDER BY id",
+        enrolled = format_time(parse_time(rows[0]["first_seen"]) - SITE_CLOCK_MARGIN)
+        not_applied = "id NOT IN (SELECT erasure_id FROM erasure_sites WHERE site = ?)"
+        recent = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE at >= ? AND {not_applied}",
             (since, site),
         )
-        return self._with_sites(rows)
+        # entries not done that wait for it (see finish_erasure), whatever its clock (ahead,
+        # then set back) said of its last sweep
+        pending = self._read(
+            f"SELECT {_ERASURE_COLUMNS} FROM erasures WHERE done = 0 AND at < ? AND at >= ? "
+            f"AND {not_applied}",
+            (since, enrolled, site),
+        )
+        return self._with_sites(sorted([*recent, *pending], key=lambda row: str(row["id"])))
 
     def sites(self) -> list[Site]:
         rows = self._read("SELECT id, label, first_seen, last_seen FROM sites ORDER BY id")
