@@ -11,6 +11,9 @@
   serialization failure or a dropped connection before the commit, the method runs again with
   backoff (:func:`memstrata.retry.retry_transient`). A connection lost during the commit leaves
   the outcome unknown: that is a :class:`StoreError`, not retried.
+* **No endless waits.** Each statement and each commit waits at most ``statement_timeout_s``
+  (default 60 s) for the server's answer (:mod:`memstrata.store.server.watchdog`): then its
+  connection is cut and the call fails with a :class:`StoreError` (HTTP 503), never retried.
 * **Errors.** Driver errors leave as errors of the tree; the URL in a message never shows the
   password.
 * **Migrations** run under a lock the server holds for one opener at a time, each recorded in
@@ -22,10 +25,11 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import sys
 import threading
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Final, TypeVar
 
 from memstrata.codec import format_time
@@ -39,6 +43,7 @@ from memstrata.errors import (
 from memstrata.ports import Clock, RecordStore, SystemClock
 from memstrata.retry import retry_transient
 from memstrata.store.migrations import Migration, pending
+from memstrata.store.server.watchdog import STATEMENT_TIMEOUT_S, Watchdog, shut_down
 from memstrata.store.sql.base import SqlBase
 from memstrata.store.sql.common import Row
 from memstrata.store.sql.dialect import to_format_style
@@ -60,22 +65,33 @@ class DriverTx:
     """A driver connection seen as a :class:`memstrata.store.sql.common.Tx`: ``?`` placeholders
     rewritten for the driver, rows as dictionaries."""
 
-    __slots__ = ("_cursor", "conn")
+    __slots__ = ("_cursor", "_watched", "conn")
 
-    def __init__(self, conn: Any, cursor: Callable[[Any], Any]) -> None:
+    def __init__(
+        self,
+        conn: Any,
+        cursor: Callable[[Any], Any],
+        watched: Callable[[Any], AbstractContextManager[None]] | None = None,
+    ) -> None:
         self.conn = conn
         self._cursor = cursor
+        self._watched = watched
+
+    def _watch(self) -> AbstractContextManager[None]:
+        return nullcontext() if self._watched is None else self._watched(self.conn)
 
     def execute(self, sql: str, parameters: Any = (), /) -> Any:
         cur = self._cursor(self.conn)
-        cur.execute(to_format_style(sql), tuple(parameters))
+        with self._watch():
+            cur.execute(to_format_style(sql), tuple(parameters))
         return cur
 
     def executemany(self, sql: str, parameters: Any, /) -> Any:
         cur = self._cursor(self.conn)
         rows = [tuple(p) for p in parameters]
         if rows:
-            cur.executemany(to_format_style(sql), rows)
+            with self._watch():
+                cur.executemany(to_format_style(sql), rows)
         return cur
 
 
@@ -96,11 +112,13 @@ class ServerBase(SqlBase):
         migrations: tuple[Migration, ...],
         pool_size: int,
         connect_timeout_s: float,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
     ) -> None:
         self.url = url
         self._clock = clock or SystemClock()
         self._local = threading.local()
         self._connect_timeout_s = connect_timeout_s
+        self._watchdog = Watchdog(statement_timeout_s)
         try:
             first = self._connect()
         except self.driver_error as exc:
@@ -136,6 +154,10 @@ class ServerBase(SqlBase):
     def _close_connection(self, conn: Any) -> None: ...
 
     @abstractmethod
+    def _socket(self, conn: Any) -> int:
+        """The file descriptor of the connection's socket."""
+
+    @abstractmethod
     def _lock_migrations(self, tx: DriverTx) -> None:
         """Wait (bounded) for the lock only one opener of this database holds at a time."""
 
@@ -158,15 +180,25 @@ class ServerBase(SqlBase):
             raise StoreError("a store write was started inside another (a bug in memstrata)")
         committing = False
         with self._borrow() as conn:
-            tx = DriverTx(conn, self._cursor)
+            tx = DriverTx(conn, self._cursor, self._watched)
             try:
-                with self._transaction(conn):
+                transaction = self._transaction(conn)
+                with self._watched(conn):
+                    transaction.__enter__()
+                try:
                     self._local.tx = tx
                     try:
                         yield tx
                     finally:
                         self._local.tx = None
+                except BaseException:
+                    with self._watched(conn):  # the rollback
+                        if not transaction.__exit__(*sys.exc_info()):
+                            raise
+                else:
                     committing = True
+                    with self._watched(conn, committing=True):
+                        transaction.__exit__(None, None, None)
             except self.driver_error as exc:
                 if committing and self._is_disconnect(exc):
                     raise StoreError(
@@ -176,12 +208,37 @@ class ServerBase(SqlBase):
                     ) from exc
                 raise
 
+    @contextmanager
+    def _watched(self, conn: Any, *, committing: bool = False) -> Iterator[None]:
+        """The block (one statement, a commit) bounded by the watchdog: when the server has
+        not answered within its timeout, the connection is cut and this raises a
+        :class:`StoreError`, which is not retried (the wait already took longer than the
+        retries' deadline)."""
+        fd = self._socket(conn)
+        with self._watchdog.watch(lambda: shut_down(fd)) as watch:
+            try:
+                yield
+            except BaseException as exc:
+                if not watch.fired:
+                    raise
+                waited = f"{self._watchdog.timeout_s:g} s"
+                if committing:
+                    raise StoreError(
+                        f"the database {self.url.shown} did not answer within {waited} while a "
+                        "write was being committed: it may or may not have been stored; read "
+                        "it back before writing it again"
+                    ) from exc
+                raise StoreError(
+                    f"the database {self.url.shown} did not answer within {waited}; the "
+                    "connection was closed and nothing was written; retry later"
+                ) from exc
+
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         tx: DriverTx | None = getattr(self._local, "tx", None)
         if tx is not None:
             return list(tx.execute(sql, params).fetchall())
         with self._borrow() as conn:
-            return list(DriverTx(conn, self._cursor).execute(sql, params).fetchall())
+            return list(DriverTx(conn, self._cursor, self._watched).execute(sql, params).fetchall())
 
     def _in_write(self) -> bool:
         return getattr(self._local, "tx", None) is not None

@@ -21,6 +21,7 @@ from memstrata.store.server.base import DriverTx, ServerBase, units
 from memstrata.store.server.mysql_compaction import MysqlCompaction
 from memstrata.store.server.mysql_schema import migrations as mysql_migrations
 from memstrata.store.server.pool import ConnectionPool
+from memstrata.store.server.watchdog import STATEMENT_TIMEOUT_S
 from memstrata.store.sql.dialect import Dialect, mysql_ignore
 from memstrata.store.sql.records import RecordTables
 from memstrata.store.url import StoreUrl
@@ -89,6 +90,7 @@ class MysqlBase(ServerBase):
         migrations: tuple[Migration, ...] | None = None,
         pool_size: int = 8,
         connect_timeout_s: float = 10.0,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
     ) -> None:
         self._pymysql = _driver()
         self.driver_error = self._pymysql.Error
@@ -113,6 +115,7 @@ class MysqlBase(ServerBase):
             migrations=(),  # chosen once the server's kind is known (see _migrate)
             pool_size=pool_size,
             connect_timeout_s=connect_timeout_s,
+            statement_timeout_s=statement_timeout_s,
         )
 
     def _migrate(self, conn: Any, migrations: tuple[Migration, ...]) -> None:
@@ -125,7 +128,12 @@ class MysqlBase(ServerBase):
         super()._migrate(conn, chosen)
 
     def _connect(self) -> Any:
-        conn = self._pymysql.connect(**self._args)
+        # PyMySQL bounds only the TCP connect by connect_timeout: the handshake's reads are
+        # bounded here too (a hung server), and unbounded after it (the watchdog bounds each
+        # statement, and compaction's may run long)
+        args = {**self._args, "read_timeout": self._args["connect_timeout"]}
+        conn = self._pymysql.connect(**args)
+        conn._read_timeout = None  # PyMySQL reads it before each read; no public setter
         try:
             with conn.cursor() as cur:
                 for statement in _SESSION:
@@ -141,7 +149,7 @@ class MysqlBase(ServerBase):
             size=size,
             timeout_s=self._connect_timeout_s,
             alive=self._alive,
-            broken=self._is_disconnect,
+            broken=self._broken,
             close=self._close_connection,
         )
         self._pool.put_idle(first)
@@ -176,6 +184,17 @@ class MysqlBase(ServerBase):
     def _close_connection(self, conn: Any) -> None:
         conn.close()
 
+    def _socket(self, conn: Any) -> int:
+        sock = getattr(conn, "_sock", None)  # PyMySQL names no public accessor
+        return -1 if sock is None else int(sock.fileno())
+
+    def _broken(self, exc: BaseException) -> bool:
+        """Whether the connection whose use raised ``exc`` is lost (a watchdog's timeout
+        comes as a :class:`StoreError` caused by the lost connection)."""
+        return self._is_disconnect(exc) or (
+            exc.__cause__ is not None and self._is_disconnect(exc.__cause__)
+        )
+
     def _lock_migrations(self, tx: DriverTx) -> None:
         row = tx.execute(
             "SELECT GET_LOCK(CONCAT('memstrata-migrate:', DATABASE()), ?) AS got",
@@ -203,6 +222,7 @@ class MysqlBase(ServerBase):
         return isinstance(exc, self._pymysql.OperationalError) and self._code(exc) in _DISCONNECTS
 
     def close(self) -> None:
+        self._watchdog.close()
         if self._pool is not None:
             self._pool.close()
 

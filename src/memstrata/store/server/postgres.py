@@ -17,6 +17,7 @@ from memstrata.store.migrations import Migration
 from memstrata.store.server.base import DriverTx, ServerBase, units
 from memstrata.store.server.postgres_compaction import PostgresCompaction
 from memstrata.store.server.postgres_schema import MIGRATIONS
+from memstrata.store.server.watchdog import STATEMENT_TIMEOUT_S
 from memstrata.store.sql.dialect import Dialect, postgres_ignore
 from memstrata.store.sql.records import RecordTables
 from memstrata.store.url import StoreUrl
@@ -56,6 +57,7 @@ class PostgresBase(ServerBase):
         migrations: tuple[Migration, ...] = MIGRATIONS,
         pool_size: int = 8,
         connect_timeout_s: float = 10.0,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
     ) -> None:
         self._psycopg, self._psycopg_pool = driver()
         psycopg = self._psycopg
@@ -76,6 +78,7 @@ class PostgresBase(ServerBase):
             migrations=migrations,
             pool_size=pool_size,
             connect_timeout_s=connect_timeout_s,
+            statement_timeout_s=statement_timeout_s,
         )
 
     def _connect_kwargs(self) -> dict[str, Any]:
@@ -117,6 +120,9 @@ class PostgresBase(ServerBase):
     def _close_connection(self, conn: Any) -> None:
         conn.close()
 
+    def _socket(self, conn: Any) -> int:
+        return int(conn.fileno())
+
     def _lock_migrations(self, tx: DriverTx) -> None:
         tx.execute(_MIGRATION_LOCK)
 
@@ -135,6 +141,7 @@ class PostgresBase(ServerBase):
         return isinstance(exc, psycopg.OperationalError)
 
     def close(self) -> None:
+        self._watchdog.close()
         if self._pool is not None:
             self._pool.close()
 
