@@ -46,13 +46,14 @@ def fresh_postgres(url: str) -> Iterator[str]:
 
 
 @contextmanager
-def fresh_mysql(url: str) -> Iterator[str]:
-    """A new database on the server at ``url``; yields the URL naming it."""
+def fresh_mysql(url: str, suffix: str = "") -> Iterator[str]:
+    """A new database on the server at ``url``, its name ending in ``suffix``; yields the URL
+    naming it."""
     import pymysql
 
     from memstrata.store.server.mysql import connect_args
 
-    name = f"t_{new_id('ep')[3:].lower()}"
+    name = f"t_{new_id('ep')[3:].lower()}{suffix}"
     args = connect_args(url)
     args.pop("database", None)
     conn = pymysql.connect(**args)
@@ -62,7 +63,7 @@ def fresh_mysql(url: str) -> Iterator[str]:
         conn.close()
     parts = urlsplit(url)
     try:
-        yield urlunsplit(parts._replace(path=f"/{name}"))
+        yield urlunsplit(parts._replace(path="/" + quote(name)))
     finally:
         conn = pymysql.connect(**args)
         try:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -511,23 +511,10 @@ def test_compact_on_a_mariadb_database_whose_name_innodb_encodes(
     """InnoDB names a table ``database/table`` in its file-name encoding (``-`` is ``@002d``,
     a Chinese character ``@xxxx``): the check that each table got a new tablespace must find
     the tables of such a database, not report them as not rebuilt."""
-    import pymysql
-
-    from memstrata.store.server.mysql import connect_args
-    from tests.contract.backends import server_url
+    from tests.contract.backends import fresh_mysql, server_url
 
     monkeypatch.setenv("MEMSTRATA_EMBEDDER__PROVIDER", "fake")
-    base = server_url("mysql")
-    name = f"t_{new_id('ep')[3:].lower()}-生产"
-    args = connect_args(base)
-    args.pop("database", None)
-    conn = pymysql.connect(**args)
-    try:
-        conn.cursor().execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
-    finally:
-        conn.close()
-    url = urlunsplit(urlsplit(base)._replace(path="/" + quote(name)))
-    try:
+    with fresh_mysql(server_url("mysql"), suffix="-生产") as url:
         turns = Turns()
         with Memory.open(tmp_path / "data", store_url=url) as mem:
             turns.remember_and_forget(mem)
@@ -550,9 +537,3 @@ def test_compact_on_a_mariadb_database_whose_name_innodb_encodes(
             left = "\n".join(e.text for e in mem.store.list_episodes(ALICE))
         assert turns.kept in left and turns.kept_long in left
         assert not any(n in left for n in turns.gone)
-    finally:
-        conn = pymysql.connect(**args)
-        try:
-            conn.cursor().execute(f"DROP DATABASE `{name}`")
-        finally:
-            conn.close()
