@@ -77,6 +77,7 @@ def test_exported_names_are_pinned() -> None:
         "TooLargeError",
         "TopicDocument",
         "Turn",
+        "When",
         "__version__",
         "load_settings",
     ]

@@ -20,6 +20,7 @@ _EXPORTS = {
     "Turn": "memstrata.model",
     "Episode": "memstrata.model",
     "Fact": "memstrata.model",
+    "When": "memstrata.model",
     "Document": "memstrata.model",
     "DocumentKind": "memstrata.model",
     "Identity": "memstrata.model",
@@ -87,6 +88,7 @@ __all__ = [
     "TooLargeError",
     "TopicDocument",
     "Turn",
+    "When",
     "__version__",
     "load_settings",
 ]
@@ -128,6 +130,7 @@ if TYPE_CHECKING:
         Stats,
         TopicDocument,
         Turn,
+        When,
     )
     from memstrata.settings import Settings, load_settings
 

@@ -27,6 +27,7 @@ from memstrata.model import (
     SearchFilter,
     SearchHit,
     Stats,
+    When,
     utc,
 )
 
@@ -111,6 +112,24 @@ def episode_from_json(data: Mapping[str, Any]) -> Episode:
     )
 
 
+def when_to_json(when: When | None) -> dict[str, JsonValue] | None:
+    """A fact's time as ``{"text", "start", "end"}`` (times in UTC), or None."""
+    if when is None:
+        return None
+    return {"text": when.text, "start": format_time(when.start), "end": format_time(when.end)}
+
+
+def when_from_json(data: Any) -> When | None:
+    """What :func:`when_to_json` wrote; a malformed value is an :class:`InvalidInputError`."""
+    if data is None:
+        return None
+    if not isinstance(data, Mapping) or set(data) != {"text", "start", "end"}:
+        raise InvalidInputError(
+            f'a fact\'s when is {{"text", "start", "end"}} or null, not {data!r:.80}'
+        )
+    return When(data["text"], parse_time(data["start"]), parse_time(data["end"]))
+
+
 def fact_to_json(fact: Fact) -> dict[str, JsonValue]:
     return {
         "id": fact.id,
@@ -129,6 +148,8 @@ def fact_to_json(fact: Fact) -> dict[str, JsonValue]:
         "updated_at": format_time(fact.updated_at),
         "access_count": fact.access_count,
         "version": fact.version,
+        "when": when_to_json(fact.when),
+        "slot": fact.slot,
     }
 
 
@@ -149,6 +170,8 @@ def fact_from_json(data: Mapping[str, Any]) -> Fact:
         updated_at=parse_time(data["updated_at"]),
         access_count=int(data.get("access_count", 0)),
         version=int(data.get("version", 1)),
+        when=when_from_json(data.get("when")),
+        slot=data.get("slot"),
     )
 
 

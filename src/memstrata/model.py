@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Final
 
@@ -117,7 +117,131 @@ class Category(StrEnum):
     PLAN = "plan"
     EVENT = "event"
     RELATIONSHIP = "relationship"
+    #: allergies, medical conditions, medications, dietary and accessibility needs
+    HEALTH = "health"
     OTHER = "other"
+
+
+#: the most characters the words of a :class:`When` and a fact's slot may have
+WHEN_TEXT_MAX: Final = 200
+SLOT_MAX: Final = 200
+_CONTROL: Final = r"\x00-\x1f\x7f-\x9f"
+#: a fact's slot: 1-200 characters, no control character, no space at either end (a pattern
+#: in the syntax Python, JSON Schema and Rust regexes share)
+SLOT_PATTERN: Final = (
+    rf"^[^{_CONTROL}{_SPACE}](?:[^{_CONTROL}]{{0,{SLOT_MAX - 2}}}[^{_CONTROL}{_SPACE}])?$"
+)
+_SLOT_RE: Final = re.compile(SLOT_PATTERN)
+#: a slot's kind: a slot without a colon
+SLOT_KIND_PATTERN: Final = (
+    rf"^[^{_CONTROL}{_SPACE}:](?:[^{_CONTROL}:]{{0,{SLOT_MAX - 2}}}[^{_CONTROL}{_SPACE}:])?$"
+)
+
+
+def check_slot(value: object, what: str = "slot") -> None:
+    """Refuse ``value`` unless it is a slot: the state a fact sets for its subject, as
+    ``kind`` or ``kind:qualifier`` (``employer``, ``allergy:shrimp``), 1-200 characters
+    without control characters or surrounding spaces, case as given."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be text, not {type(value).__name__}")
+    check_unicode(value, what)
+    if not _SLOT_RE.match(value):
+        raise InvalidInputError(
+            f"{what} {shown(value)} must be 1-{SLOT_MAX} characters without control "
+            "characters or surrounding spaces"
+        )
+
+
+def slot_kind(slot: str) -> str:
+    """The kind of a slot: what comes before its first colon (``allergy`` of
+    ``allergy:shrimp``), or the whole slot."""
+    return slot.partition(":")[0]
+
+
+def _check_aware(name: str, value: object) -> datetime:
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"{name} must be a datetime, not {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInputError(f"{name} {value.isoformat()} has no time zone")
+    return utc(value)
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """The time a fact speaks of: the words that said it (``"last Friday"``, ``"下个月"``,
+    ``"in May"``) and the interval they name, half-open ``[start, end)``, resolved against
+    the date of the turn the fact came from.
+
+    ``start`` and ``end`` are timezone-aware and kept in UTC (a time in another zone is
+    converted), ``start`` before ``end``; ``text`` is 1-200 characters, not only spaces.
+    A fact filed by hand with an interval and no words is given :meth:`between`, whose
+    text renders the interval."""
+
+    text: str
+    start: datetime
+    end: datetime
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise InvalidInputError(f"when text must be text, not {type(self.text).__name__}")
+        check_unicode(self.text, "when text")
+        if not self.text.strip():
+            raise InvalidInputError("when text is empty")
+        if len(self.text) > WHEN_TEXT_MAX:
+            raise InvalidInputError(
+                f"when text has {len(self.text)} characters; at most {WHEN_TEXT_MAX}"
+            )
+        object.__setattr__(self, "start", _check_aware("when start", self.start))
+        object.__setattr__(self, "end", _check_aware("when end", self.end))
+        if not self.start < self.end:
+            raise InvalidInputError(
+                f"when start {self.start.isoformat()} must be before its end {self.end.isoformat()}"
+            )
+
+    @classmethod
+    def between(cls, start: datetime, end: datetime) -> When:
+        """The interval ``[start, end)`` with its rendering as its words (see
+        :func:`interval_text`)."""
+        start = _check_aware("when start", start)
+        end = _check_aware("when end", end)
+        if not start < end:
+            raise InvalidInputError(
+                f"when start {start.isoformat()} must be before its end {end.isoformat()}"
+            )
+        return cls(interval_text(start, end), start, end)
+
+
+def _midnight(t: datetime) -> bool:
+    return (t.hour, t.minute, t.second, t.microsecond) == (0, 0, 0, 0)
+
+
+def _next_month(t: datetime) -> datetime | None:
+    if t.year == 9999 and t.month == 12:
+        return None
+    return t.replace(year=t.year + 1, month=1) if t.month == 12 else t.replace(month=t.month + 1)
+
+
+def _instant(t: datetime) -> str:
+    if _midnight(t):
+        return f"{t.year:04d}-{t.month:02d}-{t.day:02d}"
+    text = f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+    return (text + (f".{t.microsecond:06d}" if t.microsecond else "")) + "Z"
+
+
+def interval_text(start: datetime, end: datetime) -> str:
+    """The UTC interval ``[start, end)`` as text: a whole day as ``2026-05-01``, a whole
+    month as ``2026-05``, a whole year as ``2026``, anything else as an ISO 8601 interval
+    ``start/end`` whose end is not part of it (``2026-05-01/2026-05-08``: seven days;
+    ``2026-05-01T09:00:00Z/2026-05-01T10:30:00Z``)."""
+    s, e = utc(start), utc(end)
+    if _midnight(s) and _midnight(e):
+        if (s.month, s.day) == (1, 1) and s.year < 9999 and e == s.replace(year=s.year + 1):
+            return f"{s.year:04d}"
+        if s.day == 1 and e == _next_month(s):
+            return f"{s.year:04d}-{s.month:02d}"
+        if e - s == timedelta(days=1):
+            return _instant(s)
+    return f"{_instant(s)}/{_instant(e)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,13 +294,24 @@ class Episode:
     archived: bool = False
 
 
+def _check_when_and_slot(what: str, when: object, slot: object) -> None:
+    if when is not None and not isinstance(when, When):
+        raise InvalidInputError(f"{what} when must be a When, not {type(when).__name__}")
+    if slot is not None:
+        check_slot(slot, f"{what} slot")
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One atomic fact, with provenance and a validity interval.
 
     ``sources`` are the ids of the episodes the fact rests on. A fact whose ``valid_to`` is
     set has been superseded (``superseded_by``) or expired; it stays queryable by time.
-    ``version`` counts writes and guards compare-and-swap updates.
+    ``version`` counts writes and guards compare-and-swap updates. ``when`` is the time the
+    fact speaks of (see :class:`When`), if it names one; ``slot`` the state it sets for its
+    subject (the speaker of the turn it cites first), as ``kind`` or ``kind:qualifier``
+    (``employer``, ``allergy:shrimp``, ``plan:trip to kyoto``): facts of one subject with
+    the same slot supersede each other.
     """
 
     id: str
@@ -194,6 +329,11 @@ class Fact:
     updated_at: datetime
     access_count: int = 0
     version: int = 1
+    when: When | None = None
+    slot: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_when_and_slot("fact", self.when, self.slot)
 
     @property
     def current(self) -> bool:
@@ -542,6 +682,21 @@ class FactFilter:
     superseded_only: bool = False
     valid_at: datetime | None = None
     source: str | None = None
+    #: only facts with exactly this slot
+    slot: str | None = None
+    #: only facts whose slot is of this kind: the kind itself, or ``kind:`` and a qualifier
+    slot_kind: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.slot is not None:
+            check_slot(self.slot, "the slot filter")
+        if self.slot_kind is not None:
+            check_slot(self.slot_kind, "the slot_kind filter")
+            if ":" in self.slot_kind:
+                raise InvalidInputError(
+                    f"the slot_kind filter {shown(self.slot_kind)} holds a colon; a kind is "
+                    "what comes before a slot's first colon"
+                )
 
 
 class Granularity(StrEnum):
@@ -620,8 +775,8 @@ class SearchHits(list[SearchHit]):
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A fact an extractor proposes, before the guards: what it says, about whom, and the
-    episodes it rests on."""
+    """A fact an extractor proposes, before the guards: what it says, about whom, the
+    episodes it rests on, and the time it speaks of and the state it sets, when known."""
 
     text: str
     category: Category
@@ -631,6 +786,16 @@ class Candidate:
     subject: str | None = None
     topic: str | None = None
     rule: str = ""
+    #: the time the statement speaks of, resolved against its turn's date
+    when: When | None = None
+    #: the state it sets for its subject (see :attr:`Fact.slot`)
+    slot: str | None = None
+    #: the new value replaces every value of the slot's kind, not only its own slot ("I'm
+    #: only allergic to shrimp" ends ``allergy:peanuts`` too)
+    exclusive: bool = False
+
+    def __post_init__(self) -> None:
+        _check_when_and_slot("candidate", self.when, self.slot)
 
 
 @dataclass(frozen=True, slots=True)

@@ -396,6 +396,7 @@ class Settings(BaseSettings):
             "plan",
             "event",
             "relationship",
+            "health",
             "other",
         }
         unknown = sorted(set(value) - categories)

@@ -95,3 +95,33 @@ def open_fresh(backend: str, tmp_path: Path, clock: Clock) -> Iterator[RecordSto
             yield store
         finally:
             store.close()
+
+
+def open_before_last_migration(backend: str, url: str, clock: Clock) -> RecordStore:
+    """The store at ``url`` with every migration of its engine but the newest, as the
+    previous version of memstrata made it."""
+    from memstrata.store.url import parse_store_url
+
+    where = parse_store_url(url)
+    if backend == "sqlite":
+        from memstrata.store.sqlite import SqliteStore
+        from memstrata.store.sqlite_schema import MIGRATIONS
+
+        return SqliteStore(where.sqlite_path, clock=clock, migrations=MIGRATIONS[:-1])
+    if backend == "postgresql":
+        from memstrata.store.server.postgres import PostgresStore
+        from memstrata.store.server.postgres_schema import MIGRATIONS as PG_MIGRATIONS
+
+        return PostgresStore(where, clock=clock, migrations=PG_MIGRATIONS[:-1])
+    import pymysql
+
+    from memstrata.store.server.mysql import MysqlStore, connect_args, migrations_for
+
+    conn = pymysql.connect(**connect_args(url))
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT VERSION() AS v")
+            version = str(cur.fetchone()["v"])
+    finally:
+        conn.close()
+    return MysqlStore(where, clock=clock, migrations=migrations_for(version)[:-1])

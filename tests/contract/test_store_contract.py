@@ -31,10 +31,11 @@ from memstrata.model import (
     KeyRole,
     Role,
     Scope,
+    When,
 )
 from memstrata.ports import RecordStore
 from tests.conftest import FixedClock
-from tests.contract.backends import BACKENDS, open_fresh
+from tests.contract.backends import BACKENDS, fresh_url, open_before_last_migration, open_fresh
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ALICE = Scope("alice")
@@ -327,6 +328,218 @@ class TestFacts:
         store.delete_episodes(ALICE, [ep.id])
         assert store.facts_citing(ALICE, [ep.id]) == []
         assert store.get_fact(ALICE, f.id).sources == ()
+
+
+MAY = When("下个月 next month", T0 + timedelta(days=120), T0 + timedelta(days=151))
+
+
+class TestFactTimeAndSlot:
+    """The time a fact speaks of (``when``), the state it sets (``slot``) and category health,
+    through every path a fact takes in a store."""
+
+    def test_round_trip_update_history_and_restore(
+        self, store: RecordStore, tmp_path: Path, clock: FixedClock, request: pytest.FixtureRequest
+    ) -> None:
+        ep = episode(ALICE_T1)
+        store.add_episodes(ALICE_T1, [ep])
+        made = replace(
+            fact(ALICE_T1, (ep.id,), "Alice is allergic to shrimp 对虾过敏", Category.HEALTH),
+            when=MAY,
+            slot="Allergy:shrimp 虾",
+        )
+        added = store.add_fact(ALICE_T1, made)
+        got = store.get_fact(ALICE, added.id)
+        assert got == added and got.when == MAY and got.slot == "Allergy:shrimp 虾"
+        assert got.category is Category.HEALTH
+        assert store.list_facts(ALICE, FactFilter(category=Category.HEALTH)) == [got]
+        assert store.get_facts(ALICE, [added.id]) == [got]
+        assert store.facts_citing(ALICE, [ep.id]) == [got]
+        clock.advance(minutes=1)
+        later = When("last Friday", T0 - timedelta(days=4), T0 - timedelta(days=3))
+        v2 = store.update_fact(
+            ALICE, got.evolve(when=later, slot="allergy:peanuts"), expected_version=1
+        )
+        with pytest.raises(ConflictError):
+            store.update_fact(ALICE, got.evolve(slot="stale"), expected_version=1)
+        assert store.get_fact(ALICE, added.id) == v2 and v2.when == later
+        v3 = store.update_fact(ALICE, v2.evolve(when=None, slot=None), expected_version=2)
+        assert store.get_fact(ALICE, added.id).when is None
+        assert store.get_fact(ALICE, added.id).slot is None
+        history = store.history(ALICE, added.id)
+        assert [h.data["slot"] for h in history] == ["Allergy:shrimp 虾", "allergy:peanuts", None]
+        assert history[0].data["when"] == {
+            "text": "下个月 next month",
+            "start": "2026-05-01T00:00:00.000000Z",
+            "end": "2026-06-01T00:00:00.000000Z",
+        }
+        assert history[1].data["when"]["text"] == "last Friday"  # type: ignore[index]
+        assert history[2].data["when"] is None and history[0].data["category"] == "health"
+        back = store.update_fact(ALICE, v3.evolve(when=MAY, slot="allergy"), expected_version=3)
+        (tmp_path / "other").mkdir()
+        backend = request.node.callspec.params["store"]
+        with open_fresh(backend, tmp_path / "other", clock) as other:
+            other.restore(ALICE, [ep], [back], [])
+            assert other.get_fact(ALICE, back.id) == back
+            assert other.history(ALICE, back.id)[-1].data["slot"] == "allergy"
+
+    def test_slot_and_slot_kind_filters_in_sql(self, store: RecordStore) -> None:
+        ep, bobs = episode(ALICE), episode(BOB)
+        store.add_episodes(ALICE, [ep])
+        store.add_episodes(BOB, [bobs])
+        slots = [
+            "allergy:shrimp",
+            "allergy",
+            "allergy:",
+            "allergyx:dust",
+            "allergy;x",
+            "Allergy:cat",
+            "a%b:1",
+            "axxb:1",
+            "a_b:2",
+            "axb:2",
+            "a\\b:3",
+            "a\\\\b:3",
+            "a\\%:4",
+            "过敏:虾",
+            "过敏",
+            "过敏症:花粉",
+            "routine:running 🏃",
+        ]
+        ids = {
+            slot: store.add_fact(ALICE, replace(fact(ALICE, (ep.id,), slot), slot=slot)).id
+            for slot in slots
+        }
+        store.add_fact(ALICE, fact(ALICE, (ep.id,), "no slot"))
+        store.add_fact(BOB, replace(fact(BOB, (bobs.id,)), slot="allergy:shrimp"))
+
+        def found(**filters: str) -> set[str]:
+            return {f.text for f in store.list_facts(ALICE, FactFilter(**filters))}  # type: ignore[arg-type]
+
+        for slot in slots:
+            assert found(slot=slot) == {slot}
+        assert found(slot="allergy:Shrimp") == set()
+        assert found(slot_kind="allergy") == {"allergy:shrimp", "allergy", "allergy:"}
+        assert found(slot_kind="Allergy") == {"Allergy:cat"}
+        assert found(slot_kind="a%b") == {"a%b:1"}
+        assert found(slot_kind="a_b") == {"a_b:2"}
+        assert found(slot_kind="a\\b") == {"a\\b:3"}
+        assert found(slot_kind="a\\\\b") == {"a\\\\b:3"}
+        assert found(slot_kind="a\\%") == {"a\\%:4"}
+        assert found(slot_kind="a") == set()
+        assert found(slot_kind="过敏") == {"过敏:虾", "过敏"}
+        assert found(slot_kind="routine") == {"routine:running 🏃"}
+        assert found(slot_kind="allergy", slot="allergy") == {"allergy"}
+        # with the other filters, in the scope only
+        old = ids["allergy:shrimp"]
+        store.update_fact(
+            ALICE,
+            store.get_fact(ALICE, old).evolve(valid_to=T0 + timedelta(days=1)),
+            expected_version=1,
+        )
+        assert {
+            f.id
+            for f in store.list_facts(ALICE, FactFilter(slot_kind="allergy", current_only=True))
+        } == {ids["allergy"], ids["allergy:"]}
+        assert [f.text for f in store.list_facts(BOB, FactFilter(slot_kind="allergy"))] == [
+            "Alice likes tea"
+        ]
+        first = store.list_facts(ALICE, FactFilter(slot_kind="allergy"), limit=1)
+        rest = store.list_facts(ALICE, FactFilter(slot_kind="allergy"), after=first[0].id)
+        assert len(first) == 1 and len(rest) == 2
+
+    @pytest.mark.parametrize("backend", BACKENDS)
+    def test_a_store_of_the_previous_schema_migrates_and_keeps_its_facts(
+        self, backend: str, tmp_path: Path, clock: FixedClock
+    ) -> None:
+        from memstrata.store.opening import open_store
+
+        with fresh_url(backend, tmp_path) as url:
+            old = open_before_last_migration(backend, url, clock)
+            try:
+                before = old.applied_migrations()
+                ep = episode(ALICE, "我对虾过敏 I'm allergic to shrimp")
+                old.add_episodes(ALICE, [ep])
+                made = fact(ALICE, (ep.id,), "Alice is allergic to shrimp", Category.PERSONAL)
+                with old._write() as tx:  # type: ignore[attr-defined]
+                    tx.execute(
+                        'INSERT INTO facts (id, "user", thread, agent, text, category, '
+                        "confidence, importance, topic, valid_from, valid_to, superseded_by, "
+                        "created_at, updated_at, access_count, version) "
+                        "VALUES (?, ?, '', '', ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, 0, 1)",
+                        (
+                            made.id,
+                            "alice",
+                            made.text,
+                            made.category.value,
+                            made.confidence,
+                            made.importance,
+                            made.topic,
+                            "2026-01-01T00:00:00.000000Z",
+                            "2026-01-01T00:00:00.000000Z",
+                            "2026-01-01T00:00:00.000000Z",
+                        ),
+                    )
+                    tx.execute(
+                        "INSERT INTO fact_sources (fact_id, episode_id, ord) VALUES (?, ?, 0)",
+                        (made.id, ep.id),
+                    )
+            finally:
+                old.close()
+            store = open_store(url, clock=clock)
+            try:
+                assert len(store.applied_migrations()) == len(before) + 1
+                kept = store.get_fact(ALICE, made.id)
+                assert kept == made and kept.when is None and kept.slot is None
+                assert store.list_facts(ALICE, FactFilter(slot_kind="allergy")) == []
+                store.update_fact(
+                    ALICE, kept.evolve(slot="allergy:shrimp", when=MAY), expected_version=1
+                )
+                [now] = store.list_facts(ALICE, FactFilter(slot_kind="allergy"))
+                assert now.slot == "allergy:shrimp" and now.when == MAY
+            finally:
+                store.close()
+
+    @pytest.mark.parametrize("backend", BACKENDS)
+    def test_a_copy_carries_them_and_its_digest_covers_them(
+        self, backend: str, tmp_path: Path, clock: FixedClock
+    ) -> None:
+        from memstrata.store.copy import migrate_store
+        from memstrata.store.opening import open_store
+        from memstrata.store.sql.copying import TABLES
+
+        (tmp_path / "a").mkdir()
+        (tmp_path / "b").mkdir()
+        with fresh_url(backend, tmp_path / "a") as src, fresh_url(backend, tmp_path / "b") as dst:
+            source = open_store(src, clock=clock)
+            try:
+                ep = episode(ALICE)
+                source.add_episodes(ALICE, [ep])
+                made = replace(
+                    fact(ALICE, (ep.id,), "Takes insulin 胰岛素", Category.HEALTH),
+                    when=MAY,
+                    slot="medication:insulin",
+                )
+                source.add_fact(ALICE, made)
+                # every column of the table is copied and digested
+                with source._write() as tx:  # type: ignore[attr-defined]
+                    row = tx.execute("SELECT * FROM facts").fetchone()
+                    assert set(dict(row)) == set(TABLES["facts"][0])
+                digest = source.table_digests()["facts"]  # type: ignore[attr-defined]
+                with source._write() as tx:  # type: ignore[attr-defined]
+                    tx.execute("UPDATE facts SET slot = ?", ("medication:Insulin",))
+                assert source.table_digests()["facts"] != digest  # type: ignore[attr-defined]
+                with source._write() as tx:  # type: ignore[attr-defined]
+                    tx.execute("UPDATE facts SET slot = ?", ("medication:insulin",))
+                assert source.table_digests()["facts"] == digest  # type: ignore[attr-defined]
+            finally:
+                source.close()
+            assert migrate_store(src, dst).tables["facts"] == digest
+            target = open_store(dst, clock=clock)
+            try:
+                assert target.get_fact(ALICE, made.id) == made
+                assert target.history(ALICE, made.id)[0].data["slot"] == "medication:insulin"
+            finally:
+                target.close()
 
 
 class TestDocuments:

@@ -462,3 +462,40 @@ def test_mcp_answers_503_in_the_one_shape_when_the_app_was_not_started(mem: Memo
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
     )
     assert r.status_code == 503 and r.json()["error"] == "InternalError"
+
+
+def test_remember_fact_takes_when_and_slot_and_answers_them(mem: Memory) -> None:
+    async def go() -> None:
+        async with client(mem) as c:
+            listed = {t.name: t for t in (await c.list_tools()).tools}
+            schema = listed["remember_fact"].input_schema
+            assert {"when", "slot"} <= set(schema["properties"])
+            assert "slot" in (listed["remember_fact"].description or "")
+            fact = await call(
+                c,
+                "remember_fact",
+                {
+                    "text": "Is allergic to shrimp 对虾过敏",
+                    "category": "health",
+                    "slot": "allergy:shrimp",
+                    "when": {"text": "since last May", "start": "2025-05-01", "end": "2025-06-01"},
+                },
+            )
+            assert fact["slot"] == "allergy:shrimp" and fact["category"] == "health"
+            assert fact["when"] == {
+                "text": "since last May",
+                "start": "2025-05-01T00:00:00.000000Z",
+                "end": "2025-06-01T00:00:00.000000Z",
+            }
+            plain = await call(c, "remember_fact", {"text": "Prefers tea"})
+            assert plain["when"] is None and plain["slot"] is None
+            backwards = {"start": "2025-06-01", "end": "2025-05-01"}
+            error = await refused(c, "remember_fact", {"text": "x", "when": backwards})
+            assert error["error"] == "InvalidInputError"
+            error = await refused(c, "remember_fact", {"text": "x", "slot": "s" * 10_000})
+            assert error["error"] == "InvalidInputError"
+
+    run(go())
+    [stored] = [f for f in mem.list("alice", "fact") if f.slot is not None]
+    assert stored.slot == "allergy:shrimp" and stored.when is not None
+    assert stored.when.text == "since last May"

@@ -25,7 +25,7 @@ def test_parse(tmp_path: Path) -> None:
     batch = importers.load(FIXTURE, "mem0")
     got = {f.text: (f.category, f.confidence, f.category_from) for f in batch.facts}
     assert got == {
-        "Is a vegetarian and allergic to peanuts": (Category.PERSONAL, 0.95, "health,food"),
+        "Is a vegetarian and allergic to peanuts": (Category.HEALTH, 0.95, None),
         "Prefers window seats on long flights": (
             Category.PREFERENCE,
             0.9,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal
 
-from memstrata.api.common import MemoryState, ScopeLike, as_scope, category_of
+from memstrata.api.common import MemoryState, ScopeLike, as_scope, category_of, slot_of
 from memstrata.codec import format_time
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.ids import kind_of
@@ -196,11 +196,14 @@ class BrowseMixin(MemoryState):
         valid: Validity = "current",
         after: str | None = None,
         limit: int = 100,
+        slot: str | None = None,
+        slot_kind: str | None = None,
     ) -> list[FactView]:
         """One page of the scope's facts in id order (after the id ``after``), keeping to a
-        ``category``, a ``topic`` and a validity: ``current`` (holding now), ``superseded``
-        (no longer holding: superseded or expired) or ``all``. A fact that was superseded
-        comes with the text of the fact that replaced it."""
+        ``category``, a ``topic``, a validity: ``current`` (holding now), ``superseded``
+        (no longer holding: superseded or expired) or ``all``, a ``slot`` (exactly) and a
+        ``slot_kind`` (slots of that kind: the kind itself, or ``kind:`` and a qualifier).
+        A fact that was superseded comes with the text of the fact that replaced it."""
         scope = as_scope(scope)
         _check_page(limit)
         if valid not in VALIDITIES:
@@ -213,6 +216,8 @@ class BrowseMixin(MemoryState):
             category=None if category is None else category_of(category),
             topic=topic,
             current_only=valid == "current",
+            slot=slot_of(slot, "the slot filter"),
+            slot_kind=slot_of(slot_kind, "the slot_kind filter"),
         )
         if valid != "superseded":  # the store's filter is exact: one page
             chosen = self.store.list_facts(scope, filters, after=after, limit=limit)

@@ -24,6 +24,8 @@ from memstrata.model import (
     Role,
     Scope,
     Turn,
+    When,
+    check_slot,
     utc,
 )
 from memstrata.ports import (
@@ -70,8 +72,12 @@ FACT_FIELDS: Final = frozenset(
         "valid_from",
         "valid_to",
         "superseded_by",
+        "when",
+        "slot",
     }
 )
+#: the keys of a fact's ``when`` given as a mapping (``text`` may be left out)
+WHEN_KEYS: Final = frozenset({"text", "start", "end"})
 TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
 #: the state document of a scope that holds the audit flags a person kept (``api/audit``)
 AUDIT_STATE_KEY: Final = "audit"
@@ -539,6 +545,46 @@ def time_of(name: str, value: object) -> datetime:
     if isinstance(value, datetime):
         return utc(value)
     raise InvalidInputError(f"{name} must be a time (ISO 8601 text), got {value!r}")
+
+
+def when_of(value: object) -> When | None:
+    """A fact's ``when`` as a caller gives it: a :class:`When`, None, or a mapping with
+    ``start`` and ``end`` (datetimes or ISO 8601 text; a time without a zone is UTC) and
+    ``text``, the words that named the interval. Without ``text`` (or with null) the words
+    are a rendering of the interval (:meth:`When.between`); given text is stripped."""
+    if value is None or isinstance(value, When):
+        return value
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(
+            f'when must be {{"text", "start", "end"}} or null, not {type(value).__name__}'
+        )
+    unknown = sorted(str(k) for k in set(value) - WHEN_KEYS)
+    if unknown:
+        raise InvalidInputError(f"unknown when field(s): {', '.join(unknown)}")
+    times = []
+    for name in ("start", "end"):
+        if value.get(name) is None:
+            raise InvalidInputError(f"when needs its {name} (an ISO 8601 time)")
+        try:
+            times.append(time_of(f"when {name}", value[name]))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"when {name}: {exc}") from None
+    text = value.get("text")
+    if text is None:
+        return When.between(times[0], times[1])
+    if not isinstance(text, str):
+        raise InvalidInputError(f"when text must be text, not {type(text).__name__}")
+    return When(text.strip(), times[0], times[1])
+
+
+def slot_of(value: object, what: str = "slot") -> str | None:
+    """A fact's ``slot`` as a caller gives it (None, or text: surrounding spaces stripped)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be text, not {type(value).__name__}")
+    check_slot(value.strip(), what)
+    return value.strip()
 
 
 def check_unit(name: str, value: object) -> None:

@@ -20,7 +20,16 @@ from memstrata.api.common import scrubbed
 from memstrata.citations import missing_among, missing_episodes
 from memstrata.errors import InvalidInputError
 from memstrata.ids import kind_of
-from memstrata.model import Document, DocumentKind, JsonValue, Profile, Scope, Slot
+from memstrata.model import (
+    Document,
+    DocumentKind,
+    JsonValue,
+    Profile,
+    Scope,
+    Slot,
+    When,
+    check_slot,
+)
 from memstrata.ports import RecordStore
 
 if TYPE_CHECKING:
@@ -33,6 +42,23 @@ Require = Callable[[Scope, Iterable[str], str], None]
 def clean_text(text: str, scope: Scope) -> str:
     """Curated text with private data replaced (the one scrub of curated memory)."""
     return scrubbed(text, scope, secrets_only=False)
+
+
+def clean_when(when: When | None, scope: Scope) -> When | None:
+    """A fact's time with its words scrubbed, like every curated text."""
+    if when is None:
+        return None
+    text = clean_text(when.text, scope)
+    return when if text == when.text else replace(when, text=text)
+
+
+def clean_slot(slot: str | None, scope: Scope) -> str | None:
+    """A fact's slot scrubbed, like every curated text (and still a slot)."""
+    if slot is None:
+        return None
+    cleaned = clean_text(slot, scope).strip()
+    check_slot(cleaned)
+    return cleaned
 
 
 def clean_identity(text: str, scope: Scope) -> str:
@@ -163,7 +189,8 @@ def _clean_curated(
 
 def clean_import(batch: Restoration, *, scrub_capture: bool) -> Restoration:
     """An import's records through the same scrub and citation check as every curated
-    write: fact texts, bullets and profile values fully scrubbed, the identity (and the
+    write: fact texts (with their slots and the words of their times), bullets and profile
+    values fully scrubbed, the identity (and the
     episodes, unless ``scrub_capture`` is off) of secrets; every source and citation must
     name an episode of the import in the record's scope, or the whole import is refused.
     Text already scrubbed is left as it is, so a clean export comes back exactly."""
@@ -181,7 +208,13 @@ def clean_import(batch: Restoration, *, scrub_capture: bool) -> Restoration:
     facts = []
     for fact in batch.facts:
         require(fact.scope, fact.sources, f"fact {fact.id}")
-        facts.append(fact.evolve(text=clean_text(fact.text, fact.scope)))
+        facts.append(
+            fact.evolve(
+                text=clean_text(fact.text, fact.scope),
+                when=clean_when(fact.when, fact.scope),
+                slot=clean_slot(fact.slot, fact.scope),
+            )
+        )
     documents = [_clean_imported(require, doc) for doc in batch.documents]
     return replace(batch, episodes=episodes, facts=facts, documents=documents)
 

@@ -15,9 +15,18 @@ from memstrata.api.common import (
     as_scope,
     category_of,
     check_unit,
+    slot_of,
     time_of,
+    when_of,
 )
-from memstrata.api.curated import clean_content, clean_text, in_store, require_episodes
+from memstrata.api.curated import (
+    clean_content,
+    clean_slot,
+    clean_text,
+    clean_when,
+    in_store,
+    require_episodes,
+)
 from memstrata.api.forgetting import ForgettingMixin
 from memstrata.codec import episode_to_json, format_time, record_to_json
 from memstrata.errors import ConflictError, InvalidInputError
@@ -35,6 +44,7 @@ from memstrata.model import (
     Scope,
     Stats,
     Turn,
+    When,
 )
 from memstrata.ports import SizingStore
 
@@ -57,12 +67,22 @@ class RecordsMixin(ForgettingMixin):
         sources: Sequence[str] = (),
         valid_from: datetime | None = None,
         supersede: bool = True,
+        when: When | Mapping[str, Any] | None = None,
+        slot: str | None = None,
     ) -> Fact:
         """Add a fact. With no ``sources`` the statement itself is captured as an episode
         (surface ``manual``) and cited, so every fact keeps its provenance. A fact that
         contradicts a current one (same subject, same single-valued slot, another value)
-        supersedes it: the old fact is closed, not deleted."""
+        supersedes it: the old fact is closed, not deleted.
+
+        ``when`` is the time the fact speaks of: a :class:`When`, or a mapping with
+        ``start`` and ``end`` (ISO 8601; without a zone, UTC) and optionally ``text``, the
+        words that named it (left out: a rendering of the interval, see
+        :meth:`When.between`). ``slot`` names the state the fact sets for its subject
+        (``employer``, ``allergy:shrimp``); surrounding spaces are stripped."""
         scope = as_scope(scope)
+        fact_when = clean_when(when_of(when), scope)
+        fact_slot = clean_slot(slot_of(slot), scope)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
         self.check_size(text, "the fact text")
@@ -91,6 +111,8 @@ class RecordsMixin(ForgettingMixin):
             superseded_by=None,
             created_at=now,
             updated_at=now,
+            when=fact_when,
+            slot=fact_slot,
         )
         stored = self.store.add_fact(scope, fact)
         self._written(scope)
@@ -122,6 +144,9 @@ class RecordsMixin(ForgettingMixin):
         **changes: Any,
     ) -> Fact | Document:
         """Change a fact's fields or a document's ``content``.
+
+        A fact's ``when`` and ``slot`` are given as :meth:`add_fact` takes them; None
+        clears them.
 
         With ``expected_version`` the write is a strict compare-and-swap; without it the
         current version is read and, while other writers get in first, read again and the write
@@ -184,6 +209,10 @@ class RecordsMixin(ForgettingMixin):
                 (s for s in values["sources"] if s not in current.sources),
                 what=f"fact {fact_id}",
             )
+        if "when" in values:
+            values["when"] = clean_when(when_of(values["when"]), scope)
+        if "slot" in values:
+            values["slot"] = clean_slot(slot_of(values["slot"]), scope)
         if values.get("superseded_by") is not None:
             self._check_successor(current, values["superseded_by"])
         for name in ("valid_from", "valid_to"):

@@ -127,10 +127,17 @@ def describe(record: Any) -> str:
         )
     if data["kind"] == "fact":
         state = "current" if record.valid_to is None else f"ended {when(record.valid_to)}"
+        slot = f" slot {data['slot']}" if data["slot"] is not None else ""
+        speaks_of = ""
+        if record.when is not None:
+            speaks_of = (
+                f"\n  when: {record.when.text} "
+                f"[{when(record.when.start)}, {when(record.when.end)}) UTC"
+            )
         return (
             f"{data['id']}  v{data['version']} {data['category']} ({state}, "
-            f"confidence {data['confidence']:.2f}, importance {data['importance']:.2f})\n"
-            f"  {data['text']}\n  sources: {', '.join(data['sources'])}"
+            f"confidence {data['confidence']:.2f}, importance {data['importance']:.2f}){slot}\n"
+            f"  {data['text']}{speaks_of}\n  sources: {', '.join(data['sources'])}"
         )
     return f"{data['id']}  v{data['version']} {data['doc_kind']}/{data['key']}\n" + json.dumps(
         data["content"], ensure_ascii=False, indent=2

@@ -27,6 +27,8 @@ DEFAULT_THRESHOLDS: Final[Mapping[Category, float]] = {
     Category.PLAN: 0.6,
     Category.EVENT: 0.6,
     Category.RELATIONSHIP: 0.7,
+    # low: an allergy or a medication half-heard is better kept (and corrected) than lost
+    Category.HEALTH: 0.6,
     Category.OTHER: 0.7,
 }
 

@@ -35,7 +35,7 @@ from memstrata.model import Category
 CATEGORIES: Final[dict[str, Category]] = {
     "personal_details": Category.PERSONAL,
     "personal": Category.PERSONAL,
-    "health": Category.PERSONAL,
+    "health": Category.HEALTH,
     "family": Category.RELATIONSHIP,
     "relationships": Category.RELATIONSHIP,
     "professional_details": Category.PROFILE,

@@ -38,8 +38,17 @@ class EpisodeOut(BaseModel):
     archived: bool
 
 
+class WhenOut(BaseModel):
+    """The time a fact speaks of: the words that said it and the interval they name."""
+
+    text: str = Field(description="the words, as said ('last Friday', '下个月', 'in May')")
+    start: str = Field(description="where the interval starts (included), UTC")
+    end: str = Field(description="where it ends (not included), UTC")
+
+
 class FactOut(BaseModel):
-    """An atomic fact, with the episodes it rests on and when it held."""
+    """An atomic fact, with the episodes it rests on, when it held, the time it speaks of
+    and the state it sets for its subject."""
 
     id: str
     kind: Literal["fact"]
@@ -57,6 +66,11 @@ class FactOut(BaseModel):
     updated_at: str
     access_count: int
     version: int
+    when: WhenOut | None = Field(description="the time the fact speaks of (null: none named)")
+    slot: str | None = Field(
+        description="the state it sets for its subject, kind or kind:qualifier "
+        "(employer, allergy:shrimp); facts of one subject with one slot supersede each other"
+    )
 
 
 class DocumentOut(BaseModel):

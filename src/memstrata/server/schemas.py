@@ -30,6 +30,9 @@ from memstrata.errors import InvalidInputError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import (
     SCOPE_PART_PATTERN,
+    SLOT_MAX,
+    SLOT_PATTERN,
+    WHEN_TEXT_MAX,
     Category,
     Layer,
     Role,
@@ -137,6 +140,49 @@ def _not_blank(value: str) -> str:
 Text = Annotated[
     str, Field(min_length=1, json_schema_extra={"pattern": r"\S"}), AfterValidator(_not_blank)
 ]
+
+
+def _stripped(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+#: a fact's slot: the state it sets for its subject, surrounding spaces stripped
+SlotText = Annotated[
+    str,
+    BeforeValidator(_stripped),
+    Field(
+        max_length=SLOT_MAX,
+        pattern=SLOT_PATTERN,
+        description="the state the fact sets for its subject (the speaker of the turn it "
+        "cites first), as kind or kind:qualifier; facts of one subject with the same slot "
+        "supersede each other; 1-200 characters, no control characters, case kept",
+        examples=["employer", "allergy:shrimp", "plan:trip to kyoto"],
+    ),
+]
+
+
+#: the words that named a fact's time, surrounding spaces stripped
+WhenText = Annotated[str, BeforeValidator(_stripped), Field(min_length=1, max_length=WHEN_TEXT_MAX)]
+
+
+class WhenIn(BodyIn):
+    """The time a fact speaks of: the interval ``[start, end)`` and the words that named it."""
+
+    text: WhenText | None = Field(
+        None,
+        description="the words that named the time ('last Friday', '下个月', 'in May'); "
+        "left out: a rendering of the interval (2026-05, 2026-05-01/2026-05-08)",
+    )
+    start: IsoTime = Field(description="where the interval starts (included)")
+    end: IsoTime = Field(description="where it ends (not included): after start")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> WhenIn:
+        if not self.start < self.end:
+            raise ValueError("when's start must be before its end")
+        return self
+
+
 RoleName = Literal["user", "assistant", "system", "tool", "other"]
 Granularity = Literal["turn", "session", "fact", "topic"]
 ListKind = Literal["episode", "fact", "document"]
@@ -210,6 +256,12 @@ class FactFieldsIn(BodyIn):
     importance: float = Field(0.5, ge=0.0, le=1.0)
     topic: Text | None = None
     sources: list[ItemId] = Field(default_factory=list, description="ids of the turns it rests on")
+    when: WhenIn | None = Field(None, description="the time the fact speaks of, if it names one")
+    slot: SlotText | None = None
+
+    def when_value(self) -> dict[str, Any] | None:
+        """``when`` as :meth:`memstrata.api.Memory.add_fact` takes it."""
+        return None if self.when is None else self.when.model_dump()
 
 
 class FactIn(FactFieldsIn):
@@ -228,6 +280,8 @@ class ChangesIn(BodyIn):
     valid_from: IsoTime | None = None
     valid_to: IsoTime | None = None
     superseded_by: ItemId | None = None
+    when: WhenIn | None = Field(None, description="a fact's time; null clears it")
+    slot: SlotText | None = Field(None, description="a fact's slot; null clears it")
     content: dict[str, Any] | None = None
 
 

@@ -183,4 +183,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX erasures_at ON erasures (at)",
         ),
     ),
+    Migration(
+        "0008_fact_time_and_slot",
+        (
+            # the time a fact speaks of (its words and the interval [start, end) they name)
+            # and the state it sets for its subject; NULL on the facts stored before
+            "ALTER TABLE facts ADD COLUMN when_text TEXT",
+            "ALTER TABLE facts ADD COLUMN when_start TEXT",
+            "ALTER TABLE facts ADD COLUMN when_end TEXT",
+            "ALTER TABLE facts ADD COLUMN slot TEXT",
+            # the current facts of a user with a slot (or a slot's kind)
+            "CREATE INDEX facts_slot ON facts (user, slot, valid_to)",
+        ),
+    ),
 )

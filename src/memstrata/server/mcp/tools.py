@@ -146,6 +146,8 @@ def _remember_fact(memory: Memory, scope: Scope, args: FactFieldsIn) -> FactOut:
         importance=args.importance,
         topic=args.topic,
         sources=args.sources,
+        when=args.when_value(),
+        slot=args.slot,
     )
     return FactOut.model_validate(record_to_json(fact))
 
@@ -264,9 +266,12 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         "Remember a fact or preference",
         "Store one lasting fact or preference the user states about themselves, in a short "
         'sentence about the user ("Prefers short answers, code first", "Is allergic to '
-        'peanuts"), with its category (preference, profile, personal, plan...). Call it when '
-        'the user states a preference, a correction or a fact meant to last ("remember '
-        'that...", "from now on..."); a new fact supersedes the one it contradicts.',
+        'peanuts"), with its category (preference, profile, personal, health, plan...); when '
+        "it names a time, `when` (the words and the interval they name, resolved against "
+        "today), and the state it sets as `slot` (employer, residence, allergy:peanuts). "
+        "Call it when the user states a preference, a correction or a fact meant to last "
+        '("remember that...", "from now on..."); a new fact supersedes the one it '
+        "contradicts.",
         FactFieldsIn,
         FactOut,
         writes=True,

@@ -11,7 +11,14 @@ from fastapi import APIRouter, Path, Query
 from memstrata.api.browse import Validity, scope_summary_to_json, session_summary_to_json
 from memstrata.api.capture import MAX_LABEL_CHARS
 from memstrata.codec import episode_to_json, record_to_json
-from memstrata.model import SCOPE_PART_PATTERN, Category, Scope
+from memstrata.model import (
+    SCOPE_PART_PATTERN,
+    SLOT_KIND_PATTERN,
+    SLOT_MAX,
+    SLOT_PATTERN,
+    Category,
+    Scope,
+)
 from memstrata.server.auth import LOCAL, tenant_user
 from memstrata.server.deps import (
     READER,
@@ -127,13 +134,33 @@ def facts(
             "(superseded or expired); all: both"
         ),
     ] = "current",
+    slot: Annotated[
+        str | None,
+        Query(max_length=SLOT_MAX, pattern=SLOT_PATTERN, description="only facts of this slot"),
+    ] = None,
+    slot_kind: Annotated[
+        str | None,
+        Query(
+            max_length=SLOT_MAX,
+            pattern=SLOT_KIND_PATTERN,
+            description="only facts whose slot is of this kind: the kind itself, or kind: "
+            "and a qualifier (allergy: allergy, allergy:shrimp)",
+        ),
+    ] = None,
     limit: Limit = 100,
     cursor: CursorId = None,
 ) -> Page[dict[str, Any]]:
     """One page of the scope's facts in id order; a superseded fact carries ``valid_to``,
     ``superseded_by`` and the replacing fact's text (``superseded_by_text``)."""
     views = memory.facts(
-        scope, category=category, topic=topic, valid=valid, after=cursor, limit=limit + 1
+        scope,
+        category=category,
+        topic=topic,
+        valid=valid,
+        slot=slot,
+        slot_kind=slot_kind,
+        after=cursor,
+        limit=limit + 1,
     )
     items = [{**record_to_json(v.fact), "superseded_by_text": v.superseded_by_text} for v in views]
     return page(items, limit, key="id")

@@ -34,6 +34,8 @@ def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any
         importance=body.importance,
         topic=body.topic,
         sources=body.sources,
+        when=body.when_value(),
+        slot=body.slot,
     )
     return record_to_json(fact)
 

@@ -147,4 +147,16 @@ def migrations(collation: str) -> tuple[Migration, ...]:
                 "CREATE INDEX IF NOT EXISTS erasures_at ON erasures (at)",
             ),
         ),
+        Migration(
+            "0003_fact_time_and_slot",
+            (
+                # a slot is at most 200 characters (the model's limit), so it can be indexed
+                """ALTER TABLE facts
+                ADD COLUMN IF NOT EXISTS when_text LONGTEXT,
+                ADD COLUMN IF NOT EXISTS when_start VARCHAR(40),
+                ADD COLUMN IF NOT EXISTS when_end VARCHAR(40),
+                ADD COLUMN IF NOT EXISTS slot VARCHAR(200)""",
+                'CREATE INDEX IF NOT EXISTS facts_slot ON facts ("user", slot, valid_to)',
+            ),
+        ),
     )

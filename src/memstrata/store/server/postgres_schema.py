@@ -146,4 +146,15 @@ MIGRATIONS: Final = (
             "CREATE INDEX erasures_at ON erasures (at)",
         ),
     ),
+    Migration(
+        "0003_fact_time_and_slot",
+        (
+            f"""ALTER TABLE facts
+                ADD COLUMN when_text {_T},
+                ADD COLUMN when_start {_T},
+                ADD COLUMN when_end {_T},
+                ADD COLUMN slot {_T}""",
+            'CREATE INDEX facts_slot ON facts ("user", slot, valid_to)',
+        ),
+    ),
 )

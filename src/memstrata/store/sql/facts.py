@@ -9,9 +9,19 @@ from typing import Any
 from memstrata import telemetry
 from memstrata.codec import fact_to_json, format_time, parse_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
-from memstrata.model import Category, ChangeOp, Fact, FactFilter, HistoryOp, JsonValue, Scope
+from memstrata.model import (
+    Category,
+    ChangeOp,
+    Fact,
+    FactFilter,
+    HistoryOp,
+    JsonValue,
+    Scope,
+    When,
+)
 from memstrata.store.sql.common import (
     FACT_COLUMNS,
+    FACT_WIDTH,
     PAGE,
     Row,
     Tx,
@@ -23,6 +33,12 @@ from memstrata.store.sql.common import (
     scope_where,
 )
 from memstrata.store.sql.episodes import EpisodeTables
+
+
+def _when(row: Row) -> When | None:
+    if row["when_start"] is None:
+        return None
+    return When(row["when_text"], parse_time(row["when_start"]), parse_time(row["when_end"]))
 
 
 class FactTables(EpisodeTables):
@@ -45,6 +61,8 @@ class FactTables(EpisodeTables):
             updated_at=parse_time(row["updated_at"]),
             access_count=row["access_count"],
             version=row["version"],
+            when=_when(row),
+            slot=row["slot"],
         )
 
     def _facts(self, rows: list[Row]) -> list[Fact]:
@@ -63,6 +81,8 @@ class FactTables(EpisodeTables):
 
     @staticmethod
     def _fact_values(fact: Fact) -> tuple[Any, ...]:
+        """The fact's columns after its id and scope, in :data:`FACT_COLUMNS` order."""
+        when = fact.when
         return (
             fact.text,
             fact.category.value,
@@ -75,7 +95,17 @@ class FactTables(EpisodeTables):
             format_time(fact.created_at),
             format_time(fact.updated_at),
             fact.access_count,
+            fact.version,
+            None if when is None else when.text,
+            None if when is None else format_time(when.start),
+            None if when is None else format_time(when.end),
+            fact.slot,
         )
+
+    @staticmethod
+    def _fact_row(fact: Fact) -> tuple[Any, ...]:
+        """The fact's row in :data:`FACT_COLUMNS` order."""
+        return (fact.id, *scope_row(fact.scope), *FactTables._fact_values(fact))
 
     def _check_sources(self, tx: Tx, scope: Scope, fact: Fact) -> None:
         if not fact.sources:
@@ -132,8 +162,8 @@ class FactTables(EpisodeTables):
             with self._write() as tx:
                 self._check_sources(tx, scope, fact)
                 tx.execute(
-                    f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({placeholders(16)})",
-                    (fact.id, *scope_row(fact.scope), *self._fact_values(fact), 1),
+                    f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({placeholders(FACT_WIDTH)})",
+                    self._fact_row(fact),
                 )
                 self._write_sources(tx, fact)
                 self._add_history(
@@ -201,8 +231,9 @@ class FactTables(EpisodeTables):
             tx.execute(
                 "UPDATE facts SET text = ?, category = ?, confidence = ?, importance = ?, "
                 "topic = ?, valid_from = ?, valid_to = ?, superseded_by = ?, created_at = ?, "
-                "updated_at = ?, access_count = ?, version = ? WHERE id = ? AND version = ?",
-                (*self._fact_values(fact), fact.version, fact.id, expected_version),
+                "updated_at = ?, access_count = ?, version = ?, when_text = ?, when_start = ?, "
+                "when_end = ?, slot = ? WHERE id = ? AND version = ?",
+                (*self._fact_values(fact), fact.id, expected_version),
             )
             self._write_sources(tx, fact)
             self._add_history(
@@ -236,6 +267,17 @@ class FactTables(EpisodeTables):
             at = format_time(f.valid_at)
             conds.append("f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)")
             params.extend([at, at])
+        if f.slot is not None:
+            conds.append("f.slot = ?")
+            params.append(f.slot)
+        if f.slot_kind is not None:
+            # the kind itself, or the slots from "kind:" up to (not including) "kind;": in
+            # the byte order every engine compares these columns in, exactly the slots that
+            # start with "kind:". A range, not LIKE: nothing in the kind is a wildcard, the
+            # match keeps case on every engine (SQLite's LIKE does not), and the index on
+            # (user, slot) serves it.
+            conds.append("(f.slot = ? OR (f.slot >= ? AND f.slot < ?))")
+            params.extend([f.slot_kind, f"{f.slot_kind}:", f"{f.slot_kind};"])
         if f.source is not None:
             conds.append(
                 "EXISTS (SELECT 1 FROM fact_sources s WHERE s.fact_id = f.id AND s.episode_id = ?)"

@@ -15,6 +15,7 @@ from memstrata.store.sql.common import (
     DOC_COLUMNS,
     EPISODE_COLUMNS,
     FACT_COLUMNS,
+    FACT_WIDTH,
     placeholders,
     scope_row,
     scope_where,
@@ -116,8 +117,8 @@ class RecordTables(ErasureTables, KeyTables, CopyTables, SummaryTables):
                 for fact in facts:
                     self._check_sources(tx, scope, fact)
                     tx.execute(
-                        f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({placeholders(16)})",
-                        (fact.id, *scope_row(fact.scope), *self._fact_values(fact), fact.version),
+                        f"INSERT INTO facts ({FACT_COLUMNS}) VALUES ({placeholders(FACT_WIDTH)})",
+                        self._fact_row(fact),
                     )
                     self._write_sources(tx, fact)
                     self._add_history(
