@@ -357,3 +357,16 @@ def test_export_and_import_carry_them(memory: Memory, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="slot"):
         memory.import_markdown(out, user="dave")
     assert memory.list("dave", "fact") == []
+
+
+def test_a_health_fact_without_a_topic_is_served_and_consolidated(memory: Memory) -> None:
+    """Every table keyed by category has health: its default topic document and section."""
+    from memstrata.consolidate.measures import SECTIONS
+    from memstrata.document.coverage import DEFAULT_TOPICS
+
+    assert set(SECTIONS) == set(Category) == set(DEFAULT_TOPICS)
+    fact = memory.add_fact("Takes insulin every morning", "alice", category="health")
+    assert fact.id in memory.wake_up("alice", budget=400).facts_included
+    memory.consolidate("alice")
+    markdown, _ = memory.doc_markdown("health", "alice")
+    assert "## Health" in markdown and "Takes insulin every morning" in markdown

@@ -487,6 +487,7 @@ class Memory(AuditMixin, BrowseMixin):
                 topic=item["topic"],
                 sources=[e.id for e in cited],
                 valid_from=cited[-1].time,
+                slot=item.get("slot"),
             )
         if not self.identity(scope).text:
             self.set_identity(

@@ -17,6 +17,7 @@ SECTIONS: Final = {
     Category.PLAN: "Plans",
     Category.EVENT: "Events",
     Category.RELATIONSHIP: "People",
+    Category.HEALTH: "Health",
     Category.OTHER: "Notes",
 }
 #: the least share of a bullet's terms its evidence must contain (audit, and model output)

@@ -48,6 +48,7 @@ DEFAULT_TOPICS: Final = {
     Category.PLAN: "plans",
     Category.EVENT: "events",
     Category.RELATIONSHIP: "people",
+    Category.HEALTH: "health",
     Category.OTHER: "notes",
 }
 

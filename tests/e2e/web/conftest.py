@@ -60,6 +60,8 @@ PHONE = {"width": 390, "height": 844}
 MARKUP_TURN = '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> 看我'
 MOVED_TURN = "We moved to Hangzhou. 我们搬到杭州了。"
 MARKUP_FACT = "<b onmouseover=\"window.__pwned=3\">bold</b> & 'quoted' 事实"
+#: a health fact with the time it speaks of and the state it sets
+ALLERGY_FACT = "Lin Wei is allergic to shrimp (对虾过敏)"
 
 
 def find_chromium() -> str | None:
@@ -98,7 +100,8 @@ class Workbench:
 
 def _fill(memory: Memory) -> dict[str, Any]:
     """Sample memory for ``demo`` (curated), then what the tests look for: a fact superseded by
-    a newer one, a turn and a fact made of markup, and a second user."""
+    a newer one, a turn and a fact made of markup, a health fact with a time and a slot, and
+    a second user."""
     memory.load_sample("demo")
     ids: dict[str, Any] = {}
     moved_at = datetime(2026, 6, 1, 8, 30, tzinfo=UTC)
@@ -134,7 +137,16 @@ def _fill(memory: Memory) -> dict[str, Any]:
     )
     memory.update(old.id, "demo", superseded_by=new.id, valid_to=moved_at)
     markup = memory.add_fact(MARKUP_FACT, demo, category="other", sources=[moved[1].id])
+    allergy = memory.add_fact(
+        ALLERGY_FACT,
+        demo,
+        category="health",
+        sources=[moved[0].id],
+        slot="allergy:shrimp",
+        when={"text": "上个月 last month", "start": "2026-05-01", "end": "2026-06-01"},
+    )
     ids.update(
+        allergy=allergy.id,
         superseded=old.id,
         replacement=new.id,
         markup_turn=moved[1].id,

@@ -9,6 +9,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.e2e.web.conftest import (
+    ALLERGY_FACT,
     MARKUP_FACT,
     MARKUP_TURN,
     MOVED_TURN,
@@ -195,6 +196,53 @@ def test_facts_filter_by_category_topic_and_validity(
     replacement = page.locator(f'li.fact[data-id="{workbench.ids["replacement"]}"]')
     expect(replacement).to_have_class("card fact highlight")
     expect(replacement).to_be_focused()
+
+
+def test_a_fact_shows_the_time_it_speaks_of_and_its_slot_and_filters_by_health_and_slot(
+    signed_in: Page, workbench: Workbench, shoot: Shoot
+) -> None:
+    page = signed_in
+    goto(page, workbench.base_url, "facts")
+    page.select_option("#facts-category", "health")
+    page.click(".filters button[type=submit]")
+    page.wait_for_url(lambda url: url.endswith("#/facts?category=health"))
+    wait_for_view(page, "facts")
+    fact = page.locator(f'li.fact[data-id="{workbench.ids["allergy"]}"]')
+    health = workbench.get("/v1/facts", user="demo", category="health")["items"]
+    assert len(health) == 2  # the sample's allergy and the one with a time
+    expect(page.locator("li.fact")).to_have_count(2)
+    expect(fact.locator(".fact-text")).to_have_text(ALLERGY_FACT)
+    expect(fact.locator(".badge").first).to_have_text("health")
+    expect(fact.locator(".badge.slot")).to_have_text("allergy:shrimp")
+    expect(fact.locator(".fact-when")).to_have_text(
+        "Speaks of: 上个月 last month (1 May 2026 – 31 May 2026)"
+    )
+    assert fact.locator(".when-text").text_content() == "上个月 last month"
+    when_title = fact.locator(".fact-when").get_attribute("title") or ""
+    assert "2026-05-01T00:00:00.000000Z" in when_title
+    shoot(page, "health")
+    # the slot filter: a kind, then a whole slot, kept in the address
+    page.select_option("#facts-category", "")
+    page.fill("#facts-slot", "allergy")
+    page.click(".filters button[type=submit]")
+    page.wait_for_url(lambda url: url.endswith("#/facts?slot=allergy"))
+    wait_for_view(page, "facts")
+    expect(page.locator("li.fact")).to_have_count(2)  # allergy:peanuts, allergy:shrimp
+    expect(page.locator("#facts-slot")).to_have_value("allergy")
+    goto(page, workbench.base_url, "facts?slot=allergy:dust", view="facts")
+    expect(page.locator("li.fact")).to_have_count(0)
+    goto(page, workbench.base_url, "facts?slot=allergy:shrimp", view="facts")
+    expect(page.locator("li.fact")).to_have_count(1)
+    # in Chinese
+    page.click("#lang-switch")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    wait_for_view(page, "facts")
+    fact = page.locator(f'li.fact[data-id="{workbench.ids["allergy"]}"]')
+    expect(fact.locator(".badge").first).to_have_text("健康")
+    expect(fact.locator(".fact-when")).to_contain_text("所指时间")
+    expect(page.locator('#facts-category option[value="health"]')).to_have_text("健康")
+    shoot(page, "health-zh")
+    page.click("#lang-switch")
 
 
 def test_episodes_list_sessions_by_date_and_show_turns_verbatim(

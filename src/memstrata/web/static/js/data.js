@@ -10,10 +10,18 @@ export async function documents(api, query, signal) {
   return listAll(api, 'document', query, signal);
 }
 
-/** Facts of the scope: filters {category, topic, valid: current|superseded|all}; a
+/** Facts of the scope: filters {category, topic, valid: current|superseded|all, slot: a kind
+ * (allergy: every slot of that kind) or, with a colon, one slot (allergy:shrimp)}; a
  * superseded fact carries the text of the one that replaced it (superseded_by_text). */
 export async function facts(api, query, filters, signal) {
-  const wanted = { category: filters.category || null, topic: filters.topic || null, valid: filters.valid || 'current' };
+  const slot = filters.slot || null;
+  const wanted = {
+    category: filters.category || null,
+    topic: filters.topic || null,
+    valid: filters.valid || 'current',
+    slot: slot && slot.includes(':') ? slot : null,
+    slot_kind: slot && !slot.includes(':') ? slot : null,
+  };
   return api.all('/v1/facts', { ...query, ...wanted, limit: 1000 }, { signal });
 }
 

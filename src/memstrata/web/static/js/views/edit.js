@@ -72,6 +72,7 @@ register({
     "edit.cat.plan": "plan",
     "edit.cat.event": "event",
     "edit.cat.relationship": "relationship",
+    "edit.cat.health": "health",
     "edit.cat.other": "other",
   },
   zh: {
@@ -123,6 +124,7 @@ register({
     "edit.cat.plan": "计划",
     "edit.cat.event": "事件",
     "edit.cat.relationship": "人际关系",
+    "edit.cat.health": "健康",
     "edit.cat.other": "其他",
   },
 });
@@ -136,6 +138,7 @@ export const CATEGORIES = [
   "plan",
   "event",
   "relationship",
+  "health",
   "other",
 ];
 const FACT_FIELDS = ["text", "category", "topic", "confidence", "importance"];
