@@ -158,12 +158,22 @@ def slot_kind(slot: str) -> str:
     return slot.partition(":")[0]
 
 
-def _check_aware(name: str, value: object) -> datetime:
+def _aware(name: str, value: object) -> datetime:
     if not isinstance(value, datetime):
         raise InvalidInputError(f"{name} must be a datetime, not {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInputError(f"{name} {value.isoformat()} has no time zone")
     return utc(value)
+
+
+def _interval(start: object, end: object) -> tuple[datetime, datetime]:
+    """``start`` and ``end`` in UTC, if both are aware and ``start`` comes first."""
+    first, last = _aware("when start", start), _aware("when end", end)
+    if not first < last:
+        raise InvalidInputError(
+            f"when start {first.isoformat()} must be before its end {last.isoformat()}"
+        )
+    return first, last
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,24 +201,16 @@ class When:
             raise InvalidInputError(
                 f"when text has {len(self.text)} characters; at most {WHEN_TEXT_MAX}"
             )
-        object.__setattr__(self, "start", _check_aware("when start", self.start))
-        object.__setattr__(self, "end", _check_aware("when end", self.end))
-        if not self.start < self.end:
-            raise InvalidInputError(
-                f"when start {self.start.isoformat()} must be before its end {self.end.isoformat()}"
-            )
+        start, end = _interval(self.start, self.end)
+        object.__setattr__(self, "start", start)  # frozen: set once, here, in UTC
+        object.__setattr__(self, "end", end)
 
     @classmethod
     def between(cls, start: datetime, end: datetime) -> When:
         """The interval ``[start, end)`` with its rendering as its words (see
         :func:`interval_text`)."""
-        start = _check_aware("when start", start)
-        end = _check_aware("when end", end)
-        if not start < end:
-            raise InvalidInputError(
-                f"when start {start.isoformat()} must be before its end {end.isoformat()}"
-            )
-        return cls(interval_text(start, end), start, end)
+        first, last = _interval(start, end)
+        return cls(interval_text(first, last), first, last)
 
 
 def _midnight(t: datetime) -> bool:
