@@ -31,7 +31,9 @@ def server_url(backend: str) -> str:
 
 @contextmanager
 def fresh_postgres(url: str) -> Iterator[str]:
-    """A new schema on the server at ``url``; yields a URL whose connections use it."""
+    """A new schema on the server at ``url``; yields a URL whose connections use it and carry
+    the schema's name as their ``application_name``, so a case that cuts connections cuts only
+    its own (the schemas share one database with every other case running beside it)."""
     import psycopg
 
     schema = f"t_{new_id('ep')[3:].lower()}"
@@ -39,7 +41,7 @@ def fresh_postgres(url: str) -> Iterator[str]:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     sep = "&" if "?" in url else "?"
     try:
-        yield f"{url}{sep}options={quote(f'-csearch_path={schema}')}"
+        yield f"{url}{sep}options={quote(f'-csearch_path={schema}')}&application_name={schema}"
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

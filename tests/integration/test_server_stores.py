@@ -57,7 +57,9 @@ def test_concurrent_openers_migrate_once(backend: str, tmp_path: Path) -> None:
 
 
 def _drop_connections(backend: str, url: str) -> int:
-    """Make the server close every other connection to the store's database or schema."""
+    """Make the server close every other connection to the store's database or schema (on
+    PostgreSQL the schema's own: ``fresh_url`` names them by ``application_name``, and the
+    database is shared with the cases running beside this one)."""
     if backend == "postgresql":
         import psycopg
 
@@ -65,7 +67,8 @@ def _drop_connections(backend: str, url: str) -> int:
             rows = conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                "AND backend_type = 'client backend'"
+                "AND backend_type = 'client backend' "
+                "AND application_name = current_setting('application_name')"
             ).fetchall()
             return len(rows)
     import pymysql
