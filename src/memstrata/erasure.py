@@ -98,21 +98,29 @@ class Needles:
         return next(self.find(data), None) is not None
 
     def in_file(self, path: Path) -> list[bytes]:
-        """The needles found anywhere in the file (read in overlapping chunks, so a large
-        database is never held whole); none for a missing file."""
+        """The needles found anywhere in the file; none for a missing file."""
+        return list(dict.fromkeys(needle for _, needle in self.find_in_file(path)))
+
+    def find_in_file(self, path: Path) -> Iterator[tuple[int, bytes]]:
+        """Every occurrence in the file: its offset and the needle, each once (the file is
+        read in overlapping chunks, so a large database is never held whole); none for a
+        missing file."""
         if not self.all:
-            return []
-        found: dict[bytes, None] = {}
+            return
         try:
             with path.open("rb") as fh:
                 tail = b""
+                start = 0  # the file offset of the window's first byte
                 while chunk := fh.read(_CHUNK):
                     window = tail + chunk
-                    found.update((needle, None) for _, needle in self.find(window))
-                    tail = window[-(self.longest - 1) :] if self.longest > 1 else b""
+                    for at, needle in self.find(window):
+                        if at + len(needle) > len(tail):  # not wholly in the last window
+                            yield start + at, needle
+                    keep = min(len(window), self.longest - 1)
+                    tail = window[len(window) - keep :]
+                    start += len(window) - keep
         except FileNotFoundError:
-            return []
-        return list(found)
+            return
 
 
 _Keys = np.ndarray[tuple[int], np.dtype[np.uint64]]

@@ -55,6 +55,21 @@ def test_a_needle_across_two_chunks_of_a_file_is_found(
     assert Needles(needles).in_file(tmp_path / "missing") == []
 
 
+def test_every_occurrence_in_a_file_is_found_once_at_its_offset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(erasure, "_CHUNK", 64)  # many chunks, and needles across them
+    rng = random.Random(3)
+    data = "".join(rng.choice("ab 的是") for _ in range(3000)).encode("utf-8")
+    needles = [data[at : at + rng.randint(4, 40)] for at in rng.sample(range(len(data) - 40), 30)]
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    found = list(Needles(needles).find_in_file(path))
+    assert len(found) == len(set(found))  # none twice, though the chunks overlap
+    assert set(found) == _naive(data, needles)
+    assert list(Needles(needles).find_in_file(tmp_path / "missing")) == []
+
+
 def test_needles_sharing_their_first_bytes_are_each_found_at_their_own_length() -> None:
     # the views of a dialogue's turns all start alike ("Ann: I love ...")
     needles = [f"Ann: I love hiking number {i}, said quietly".encode() for i in range(500)]

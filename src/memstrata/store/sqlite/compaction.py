@@ -1,7 +1,8 @@
 """Compaction on SQLite: ``VACUUM``, then a checkpoint of the write-ahead log.
 
 Deleted content is already overwritten on SQLite (``secure_delete`` on every connection), and
-every deletion on request checkpoints the log and proves both files free of the erased text
+every deletion on request checkpoints the log, overwrites what page rebuilds left of the
+erased text in free space, and proves both files free of it
 (:mod:`memstrata.store.sqlite.erasure`), so compaction erases nothing more here: ``VACUUM``
 rebuilds the file without its free pages, giving their space back to the file system. It
 holds the write lock meanwhile (other processes' writes wait, up to ``lock_timeout_s``;
@@ -35,8 +36,8 @@ LOCKING: Final = (
 )
 REMAINS: Final = (
     "nothing of a deletion on request: deleted content is overwritten when it is deleted "
-    "(secure_delete) and every forget proves the files clean; backups and copies of the "
-    "file are their owner's",
+    "(secure_delete), every forget overwrites what page rebuilds left of it and proves the "
+    "files clean; backups and copies of the file are their owner's",
 )
 
 
