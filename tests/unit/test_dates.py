@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memstrata import timeref
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.index.dates import date_query
@@ -88,3 +89,24 @@ def test_search_prefers_what_was_said_around_a_named_date(tmp_path: object) -> N
 def test_dates_outside_the_calendar_name_no_window(query: str) -> None:
     found = date_query(query)
     assert all(start < end for start, end in found.windows)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "on 7 July, 2023",
+        "on July 7th 2023",
+        "deployed 2023-07-07",
+        "我2023年7月7日去了哪里",
+        "in January 2022",
+        "2023年7月发生了什么",
+        "in summer 2021",
+        "the winter of 2022",
+        "what did I do in 2022",
+        "2022年",
+    ],
+)
+def test_absolute_dates_read_as_timeref_reads_them(text: str) -> None:
+    """Where a query and a turn name the same absolute date, both grammars give one window."""
+    (found,) = timeref.mentions(text, datetime(2026, 5, 15, tzinfo=UTC))
+    assert date_query(text).windows == ((found.start.timestamp(), found.end.timestamp()),)

@@ -4,31 +4,24 @@
 a day ("7 July, 2023", "July 7 2023", "2023-07-07", "2023年7月7日"), a range of days ("between
 August 11 and 15 2023"), a month ("January 2022", "2023年7月"), a season ("summer 2021"), a year
 ("in 2022", "2022年"), and a month without a year ("in June", "7月") which matches that month of
-any year. Relative dates ("last week") are not resolved here.
+any year. Relative dates ("last week") are not resolved here: that is :mod:`memstrata.timeref`,
+whose month names, seasons and calendar arithmetic this module shares. Its own patterns stay:
+the search bonus is tuned and measured on exactly what they read (a query's "7月" is any July,
+where a turn's is the one its tense names).
 """
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Final
 
-_MONTHS: Final[dict[str, int]] = {
-    **{m.lower(): i for i, m in enumerate(calendar.month_name) if m},
-    **{m.lower(): i for i, m in enumerate(calendar.month_abbr) if m},
-    "sept": 9,
-}
-_MP: Final = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_SEASONS: Final = {
-    "spring": (3, 5),
-    "summer": (6, 8),
-    "autumn": (9, 11),
-    "fall": (9, 11),
-    "winter": (12, 2),
-}
-_ORD: Final = r"(?:st|nd|rd|th)?"
+from memstrata.timeref import periods
+from memstrata.timeref.tables import MONTH_PATTERN as _MP
+from memstrata.timeref.tables import MONTHS as _MONTHS
+from memstrata.timeref.tables import ORDINAL as _ORD
+from memstrata.timeref.tables import SEASONS as _SEASONS
 
 _DAY_MONTH_YEAR: Final = re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MP})\.?,?\s*(\d{{4}})\b")
 _MONTH_DAY_YEAR: Final = re.compile(rf"\b({_MP})\.?\s+(\d{{1,2}}){_ORD}\b,?\s*(\d{{4}})\b")
@@ -56,14 +49,14 @@ class DateQuery:
         return bool(self.windows or self.months)
 
 
-def _span(start: datetime, end: datetime) -> tuple[float, float]:
+def _span(days: periods.Days) -> tuple[float, float]:
+    start, end = (datetime.combine(d, datetime.min.time(), tzinfo=UTC) for d in days)
     return start.timestamp(), end.timestamp()
 
 
 def _day(year: int, month: int, day: int) -> tuple[float, float] | None:
     try:
-        start = datetime(year, month, day, tzinfo=UTC)
-        return _span(start, start + timedelta(days=1))
+        return _span(periods.day(date(year, month, day)))
     except (ValueError, OverflowError):
         return None
 
@@ -72,11 +65,9 @@ def _month(year: int, month: int) -> tuple[float, float] | None:
     if not 1 <= month <= 12:
         return None
     try:  # a year the calendar does not hold (0, or a month that ends after 9999) names nothing
-        start = datetime(year, month, 1, tzinfo=UTC)
-        end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+        return _span(periods.month(year, month))
     except ValueError:
         return None
-    return _span(start, end)
 
 
 def date_query(text: str) -> DateQuery:
@@ -113,9 +104,7 @@ def date_query(text: str) -> DateQuery:
         for m in _YEAR.finditer(t):
             year = int(m[1] or m[2])
             if 1900 <= year <= 2200:
-                windows.append(
-                    _span(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))
-                )
+                windows.append(_span(periods.year(year)))
     months: set[int] = set()
     if not windows:
         months = {
