@@ -150,6 +150,7 @@ def fact_to_json(fact: Fact) -> dict[str, JsonValue]:
         "version": fact.version,
         "when": when_to_json(fact.when),
         "slot": fact.slot,
+        "value": fact.value,
     }
 
 
@@ -172,6 +173,7 @@ def fact_from_json(data: Mapping[str, Any]) -> Fact:
         version=int(data.get("version", 1)),
         when=when_from_json(data.get("when")),
         slot=data.get("slot"),
+        value=data.get("value"),
     )
 
 

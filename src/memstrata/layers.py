@@ -1,24 +1,32 @@
 """Serving memory to an agent in the fewest tokens that carry what matters.
 
-``wake_up`` assembles L0 and L1: the identity, the profile and its preferences, the essentials
-document as curated (minus what the profile already says) and the most important current facts
-(by confidence x importance x recency; a "preference" that only states a feeling is left to the
-topics), grouped by topic, within a token budget. It trims by
-priority (profile, then preferences, then essentials, then facts, least important first) and
-says so, and how to get more, when it had to leave something out. A thread with no memory of
-its own falls back to its user's memory (switchable).
+``wake_up`` assembles L0 and L1: the identity; the safety facts (allergies, conditions,
+medications, diet and accessibility needs: the essentials document's ``Safety`` section and any
+current health fact it does not hold yet), before everything else so that no budget cut
+reaches them; the profile and its preferences; the essentials document as curated (minus what
+the profile already says); and the most important current facts it does not state (by
+confidence x importance x recency; a "preference" that only states a feeling, a passing moment
+and a plan whose time has passed are left to the archive), grouped by topic, each with its date
+(:mod:`memstrata.curate.dating`), within a token budget. It trims by priority (profile, then
+preferences, then essentials, then facts, least important first) and says so, and how to get
+more, when it had to leave something out. A thread with no memory of its own falls back to its
+user's memory (switchable).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
 import numpy as np
 
+from memstrata.curate.dating import dated
 from memstrata.curate.decay import DecayPolicy
+from memstrata.curate.essentials import expired, lasting
+from memstrata.curate.frames import SAFETY
 from memstrata.curate.slots import is_feeling
 from memstrata.document.coverage import (
     consolidated_through,
@@ -72,13 +80,17 @@ def _facts(store: RecordStore, scope: Scope) -> list[Fact]:
 def serving_scope(
     store: RecordStore, scope: Scope, *, fall_back_to_user: bool, turns_count: bool
 ) -> Scope:
-    """The scope to serve from: a thread's own, or its user's when the thread holds no memory
-    of its own. Curated memory (current facts, the profile) always counts; with
-    ``turns_count`` its turns and any document count too (for context, not for wake_up).
+    """The scope to serve from: a thread's own, or its user's (with the thread's agent, if it
+    names one) when the thread holds no memory of its own. For wake_up (``turns_count``
+    off), a thread's own memory is a profile or an essentials document of its own: its facts
+    are curated where the user's memory is (automatic curation consolidates there), so a
+    thread with facts but no curated documents is served the user's whole L1, which holds
+    them. With ``turns_count`` its facts, turns and any document count too (for context).
     Each check is one indexed query that stops at the first row."""
     if not fall_back_to_user or scope.thread is None:
         return scope
-    if store.list_facts(scope, FactFilter(current_only=True), limit=1):
+    home = Scope(scope.user, agent=scope.agent)
+    if turns_count and store.list_facts(scope, FactFilter(current_only=True), limit=1):
         return scope
     if store.get_document(scope, DocumentKind.PROFILE, "profile") is not None:
         return scope
@@ -86,6 +98,11 @@ def serving_scope(
         return scope
     if turns_count and (store.list_episodes(scope, limit=1) or store.list_documents(scope)):
         return scope
+    if home != scope and (
+        store.get_document(home, DocumentKind.ESSENTIALS, ESSENTIALS_KEY) is not None
+        or store.get_document(home, DocumentKind.PROFILE, "profile") is not None
+    ):
+        return home
     return scope.user_scope()
 
 
@@ -119,8 +136,26 @@ def rank_facts(facts: Sequence[Fact], now: datetime, policy: DecayPolicy) -> lis
     return [facts[i] for i in np.argsort(-score, kind="stable")]
 
 
+#: a date in a text already ("(2026-05-15)", "week of 2026-05-11", "2026年5月")
+_DATED: Final = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\d{4}年\d{1,2}月")
+
+
 def _normal(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+def _lasting(fact: Fact, now: datetime) -> bool:
+    """Whether a current fact belongs in L1: not a passing moment (importance under
+    :data:`memstrata.curate.essentials.PASSING`), not a plan called off or whose time has
+    passed."""
+    if not lasting(fact):
+        return False
+    if fact.category == Category.PLAN or (fact.slot or "").startswith(("plan", "goal")):
+        if fact.slot is not None and fact.value is None:
+            return False  # called off
+        if fact.when is not None and fact.when.end <= now:
+            return False
+    return not expired(fact, now)
 
 
 def wake_up(
@@ -162,6 +197,32 @@ def wake_up(
     if identity.text.strip():  # on one line, like every stored text in the block
         result.left_out["identity"] = int(not add("## Identity", escape(identity.text.strip())))
     stated: set[str] = set()
+    covered = coverage(store, scope)
+    # safety first: what the essentials hold in its Safety section, then any current health
+    # fact they do not hold yet (filed a moment ago, or said since the last consolidation)
+    safety = (
+        [b.text for s in essentials.sections if s.heading == SAFETY for b in s.bullets]
+        if essentials is not None
+        else []
+    )
+    health = [
+        f
+        for f in current
+        if f.category == Category.HEALTH
+        and not (essentials is not None and covered.in_essentials(f))
+        and not covered.in_profile(f)
+    ]
+    shown = 0
+    for line in [*safety, *(dated(f) for f in health)]:
+        if _normal(line) in stated:
+            continue
+        if not add(*([] if shown else ["## Safety"]), f"- {escape(line)}"):
+            break
+        shown += 1
+        stated.add(_normal(line))
+    result.left_out["safety"] = len(safety) + len(health) - shown
+    result.facts_included = [f.id for f in health][: max(0, shown - len(safety))]
+    health_ids = {f.id for f in health}
     for title, part, slots in (  # the profile first: who the user is
         ("Profile", "profile", profile.fields),
         ("Preferences", "preferences", profile.preferences),
@@ -169,15 +230,17 @@ def wake_up(
         shown = 0
         for key, slot in slots.items():
             lead = [] if shown else [f"## {title}"]
-            if not add(*lead, f"- {escape(key)}: {escape(slot.value)}"):
+            if not add(*lead, f"- {escape(key)}: {escape(slot.shown())}"):
                 break
             shown += 1
             stated.add(_normal(f"{key}: {slot.value}"))
+            stated.add(_normal(f"{key}: {slot.shown()}"))
         result.left_out[part] = len(slots) - shown
     if essentials is not None:  # L1 as curated (and perhaps edited by hand), in its order
         bullets = [
             (s.heading, b)
             for s in essentials.sections
+            if s.heading != SAFETY  # served first, above
             for b in s.bullets
             if _normal(b.text) not in stated  # said by the profile already
         ]
@@ -193,13 +256,15 @@ def wake_up(
         stated |= {_normal(b.text) for _, b in bullets}
     # facts the essentials or the profile speak for (as they stand, edits and deletions
     # included) stay out: each thing is served once
-    covered = coverage(store, scope)
     current = [
         f
         for f in current
-        if not (essentials is not None and covered.in_essentials(f))
+        if f.id not in health_ids
+        and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
         and _normal(f.text) not in stated
+        and _normal(dated(f)) not in stated
+        and _lasting(f, now)
     ]
     # a "preference" that is a feeling or a reaction stays in L2: L1 serves those with an object
     current = [f for f in current if f.category != Category.PREFERENCE or not is_feeling(f.text)]
@@ -216,7 +281,7 @@ def wake_up(
         topic = topic_key(fact)
         # the topic's heading comes with its first fact
         lead = [] if topic in groups else [f"### {escape(topic)}"]
-        line = f"- {escape(fact.text)}"
+        line = f"- {escape(dated(fact))}"
         cost = sum(counter.count(part) + 1 for part in (*lead, line))
         if used + header_cost + cost > budget:
             misses += 1
@@ -229,7 +294,7 @@ def wake_up(
         used += header_cost
         for members in groups.values():
             lines.extend(members)
-    result.facts_included = [f.id for f in chosen]
+    result.facts_included += [f.id for f in chosen]
     result.left_out["facts"] = len(facts) - len(chosen)
     text = memory_block(lines)
     if result.trimmed:
@@ -259,9 +324,10 @@ class Recall:
 TopicFinder = Callable[[str, Scope], Sequence[str]]
 
 
-def _document_lines(doc: CuratedDocument) -> list[str]:
+def _document_lines(doc: CuratedDocument, said: Mapping[str, datetime] | None = None) -> list[str]:
     """A curated document in its markdown form (footnote citations, id anchors), every
-    stored part of it escaped."""
+    stored part of it escaped; each bullet with the day its newest cited turn was said
+    (``said``: episode id -> time), unless its words carry a date already."""
     numbers: dict[str, int] = {}
     lines = [f"# {escape(doc.title)}"]
     for section in doc.sections:
@@ -270,7 +336,11 @@ def _document_lines(doc: CuratedDocument) -> list[str]:
             marks = "".join(
                 f"[^{numbers.setdefault(str(c), len(numbers) + 1)}]" for c in bullet.citations
             )
-            parts = ("-", escape(bullet.text), marks, f"<!--{escape(bullet.id)}-->")
+            text = bullet.text
+            times = [said[c.episode_id] for c in bullet.citations if said and c.episode_id in said]
+            if times and not _DATED.search(text):
+                text = f"{text.rstrip()} (said {max(times).date().isoformat()})"
+            parts = ("-", escape(text), marks, f"<!--{escape(bullet.id)}-->")
             lines.append(" ".join(p for p in parts if p))
     if numbers:
         lines += ["---", *(f"[^{n}]: {escape(c)}" for c, n in numbers.items())]
@@ -314,11 +384,22 @@ def recall(
     lines: list[str] = []
     used = _NOTE_RESERVE + counter.count(BLOCK_FRAME) + 1
     shown_texts: set[str] = set()
+    cited = sorted(
+        {
+            c.episode_id
+            for d in documents
+            if (r := readable(d))
+            for s in r.sections
+            for b in s.bullets
+            for c in b.citations
+        }
+    )
+    said = {e.id: e.time for e in store.get_episodes(scope, cited)} if cited else {}
     for doc in documents:
         curated = readable(doc)
         if curated is None:
             continue
-        rendered = _document_lines(curated)
+        rendered = _document_lines(curated, said)
         cost = sum(counter.count(line) + 1 for line in rendered)
         if used + cost > budget:
             result.left_out += 1
@@ -337,11 +418,12 @@ def recall(
         if f.topic is not None
         and (topic_slug(f.topic) in keys or (wanted and wanted in topic_slug(f.topic)))
         and f.text not in shown_texts
+        and dated(f) not in shown_texts
         and not any(filed_in_topic(f, d.key, through) for d in documents)
     ]
     heading = f"## Facts about {escape(topic.strip())}"
     for fact in rank_facts(related, now, DecayPolicy()):
-        line = f"- {escape(fact.text)}"
+        line = f"- {escape(dated(fact))}"
         cost = (
             counter.count(line) + 1 + (0 if result.facts_included else counter.count(heading) + 1)
         )

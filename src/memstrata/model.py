@@ -303,6 +303,22 @@ def _check_when_and_slot(what: str, when: object, slot: object) -> None:
         check_slot(slot, f"{what} slot")
 
 
+#: the most characters a fact's value may have
+VALUE_MAX: Final = 500
+
+
+def check_value(value: object, what: str = "value") -> None:
+    """Refuse ``value`` unless it is a slot's value: non-empty text of at most
+    :data:`VALUE_MAX` characters, valid Unicode."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be text, not {type(value).__name__}")
+    check_unicode(value, what)
+    if not value.strip():
+        raise InvalidInputError(f"{what} is empty")
+    if len(value) > VALUE_MAX:
+        raise InvalidInputError(f"{what} has {len(value)} characters; at most {VALUE_MAX}")
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One atomic fact, with provenance and a validity interval.
@@ -313,7 +329,9 @@ class Fact:
     fact speaks of (see :class:`When`), if it names one; ``slot`` the state it sets for its
     subject (the speaker of the turn it cites first), as ``kind`` or ``kind:qualifier``
     (``employer``, ``allergy:shrimp``, ``plan:trip to kyoto``): facts of one subject with
-    the same slot supersede each other.
+    the same slot supersede each other. ``value`` is the slot's value as the person said it
+    ("CATL", "husband 王磊"): what a profile shows for the slot; None for a fact that ends a
+    state ("no longer drinks coffee") or that names no value.
     """
 
     id: str
@@ -333,9 +351,12 @@ class Fact:
     version: int = 1
     when: When | None = None
     slot: str | None = None
+    value: str | None = None
 
     def __post_init__(self) -> None:
         _check_when_and_slot("fact", self.when, self.slot)
+        if self.value is not None:
+            check_value(self.value, "fact value")
 
     @property
     def current(self) -> bool:
@@ -390,22 +411,38 @@ class Identity:
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One profile or preference value with the episodes it rests on."""
+    """One profile or preference value with the episodes it rests on, and since when (or as
+    of when) it holds, for a value that changes over a life ("as of 2026-05-20", "since week of
+    2026-05-11"), shown beside the value, never part of it."""
 
     value: str
     sources: tuple[str, ...] = ()
     confidence: float = 1.0
+    as_of: str | None = None
 
     def to_json(self) -> dict[str, JsonValue]:
-        return {"value": self.value, "sources": list(self.sources), "confidence": self.confidence}
+        out: dict[str, JsonValue] = {
+            "value": self.value,
+            "sources": list(self.sources),
+            "confidence": self.confidence,
+        }
+        if self.as_of is not None:
+            out["as_of"] = self.as_of
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, JsonValue]) -> Slot:
+        as_of = data.get("as_of")
         return cls(
             value=str(data["value"]),
             sources=tuple(str(s) for s in data.get("sources", ())),
             confidence=float(data.get("confidence", 1.0)),
+            as_of=str(as_of) if isinstance(as_of, str) and as_of else None,
         )
+
+    def shown(self) -> str:
+        """The value as served: with since or as of when it holds, when known."""
+        return f"{self.value} ({self.as_of})" if self.as_of else self.value
 
 
 PROFILE_FIELDS: Final = ("name", "role", "expertise", "language", "context")
@@ -795,9 +832,16 @@ class Candidate:
     #: the new value replaces every value of the slot's kind, not only its own slot ("I'm
     #: only allergic to shrimp" ends ``allergy:peanuts`` too)
     exclusive: bool = False
+    #: the slot's value as the person said it ("CATL", "husband 王磊")
+    value: str | None = None
+    #: set when the statement ends a state instead of setting one: the value it ends ("I
+    #: left Google": "Google"), or "" for whatever it is ("I got laid off")
+    ended: str | None = None
 
     def __post_init__(self) -> None:
         _check_when_and_slot("candidate", self.when, self.slot)
+        if self.value is not None:
+            check_value(self.value, "candidate value")
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,7 +87,8 @@ def test_item_preview_lists_the_cascade_and_equals_the_forget(
     assert preview["facts"][0]["text"] == "Alice was treated for depression"
     bullets = {(b["document"], b["text"], b["how"]) for b in preview["bullets"]}
     assert ("health", "Alice was treated for depression", "deleted") in bullets
-    assert ("essentials", "Alice was treated for depression", "deleted") in bullets
+    # the essentials serve it with its date
+    assert ("essentials", "Alice was treated for depression (2026-01-01)", "deleted") in bullets
     assert preview["counts"]["trace_lines"] == 1 and preview["index_entries"] >= 4
 
     done = client.post(f"/v1/items/{seeded['secret']}/forget", params={"user": "alice"}).json()

@@ -58,7 +58,7 @@ def _reach_everything(mem: Memory) -> tuple[dict[str, str], list[str]]:
     mem.consolidate("u")  # topic documents and essentials
     facts = [f for f in mem.list("u", "fact") if isinstance(f, Fact)]
     derived = {f.id: f.text for f in facts if set(f.sources) & set(ids.values())}
-    assert len(derived) == 2, facts
+    assert len(derived) == 3, facts  # a like and a pet in English, a favourite in Chinese
     docs = [d for d in mem.store.list_documents(Scope("u")) if d.kind != DocumentKind.STATE]
     assert {d.kind for d in docs} == {
         DocumentKind.ESSENTIALS,
@@ -185,7 +185,8 @@ def _reach_two_threads(mem: Memory) -> tuple[list[str], list[str], list[str], li
         mem.consolidate(user)
     facts = [f for f in mem.list("u", "fact") if isinstance(f, Fact)]
     by_thread = {t: [f.text for f in facts if f.scope.thread == t] for t in ("t1", "t2")}
-    assert len(by_thread["t1"]) == 2 and len(by_thread["t2"]) == 1, facts
+    # t1: a like and a pet (English), a favourite (Chinese); t2: a like and a cousin
+    assert len(by_thread["t1"]) == 3 and len(by_thread["t2"]) == 2, facts
     docs = mem.store.list_documents(Scope("u"))
     assert any(len(mem.history(d.id, d.scope)) > 1 for d in docs)  # earlier versions too
     reader = mem.indexes.passages

@@ -42,7 +42,7 @@ def _conversation(n: int) -> list[dict[str, str]]:
     ]
 
 
-def test_locomo_counts_and_scores(tmp_path: Path) -> None:
+def _locomo_file(tmp_path: Path) -> Path:
     turns = _conversation(12)
     data = [
         {
@@ -79,6 +79,11 @@ def test_locomo_counts_and_scores(tmp_path: Path) -> None:
     ]
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(data))
+    return path
+
+
+def test_locomo_counts_and_scores(tmp_path: Path) -> None:
+    path = _locomo_file(tmp_path)
     with bench_memory(embedder=HashingEmbedder(dim=64)) as memory:
         result = run_locomo(memory, path)
     assert (result["questions"], result["questions_total"], result["questions_skipped"]) == (
@@ -99,6 +104,23 @@ def test_locomo_counts_and_scores(tmp_path: Path) -> None:
     assert isinstance(block, dict) and block["recall"] == 1.0  # 12 short turns all fit
     assert 0 < float(str(block["mean_tokens"])) <= 1000
     assert float(str(context["full_conversation_tokens_mean"])) > 0
+
+
+def test_locomo_after_an_offline_curation(tmp_path: Path) -> None:
+    path = _locomo_file(tmp_path)
+    with bench_memory(embedder=HashingEmbedder(dim=64)) as memory:
+        result = run_locomo(memory, path, curate=True)
+        facts = memory.list("locomo-conv-x", "fact")
+    curated = result["curated"]
+    assert isinstance(curated, dict) and curated["facts"] == len(facts) > 0
+    assert int(str(curated["bullets"])) > 0
+    context = result["context"]
+    assert isinstance(context, dict)
+    for budget in ("500", "1000", "2000"):
+        block = context[budget]
+        assert isinstance(block, dict)
+        assert float(str(block["recall_cited"])) >= float(str(block["recall"]))
+        assert float(str(block["mean_tokens"])) <= int(budget)
 
 
 def test_longmemeval_fixture() -> None:

@@ -72,6 +72,8 @@ def test_leading_markers_and_vocatives_are_stripped() -> None:
         "I won't let anything get me down."
     )
     assert strip_markers("What can I say, I love turtles.") == "I love turtles."
+    assert strip_markers("First of all, I moved to Leeds in May.") == "I moved to Leeds in May."
+    assert strip_markers("Secondly, I quit coffee.") == "I quit coffee."
     assert strip_markers("On another note, I just upgraded my equipment.") == (
         "I just upgraded my equipment."
     )
@@ -288,8 +290,10 @@ def test_facts_from_the_issue_are_rewritten_grammatically() -> None:
         "Melanie loves camping trips with their family, 'cause nature brings peace."
     ]
     assert _facts("Melanie is so happy for you.") == []
+    # two states (a job, a child), one fact each, each in the clause that says it
     assert _facts("我在一家医院工作，我的女儿今年五岁。", "林伟") == [
-        "林伟在一家医院工作，林伟的女儿今年五岁。"
+        "林伟在一家医院工作",
+        "林伟的女儿今年五岁。",
     ]
 
 

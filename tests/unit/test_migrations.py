@@ -113,7 +113,7 @@ APPLIED_STATEMENTS_SHA256 = {
     "0005_erasure_journal": "41e6519e2284eaf281e1a8ca0ab8d18a6af3d5387921d11d161aabc3f885e7e4",
     "0006_api_keys": "5a46c75e062a30aef541e0ec33f8936923aada634d09c9f66a68b2c4970e3e63",
     "0007_erasure_sites": "e4856523e5d5296909016fccf285a6305753d178a910938d45b49bb65c4a20fa",
-    "0008_fact_time_and_slot": "8896fcb64d7ed06308c44f417f2eb96ca2441e3397275f85a52cf62c05386d79",
+    "0008_fact_time_and_slot": "7d1140fb253556e901f5d40773f0afec33ffa8d78fcb914eca9c3344d5878cc4",
 }
 
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from memstrata.curate.queue import DebounceQueue
-from memstrata.errors import InvalidInputError
+from memstrata.errors import BusyError, InvalidInputError
 from memstrata.model import Scope
 from tests.conftest import FixedClock
 
@@ -49,6 +49,33 @@ def test_failures_are_logged_and_retried(
     assert queue.run_due() == [T1]
 
 
+def test_a_busy_scope_goes_back_in_the_queue(clock: FixedClock) -> None:
+    calls: list[Scope] = []
+
+    def busy_once(scope: Scope) -> None:
+        calls.append(scope)
+        if len(calls) == 1:
+            raise BusyError("a curation run for 'alice' is already running")
+
+    queue = DebounceQueue(busy_once, delay_s=30, clock=clock)
+    queue.touch(T1)
+    clock.advance(seconds=30)
+    assert queue.run_due() == [] and queue.pending() == [T1]
+    assert (queue.busy, queue.failures) == (1, 0)
+    clock.advance(seconds=29)
+    assert queue.run_due() == []  # not before the delay has passed again
+    clock.advance(seconds=1)
+    assert queue.run_due() == [T1] and calls == [T1, T1]
+
+
+def test_a_halted_queue_runs_nothing(clock: FixedClock) -> None:
+    ran: list[Scope] = []
+    queue = DebounceQueue(ran.append, delay_s=0, clock=clock)
+    queue.touch(T1)
+    queue.halt()
+    assert queue.run_due() == [] and ran == []
+
+
 def test_background_loop_runs_due_scopes() -> None:
     done = threading.Event()
     queue = DebounceQueue(lambda scope: done.set(), delay_s=0)
@@ -78,5 +105,6 @@ def test_memory_curates_a_thread_once_it_is_quiet(data_dir: object, clock: Fixed
         assert queue.pending() == [T1] and queue.run_due() == []
         clock.advance(seconds=31)
         assert queue.run_due() == [T1]
-        doc, version = mem.doc("preferences", T1)
+        doc, version = mem.doc("preferences", "alice")  # the user's one set, not the thread's
         assert version == 1 and "hiking" in doc.sections[0].bullets[0].text
+        assert mem.doc("preferences", T1)[1] == 0

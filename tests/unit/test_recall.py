@@ -63,7 +63,9 @@ def test_recall_shows_the_document_then_newer_facts(memory: Memory) -> None:
     _seed(memory)
     result = memory.recall("Travel", ALICE)
     assert result.documents == ["travel"] and len(result.facts_included) == 1
-    assert "# travel" in result.text and "Alice flew to Kyoto in April [^1]" in result.text
+    # each bullet says when its turn was said
+    assert "# travel" in result.text
+    assert "Alice flew to Kyoto in April (said 2026-01-01) [^1]" in result.text
     assert "## Facts about Travel" in result.text and "Osaka" in result.text
     assert "green tea" not in result.text
     assert result.tokens <= result.budget

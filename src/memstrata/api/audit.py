@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import AUDIT_STATE_KEY, ScopeLike, as_scope, reason_of
 from memstrata.api.curation import CurationMixin
+from memstrata.api.fallback import model_fallback
 from memstrata.codec import format_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.model import DeleteReason, DocumentKind, JsonValue, Scope
@@ -119,6 +121,9 @@ class AuditMixin(CurationMixin):
         chat model configured it judges the evidence (``use_llm=False``: rules only)."""
         scope = as_scope(scope)
         report = self.consolidate(scope, mode="audit", remove=False, use_llm=use_llm)
+        fallback = model_fallback((), report.model_failures)
+        if fallback is not None:  # the flags stand, judged by rules: say so (the CLI's stderr)
+            logging.getLogger(__name__).warning("audit of %s: %s", scope, fallback.message())
         flags: list[AuditFlag] = []
         documents: dict[str, tuple[dict[str, Bullet], int]] = {}
         for finding in report.findings:

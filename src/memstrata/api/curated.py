@@ -29,6 +29,7 @@ from memstrata.model import (
     Slot,
     When,
     check_slot,
+    check_value,
 )
 from memstrata.ports import RecordStore
 
@@ -50,6 +51,17 @@ def clean_when(when: When | None, scope: Scope) -> When | None:
         return None
     text = clean_text(when.text, scope)
     return when if text == when.text else replace(when, text=text)
+
+
+def clean_value(value: object, scope: Scope) -> str | None:
+    """A slot's value as a caller gives it (None, or text), scrubbed like every curated text."""
+    if value is None:
+        return None
+    check_value(value)
+    assert isinstance(value, str)
+    cleaned = clean_text(value, scope).strip()
+    check_value(cleaned)
+    return cleaned
 
 
 def clean_slot(slot: str | None, scope: Scope) -> str | None:
@@ -213,6 +225,7 @@ def clean_import(batch: Restoration, *, scrub_capture: bool) -> Restoration:
                 text=clean_text(fact.text, fact.scope),
                 when=clean_when(fact.when, fact.scope),
                 slot=clean_slot(fact.slot, fact.scope),
+                value=clean_value(fact.value, fact.scope),
             )
         )
     documents = [_clean_imported(require, doc) for doc in batch.documents]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.leader import ModelLock
     from memstrata.index.manager import IndexManager
+    from memstrata.index.scope_index import UserIndex
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
@@ -240,15 +241,15 @@ class Memory(AuditMixin, BrowseMixin):
         return self.indexes.index(user).pending
 
     def start_auto_curation(self, delay_s: float = 30.0) -> DebounceQueue:
-        """Extract and consolidate each thread once it has been quiet for ``delay_s``."""
+        """Curate each thread once it has been quiet for ``delay_s`` (:meth:`curate_quiet`):
+        its new turns extracted in the thread, the user's memory consolidated where it is
+        (one essentials document, profile and set of topics per user, not one per thread),
+        each step a run marked ``auto`` in :attr:`runs`. A scope a run holds is tried again
+        after the delay; a failed run is recorded and logged, and the queue goes on."""
         from memstrata.curate.queue import DebounceQueue
 
-        def curate(scope: Scope) -> None:
-            self.extract(scope)
-            self.consolidate(scope)
-
         if self._queue is None:
-            self._queue = DebounceQueue(curate, delay_s=delay_s, clock=self.clock)
+            self._queue = DebounceQueue(self.curate_quiet, delay_s=delay_s, clock=self.clock)
             self._queue.start()
         return self._queue
 
@@ -437,9 +438,12 @@ class Memory(AuditMixin, BrowseMixin):
         self, query: str, scope: ScopeLike, *, budget: int = 1000, fall_back_to_user: bool = True
     ) -> Context:
         """A ``<memory>`` block for ``query`` within ``budget`` tokens: routed, gathered from
-        the layers by priority, deduplicated, escaped; ``.explain()`` says why. A thread with
-        no memory of its own uses its user's (unless ``fall_back_to_user`` is off)."""
+        the layers, filled by relevance to the query (the layer order breaking ties within a
+        band of similar relevance; the identity and the safety items always in), deduplicated,
+        escaped; ``.explain()`` says why. A thread with no memory of its own uses its user's
+        (unless ``fall_back_to_user`` is off)."""
         from memstrata.context import assemble
+        from memstrata.index.query import build_query
         from memstrata.layers import serving_scope
 
         scope = serving_scope(
@@ -453,8 +457,26 @@ class Memory(AuditMixin, BrowseMixin):
                 f"a context budget is a whole number of at least 50 tokens, got {budget!r}"
             )
 
+        def index(user: str) -> UserIndex:
+            found = self.indexes.index(user)
+            if found.pending and (self._indexer is None or not self._indexer.running):
+                self.indexes.embed_pending(user)  # as a search does: nothing else would
+                found = self.indexes.index(user)
+            return found
+
         def search(q: str, s: Scope, k: int, level: Granularity) -> list[SearchHit]:
-            return self.search(q, s, k=k, granularity=level)
+            if level != Granularity.TOPIC:
+                return self.search(q, s, k=k, granularity=level)
+            found = index(s.user)  # bullets one by one, each with its own score
+            plan = build_query(q, self.embedder, found.config)
+            return found.search(
+                plan, s, k=k, granularity=level, filters=SearchFilter(), passages=True
+            )
+
+        def score(q: str, s: Scope, texts: Sequence[str]) -> list[float] | None:
+            found = index(s.user)
+            plan = build_query(q, self.embedder, found.config)
+            return found.score_texts(plan, s, texts, Granularity.TURN)
 
         llm = self.llm
         router = None
@@ -462,7 +484,9 @@ class Memory(AuditMixin, BrowseMixin):
             from memstrata.context import llm_router
 
             router = llm_router(llm)
-        served = assemble(query, scope, self.store, search, budget=budget, router=router)
+        served = assemble(
+            query, scope, self.store, search, budget=budget, router=router, scorer=score
+        )
         telemetry.record(telemetry.TOKENS_SERVED, served.tokens, call="context")
         return served
 

@@ -23,6 +23,7 @@ from memstrata.api.curated import (
     clean_content,
     clean_slot,
     clean_text,
+    clean_value,
     clean_when,
     in_store,
     require_episodes,
@@ -69,6 +70,7 @@ class RecordsMixin(ForgettingMixin):
         supersede: bool = True,
         when: When | Mapping[str, Any] | None = None,
         slot: str | None = None,
+        value: str | None = None,
     ) -> Fact:
         """Add a fact. With no ``sources`` the statement itself is captured as an episode
         (surface ``manual``) and cited, so every fact keeps its provenance. A fact that
@@ -79,10 +81,14 @@ class RecordsMixin(ForgettingMixin):
         ``start`` and ``end`` (ISO 8601; without a zone, UTC) and optionally ``text``, the
         words that named it (left out: a rendering of the interval, see
         :meth:`When.between`). ``slot`` names the state the fact sets for its subject
-        (``employer``, ``allergy:shrimp``); surrounding spaces are stripped."""
+        (``employer``, ``allergy:shrimp``); surrounding spaces are stripped; ``value`` is the
+        slot's value ("CATL"), what the profile shows for it (only with a slot)."""
         scope = as_scope(scope)
         fact_when = clean_when(when_of(when), scope)
         fact_slot = clean_slot(slot_of(slot), scope)
+        fact_value = clean_value(value, scope)
+        if fact_value is not None and fact_slot is None:
+            raise InvalidInputError("a fact's value is the value of its slot: give a slot too")
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
         self.check_size(text, "the fact text")
@@ -113,6 +119,7 @@ class RecordsMixin(ForgettingMixin):
             updated_at=now,
             when=fact_when,
             slot=fact_slot,
+            value=fact_value,
         )
         stored = self.store.add_fact(scope, fact)
         self._written(scope)
@@ -213,6 +220,8 @@ class RecordsMixin(ForgettingMixin):
             values["when"] = clean_when(when_of(values["when"]), scope)
         if "slot" in values:
             values["slot"] = clean_slot(slot_of(values["slot"]), scope)
+        if "value" in values:
+            values["value"] = clean_value(values["value"], scope)
         if values.get("superseded_by") is not None:
             self._check_successor(current, values["superseded_by"])
         for name in ("valid_from", "valid_to"):

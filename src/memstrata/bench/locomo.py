@@ -5,6 +5,12 @@ reported as MemPalace defines it (``R@k``: the share of a question's evidence fo
 k, all categories, averaged) and strictly (``all@k``: every evidence item found). Evidence ids
 that are malformed (``D:11:26``) or name no turn of the conversation are skipped and counted; a
 question left with no evidence is not scored.
+
+``context`` gives, per budget, the share of a question's evidence turns that ``context()``
+puts in its block (``recall``; ``all``: every one), and the share in it as the turn or cited by
+an item in it, a fact, bullet or profile slot (``recall_cited``). The bench stores turns only;
+with ``curate`` each conversation is first curated offline (rule extraction, then consolidation
+by rules), so the profile, the essentials, topic documents and facts compete with the turns.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from typing import Final
 
 from memstrata import importers
 from memstrata.api import Memory
+from memstrata.api.common import document_passages
 from memstrata.bench.metrics import all_at, mean, parse_locomo_evidence, recall_at, session_of
 from memstrata.bench.runner import Timings, load_conversations, timed_search
 from memstrata.importers import Conversation
-from memstrata.model import JsonValue, Scope
+from memstrata.model import DocumentKind, JsonValue, Scope
 from memstrata.tokens import HeuristicTokenCounter
 
 KS: Final = (5, 10)
@@ -48,7 +55,10 @@ def _context_block(
     counter = HeuristicTokenCounter()
     out: dict[str, JsonValue] = {}
     for budget in CONTEXT_BUDGETS:
-        fractions, complete, tokens = [], [], []
+        fractions: list[float] = []
+        complete: list[float] = []
+        with_cited: list[float] = []
+        tokens: list[float] = []
         for conv in conversations:
             for index, question in enumerate(conv.questions):
                 gold = gold_of.get((conv.key, index))
@@ -56,13 +66,16 @@ def _context_block(
                     continue
                 ctx = memory.context(question.question, scopes[conv.key], budget=budget)
                 inside = {dia_of[conv.key].get(i.id) for i in ctx.included}
+                cited = inside | {dia_of[conv.key].get(s) for i in ctx.included for s in i.sources}
                 found = sum(1 for g in gold if g in inside)
                 fractions.append(found / len(gold))
                 complete.append(1.0 if found == len(gold) else 0.0)
+                with_cited.append(sum(1 for g in gold if g in cited) / len(gold))
                 tokens.append(float(ctx.tokens))
         out[str(budget)] = {
             "recall": round(mean(fractions), 4),
             "all": round(mean(complete), 4),
+            "recall_cited": round(mean(with_cited), 4),
             "mean_tokens": round(mean(tokens), 1),
         }
     full = [sum(counter.count(t.text) for t in conv.turns) for conv in conversations]
@@ -71,13 +84,36 @@ def _context_block(
     return out
 
 
+def _curate(memory: Memory, scopes: Sequence[Scope]) -> dict[str, JsonValue]:
+    """Curate each scope offline (rule extraction, then consolidation by rules); what it
+    made, in all."""
+    from memstrata.curate.extract_rules import RuleExtractor
+
+    facts = bullets = slots = 0
+    for scope in scopes:
+        facts += len(memory.extract(scope, extractor=RuleExtractor()).stored)
+        memory.consolidate(scope, use_llm=False)
+        for doc in memory.store.list_documents(scope):
+            if doc.kind in (DocumentKind.ESSENTIALS, DocumentKind.TOPIC):
+                bullets += len(document_passages(doc))
+        profile = memory.profile(scope)
+        slots += len(profile.fields) + len(profile.preferences)
+    return {"facts": facts, "bullets": bullets, "profile_slots": slots}
+
+
 def run_locomo(
-    memory: Memory, path: Path, *, limit: int | None = None, context: bool = True
+    memory: Memory,
+    path: Path,
+    *,
+    limit: int | None = None,
+    context: bool = True,
+    curate: bool = False,
 ) -> dict[str, JsonValue]:
     batch = importers.load(path, "locomo")
     conversations = batch.conversations[:limit] if limit else batch.conversations
     scopes = {c.key: Scope(f"locomo-{c.key}") for c in conversations}
     loaded = load_conversations(memory, conversations, scopes)
+    curated = _curate(memory, list(scopes.values())) if curate else None
 
     timings = Timings()
     turn_rows: list[tuple[list[str], list[str]]] = []
@@ -125,6 +161,8 @@ def run_locomo(
         **loaded.stats(memory),
         **timings.summary(),
     }
+    if curated is not None:
+        result["curated"] = curated
     if context:
         result["context"] = _context_block(memory, conversations, scopes, dia_by_conv, gold_of)
     return result

@@ -139,8 +139,10 @@ def describe(record: Any) -> str:
             f"confidence {data['confidence']:.2f}, importance {data['importance']:.2f}){slot}\n"
             f"  {data['text']}{speaks_of}\n  sources: {', '.join(data['sources'])}"
         )
-    return f"{data['id']}  v{data['version']} {data['doc_kind']}/{data['key']}\n" + json.dumps(
-        data["content"], ensure_ascii=False, indent=2
+    # a user's listing holds the documents of their threads too: each says whose it is
+    return (
+        f"{data['id']}  v{data['version']} {data['doc_kind']}/{data['key']}  ({record.scope})\n"
+        + json.dumps(data["content"], ensure_ascii=False, indent=2)
     )
 
 

@@ -171,13 +171,21 @@ def _print_bench(result: dict[str, Any], as_json: bool) -> None:
 @click.option(
     "--limit", type=click.IntRange(1), default=None, help="Only the first N conversations."
 )
+@click.option(
+    "--curate",
+    is_flag=True,
+    help="Curate each conversation offline first (rule extraction, then consolidation), so "
+    "curated memory competes with the turns in context().",
+)
 @json_option
 def bench_locomo(
-    path: Path, embedding_cache: Path | None, limit: int | None, as_json: bool
+    path: Path, embedding_cache: Path | None, limit: int | None, curate: bool, as_json: bool
 ) -> None:
     from memstrata.bench.locomo import run_locomo
 
-    _in_bench_memory(lambda m: run_locomo(m, path, limit=limit), embedding_cache, as_json)
+    _in_bench_memory(
+        lambda m: run_locomo(m, path, limit=limit, curate=curate), embedding_cache, as_json
+    )
 
 
 @bench.command(
@@ -417,6 +425,115 @@ def _extraction_table(result: dict[str, Any]) -> str:
         for item in result["sample"]:
             lines.append(f"  {item['fact']}  <-  {item['turn']}")
     return "\n".join(lines)
+
+
+@bench.command(
+    name="handed",
+    help="What every session is handed (wake_up) and what context() serves per question, on "
+    "realistic conversations (the shipped dev and held-out sets, or --data): current facts and "
+    "stale values served, safety facts, trivia, dated events, whole slot values, cut values; "
+    "with --locomo, LoCoMo's flawed wake_up bullets and profile slots per speaker. Offline "
+    "defaults, no chat model.",
+)
+@click.option(
+    "--set",
+    "which",
+    type=click.Choice(["dev", "heldout", "all"]),
+    default=None,
+    help="The shipped set to run (default all: every set that exists).",
+)
+@click.option(
+    "--data",
+    "paths",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Conversation files, or directories of them, to run instead of a shipped set "
+    "(repeatable).",
+)
+@click.option(
+    "--budget",
+    default=800,
+    show_default=True,
+    type=click.IntRange(64, 100_000),
+    help="Tokens of wake_up (safety is also measured at 160).",
+)
+@click.option(
+    "--context-budget",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(50, 100_000),
+    help="Tokens of context() per question.",
+)
+@click.option(
+    "--embedder",
+    "embedder_kind",
+    type=click.Choice(["default", "hashing"]),
+    default="default",
+    show_default=True,
+    help="default: the default models (vectors cached in --embedding-cache); hashing: the "
+    "feature-hashing embedder, no model (context() then ranks by words alone).",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Vector cache kept between runs (default ~/.cache/memstrata).",
+)
+@click.option(
+    "--locomo",
+    "locomo_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A LoCoMo file (e.g. ../shared/data/locomo/locomo_dev.json) for its flawed "
+    "wake_up bullets and profile slots per main speaker; skipped without it.",
+)
+@click.option(
+    "--show", is_flag=True, help="Also print each wake_up text and each question's context."
+)
+@json_option
+def bench_handed(
+    which: str | None,
+    paths: tuple[Path, ...],
+    budget: int,
+    context_budget: int,
+    embedder_kind: str,
+    embedding_cache: Path | None,
+    locomo_path: Path | None,
+    show: bool,
+    as_json: bool,
+) -> None:
+    from memstrata.bench.handed import (
+        default_embedder,
+        handed_show,
+        handed_table,
+        hashing_embedder,
+        locomo_figures,
+        run_handed,
+    )
+    from memstrata.bench.handed_files import load_paths, load_sets
+
+    if paths and which is not None:
+        raise InvalidInputError("give --set or --data, not both")
+    conversations = load_paths(paths) if paths else load_sets(which or "all")
+    result = run_handed(
+        conversations,
+        budget=budget,
+        context_budget=context_budget,
+        make_embedder=hashing_embedder
+        if embedder_kind == "hashing"
+        else default_embedder(embedding_cache),
+        progress=lambda text: click.echo(text, err=True),
+    )
+    if locomo_path is None:
+        result["locomo"] = {"skipped": "no --locomo FILE given"}
+    else:
+        result["locomo"] = locomo_figures(locomo_path, budget=budget)
+    if as_json:
+        print_json(result)
+        return
+    if show:
+        click.echo(handed_show(result))
+    click.echo(handed_table(result))
 
 
 @bench.command(name="wake-up", help="wake_up latency for a scope with many facts.")

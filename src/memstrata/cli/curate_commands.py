@@ -17,7 +17,6 @@ from memstrata.cli.base import (
     print_json,
     scope_options,
 )
-from memstrata.ports import Extractor
 
 
 @cli.command(
@@ -134,30 +133,28 @@ def consolidate(
                     err=True,
                 )
             )
-        from memstrata.curate.extract_llm import LLMExtractor
-        from memstrata.curate.extract_rules import RuleExtractor
-
-        metered = mem.metered_llm() if use_llm else None  # one token budget for both steps
-        extractor: Extractor = (
-            RuleExtractor() if metered is None else LLMExtractor(metered, fallback=RuleExtractor())
-        )
-        extracted = (
-            mem.extract(scope, extractor=extractor) if extract and mode == "update" else None
-        )
-        report = mem.consolidate(
+        done = mem.curate(  # one run, one token budget for both steps
             scope,
+            "consolidate",
             mode=mode,
+            extract=extract,
             remove=remove,
             user_speaker=user_speaker,
-            llm=metered,
-            use_llm=metered is not None,
+            use_llm=use_llm,
         )
+    extracted, report, fallback = done.extraction, done.consolidation, done.fallback
+    if report is None:  # a consolidation run always consolidates unless cancelled
+        raise click.ClickException(f"run {done.run.id} stopped before consolidating")
     result = {
         "mode": mode,
         "extracted": len(extracted.stored) if extracted else 0,
         "extraction_failures": extracted.failures if extracted else [],
         **report.to_json(),
+        "run": {"id": done.run.id, "trigger": done.run.trigger},
+        "fallback": fallback.to_json() if fallback is not None else None,
     }
+    if fallback is not None:  # the work was done (exit 0), but not by the model
+        click.echo(f"warning: {fallback.message()}", err=True)
     if as_json:
         print_json(result)
         return

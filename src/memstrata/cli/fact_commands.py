@@ -49,7 +49,7 @@ def _when(text: str | None, start: str | None, end: str | None) -> dict[str, Any
     "manual) and cited. --when-start and --when-end give the time it speaks of, [start, end) "
     "in ISO 8601 (without a zone: UTC), --when-text the words that named it (left out: the "
     "interval in words); --slot the state it sets for its subject, kind or kind:qualifier "
-    "(employer, allergy:shrimp).",
+    "(employer, allergy:shrimp), --value that slot's value as said (CATL).",
 )
 @click.argument("text", nargs=-1, required=True)
 @scope_options
@@ -61,6 +61,7 @@ def _when(text: str | None, start: str | None, end: str | None) -> dict[str, Any
     "--source", "sources", multiple=True, help="An episode it rests on (repeat for more)."
 )
 @click.option("--slot", default=None, help="The state it sets: employer, allergy:shrimp...")
+@click.option("--value", default=None, help="The slot's value as said: CATL, husband 王磊.")
 @click.option("--when-text", default=None, help="The words that named its time: 'last Friday'.")
 @click.option("--when-start", default=None, help="Where its time starts (ISO 8601, included).")
 @click.option("--when-end", default=None, help="Where its time ends (ISO 8601, not included).")
@@ -75,6 +76,7 @@ def add(
     topic: str | None,
     sources: tuple[str, ...],
     slot: str | None,
+    value: str | None,
     when_text: str | None,
     when_start: str | None,
     when_end: str | None,
@@ -93,6 +95,7 @@ def add(
             sources=sources,
             when=when,
             slot=slot,
+            value=value,
         )
     if as_json:
         print_json(record_to_json(added))

@@ -351,7 +351,14 @@ class Consolidator:
             every = list(self.store.iter_episodes(scope))
             user = choose_user(every, named)
             turns = [e for e in every if e.id in cited or e.speaker == user]
-        return select(facts, turns, counter=self.counter, budget=self.essentials_budget, user=user)
+        return select(
+            facts,
+            turns,
+            counter=self.counter,
+            budget=self.essentials_budget,
+            user=user,
+            now=self.now(),
+        )
 
     def _essentials_managed(
         self, scope: Scope, doc: CuratedDocument, previous: JsonValue | None
@@ -404,7 +411,7 @@ class Consolidator:
                 by_text[text].append(bullet_id)
             wanted = list(
                 {  # the user's slots are the profile document's
-                    (e.section, e.text): e
+                    (e.section, e.bullet): e
                     for e in selection.entries
                     if e.section != "Profile" and not (set(e.facts) & withheld)
                 }.values()
@@ -419,16 +426,16 @@ class Consolidator:
             keep: dict[str, tuple[str, list[str]]] = {}
             for entry in wanted:
                 citations = tuple(Citation(surfaces.get(s, "chat"), s) for s in entry.sources)
-                same = by_text.get(entry.text)
+                same = by_text.get(entry.bullet)
                 if same:
                     bullet_id = same.pop(0)
-                    keep[bullet_id] = (entry.text, list(entry.facts))
+                    keep[bullet_id] = (entry.bullet, list(entry.facts))
                     if bullets[bullet_id][1].citations != citations:
                         ops.append(Operation(OpKind.EDIT, bullet_id, citations=citations))
                     continue
                 ops.append(
                     Operation(
-                        OpKind.ADD, section=entry.section, text=entry.text, citations=citations
+                        OpKind.ADD, section=entry.section, text=entry.bullet, citations=citations
                     )
                 )
             ops += [
@@ -445,9 +452,9 @@ class Consolidator:
                 report.removed += sum(op.kind == OpKind.DELETE for op in ops)
                 placed = {(s.heading, b.text): b.id for s in after.sections for b in s.bullets}
                 for entry in wanted:
-                    found = placed.get((entry.section, entry.text))
+                    found = placed.get((entry.section, entry.bullet))
                     if found is not None and found not in keep:
-                        keep[found] = (entry.text, list(entry.facts))
+                        keep[found] = (entry.bullet, list(entry.facts))
             record.clear()
             record["bullets"] = {
                 bullet_id: {"digest": _digest(text), "facts": list(facts)}
@@ -726,13 +733,14 @@ class Consolidator:
                     if b.text in gone
                 ]
                 for fact in facts:
-                    if fact.text in present:
+                    text = fact.text
+                    if text in present:
                         continue  # already there (dedup of exact repeats)
-                    present.add(fact.text)
+                    present.add(text)
                     citations = tuple(Citation(surfaces.get(e, "chat"), e) for e in fact.sources)
                     section = SECTIONS[fact.category]
                     ops.append(
-                        Operation(OpKind.ADD, section=section, text=fact.text, citations=citations)
+                        Operation(OpKind.ADD, section=section, text=text, citations=citations)
                     )
                 if not ops:
                     return

@@ -34,7 +34,8 @@ _MARKER_WORDS: Final = (
     r"on (?:another|a different|a side|a related|a positive|a lighter) note|guess what|"
     r"don't worry|no worries|what can i say|actually|honestly|luckily|thankfully|fortunately|"
     r"anyhow|fyi|phew|gotcha|yay|hehe|whew|oops|yikes|cheers|"
-    r"of course|me too|same here|good luck|take care|sounds good"
+    r"of course|me too|same here|good luck|take care|sounds good|first(?:ly| of all| off)?|"
+    r"second(?:ly)?|third(?:ly)?|lastly|finally|another thing|in other news|other news"
 )
 # Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
 _LEADING_EN: Final = re.compile(
@@ -65,12 +66,14 @@ _IMPERATIVE_EN: Final = re.compile(
 # Past verbs that open a clause whose subject "I" was left out ("Lost my job yesterday").
 _PAST_FIRST: Final = frozenset(
     "lost got went made took saw met ran began bought found gave won had did wrote built left "  # noqa: SIM905
-    "came felt brought sold spent drew grew heard kept paid sent told thought ate fell".split()
+    "came felt brought sold spent drew grew heard kept paid sent told thought ate fell quit".split()
 )
 # Other openings that leave "I" out: "Been running longer", "Gonna keep pushing", "Just got
 # some new shoes", "Never had a chance", "Can't wait". Group 1: what needs "I've".
 _LEFT_OUT: Final = re.compile(
-    r"(?:((?:always |never |just |also |recently )?been)|(gonna)(?! be\b)|wanna|can't wait|won't|"
+    r"(?:((?:always |never |just |also |recently )?been)|(gonna(?! be\b)|(?:now |just |also )?"
+    r"(?:starting|moving|working|living|studying) (?:at|in|to|as|for|from)\b)|wanna|"
+    r"can't wait|won't|"
     r"haven't|didn't|(?:just|also|finally|recently|never|always) "
     r"(?:\w+ed|got|went|made|took|saw|met|bought|found|had|did|started|tried|been))\b",
     re.IGNORECASE,
@@ -120,7 +123,10 @@ _ALWAYS_DANGLING_EN: Final = re.compile(rf"\b(?:{'|'.join(sorted(_WE_WORDS))})\b
 _ANTECEDENT_EN: Final = re.compile(
     r"(?<=\s)(?!I\b)[A-Z][a-z]+|"
     r"^(?!(?:And|But|So|Then|When|If|Because|Since|After|Before|Just|Also|Really|Still|Even|"
-    r"Now|Yes|No|Well|Oh|Plus|Though|Although|While|Once|Lately|Recently|Today|Yesterday)\b)"
+    r"Now|Yes|No|Well|Oh|Plus|Though|Although|While|Once|Lately|Recently|Today|Yesterday|"
+    r"Sometimes|Usually|Often|Always|Never|Honestly|Actually|Maybe|Perhaps|Hopefully|Luckily|"
+    r"Unfortunately|Fortunately|Finally|Anyway|Anyways|Besides|Currently|Definitely|Basically|"
+    r"Obviously|Clearly|Seriously|Sadly|Thankfully|Tonight|Tomorrow|Last|Next|Every)\b)"
     r"[A-Z][a-z]{2,}|"
     r"\b(?i:a|an|the|my|his|her|some|any|every|each|one|two|three|four|five|\d+)\s+[A-Za-z]",
 )
@@ -242,6 +248,10 @@ def speaker_group(sentence: str) -> bool:
     return bool(group and (first_we is None or group.start() < first_we.start()))
 
 
+#: how far back a pronoun's noun is looked for (characters)
+_BACK: Final = 400
+
+
 def dangling(sentence: str) -> bool:
     """True when a pronoun in ``sentence`` has no noun it could refer to before it."""
     if _DANGLING_ZH.search(sentence) or _ELLIPSIS_EN.search(sentence):
@@ -256,7 +266,9 @@ def dangling(sentence: str) -> bool:
         word = match.group().lower()
         if word in _WE_WORDS:
             continue
-        before = _PARTITIVE_EN.sub("", sentence[: match.start()])
+        # the noun it stands for is said shortly before it: a run-on sentence is read back
+        # a window at a time, so many pronouns in it cost linear time
+        before = _PARTITIVE_EN.sub("", sentence[max(0, match.start() - _BACK) : match.start()])
         if word in _THING_PRONOUNS:
             before = _PERSON_NP.sub(" ", before)  # "it" is not "my family"
         if not _ANTECEDENT_EN.search(before):

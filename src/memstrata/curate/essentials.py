@@ -1,5 +1,5 @@
-"""What L1 states: the best-supported profile slots, preferences and key facts of each person,
-the scope's user first, within a token budget.
+"""What L1 states: each person's safety facts first, then their best-supported profile slots,
+preferences, routines, plans and key facts, the scope's user first, within a token budget.
 
 Every current fact is attributed to the speaker of the turn it rests on (its first source). The
 scope's user is, in this order: the speaker a setting or argument names (when they speak in the
@@ -7,25 +7,40 @@ scope); else the speaker with the most turns of role ``user`` (ties: who spoke f
 user's facts ("The user ...", "用户...") belong to the user. Everyone else who has facts is one
 of the people.
 
-For each person, :mod:`memstrata.curate.slots` reads the profile slots the facts state and the
-preferences that have an object. Values of a slot that name the same thing
-(:func:`memstrata.curate.slots.same_thing`) are one value. A value's support is the number of
-distinct sessions whose turns its facts cite; a single-valued slot keeps its best-supported
-value (ties: the newest). A key fact is any other fact of importance :data:`KEY_IMPORTANCE` or
-more (importance rises with support, :mod:`memstrata.curate.merge`). The budget is filled in
-this order, each part best supported first: the user's slots, the user's preferences, the
-people's slots, the user's key facts, the people's preferences, the people's key facts; what
-does not fit stays in the L2 topic documents. Sections come out as ``Profile``, ``Preferences``,
-``Key facts`` (the user's) and ``People: <name>`` for each other person.
+A fact that carries a slot (:mod:`memstrata.curate.frames`: extraction read the state it sets)
+is placed by its kind: an allergy, condition, medication, diet or accessibility need in
+``Safety``, which comes before everything and is never cut for the budget; a profile kind
+(job, employer, residence, partner, children, pets...) as a profile slot, its value as the
+person said it, dated where it changes (:func:`memstrata.curate.dating.since`: "CATL (as of
+2026-05-20)"); a drink, a like or a favourite in ``Preferences``; a routine or hobby in
+``Routines``; a plan or goal in ``Plans`` (not one whose time has passed, nor one called off,
+nor a passing moment); a life event or a trip in ``Key facts``; each with its date
+(:func:`memstrata.curate.dating.dated`). A fact that ends a state of a single-valued kind
+("between jobs") is a key fact. For a fact without a slot, :mod:`memstrata.curate.slots` reads
+the profile slots its text states and the preferences that have an object. Values of a slot
+that name the same thing (:func:`memstrata.curate.slots.same_thing`) are one value. A value's
+support is the number of distinct sessions whose turns its facts cite; a single-valued slot
+keeps its best-supported value (ties: the newest). A key fact is any other fact of importance
+:data:`KEY_IMPORTANCE` or more (importance rises with support, :mod:`memstrata.curate.merge`).
+Every safety fact comes first, outside the budget; the budget is then filled in this order, each
+part best supported first: the user's slots, preferences, routines and plans, the people's
+slots, the user's key facts, the people's preferences, the people's key facts; what does not
+fit stays in the L2 topic documents. Sections come out as ``Safety``, ``Profile``,
+``Preferences``, ``Routines``, ``Plans``, ``Key facts`` (the user's) and ``People: <name>`` for
+each other person.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Final
 
+from memstrata.curate import frames
+from memstrata.curate.dating import dated, since
 from memstrata.curate.slots import (
     ORDER,
     SlotFill,
@@ -43,9 +58,42 @@ KEY_IMPORTANCE: Final = 0.85
 #: the subject extraction writes for a speaker with no name
 UNNAMED: Final = ("The user", "用户")
 _MAX_PREFERENCES: Final = 6
+_MAX_ROUTINES: Final = 4
+_MAX_PLANS: Final = 4
 _MAX_KEY_FACTS: Final = 5
 _MAX_PEOPLE_ITEMS: Final = 3
+#: a fact under this importance is a passing moment (0.2) or a reaction (0.3): it stays in the
+#: archive; an event (0.4) and everything that lasts may be in L1
+PASSING: Final = 0.4
+
+
+def lasting(fact: Fact) -> bool:
+    """Whether L1 may hold a fact by its importance: not a passing moment nor a reaction."""
+    return fact.importance >= PASSING
+
+
+#: the profile slot each profile kind of :mod:`memstrata.curate.frames` fills
+PROFILE_SLOTS: Final[dict[str, str]] = {
+    "name": "name",
+    "age": "age",
+    "birthday": "birthday",
+    "job": "job",
+    "employer": "employer",
+    "school": "school",
+    "major": "major",
+    "residence": "residence",
+    "hometown": "home_country",
+    "partner": "partner",
+    "child": "children",
+    "family": "family",
+    "friend": "friends",
+    "pet": "pets",
+    "language": "languages",
+}
+#: profile kinds whose value changes over a life: shown with since when it holds
+_CHANGING: Final = frozenset({"age", "job", "employer", "school", "major", "residence", "partner"})
 _UNNAMED_SPEAKERS: Final = frozenset({None, "user", ""})
+_NOT_PEOPLE: Final = frozenset({Role.ASSISTANT, Role.SYSTEM, Role.TOOL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +106,12 @@ class Entry:
     facts: tuple[str, ...]
     sources: tuple[str, ...]
     support: int
+    as_of: str | None = None  # since or as of when a changing profile value holds
+
+    @property
+    def bullet(self) -> str:
+        """The entry as a bullet of the essentials: its text with its date, if it has one."""
+        return f"{self.text} ({self.as_of})" if self.as_of else self.text
 
 
 @dataclass(slots=True)
@@ -68,6 +122,9 @@ class Person:
     slots: dict[str, list[Entry]] = field(default_factory=dict)  # key -> values, best first
     preferences: list[Entry] = field(default_factory=list)
     key_facts: list[Entry] = field(default_factory=list)
+    safety: list[Entry] = field(default_factory=list)
+    routines: list[Entry] = field(default_factory=list)
+    plans: list[Entry] = field(default_factory=list)
 
     def slot_values(self) -> dict[str, str]:
         """Each filled slot's value(s) as one text."""
@@ -122,16 +179,47 @@ def _person(
     section: str,
     facts: Sequence[Fact],
     session_of: dict[str, tuple[str | None, str]],
+    now: datetime | None = None,
 ) -> Person:
-    """A speaker's slots, preferences and key facts; ``name`` None: the speaker has no name,
-    and each fact's own subject ("Alice ...", "The user ...") is who it speaks of."""
+    """A speaker's safety facts, slots, preferences, routines, plans and key facts; ``name``
+    None: the speaker has no name, and each fact's own subject ("Alice ...", "The user ...")
+    is who it speaks of; ``now``: plans whose time has passed by then are left out."""
     subjects = Counter(subject_of(f.text) for f in facts) if name is None else Counter()
     person = Person(name or next((s for s, _ in subjects.most_common() if s), _unnamed(facts)))
     values: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     liked: dict[str, list[Fact]] = defaultdict(list)
     wording: dict[str, str] = {}
     used: set[str] = set()
+    placed: dict[str, list[Fact]] = defaultdict(list)  # section -> slotted facts placed there
+    latest_of: dict[str, Fact] = {}  # single-valued profile kind -> its newest current fact
     for fact in facts:
+        kind = fact.slot.partition(":")[0] if fact.slot else None
+        spec = frames.KINDS.get(kind) if kind else None
+        if spec is not None and kind is not None:
+            used.add(fact.id)
+            interest = _interest(kind, fact)
+            if interest:
+                values["interests"][interest.casefold()].append(fact)
+                wording.setdefault(f"interests: {interest.casefold()}", interest)
+            who = name or subject_of(fact.text)
+            for fill in slots_in(fact.text, who) if who else ():  # what the frames do not read
+                if fill.key not in _FRAMED:
+                    values[fill.key][fill.value.casefold()].append(fact)
+                    wording.setdefault(f"{label(fill.key)}: {fill.value.casefold()}", fill.value)
+            if kind in PROFILE_SLOTS and fact.value:
+                if spec.single:
+                    held = latest_of.get(kind)
+                    if held is None or (fact.valid_from, fact.id) > (held.valid_from, held.id):
+                        latest_of[kind] = fact
+                else:
+                    key = PROFILE_SLOTS[kind]
+                    values[key][fact.value.casefold()].append(fact)
+                    wording.setdefault(f"{label(key)}: {fact.value.casefold()}", fact.value)
+            elif kind in PROFILE_SLOTS:
+                placed[frames.EVENTS].append(fact)  # a state ended ("between jobs")
+            elif _shown(fact, spec, now):
+                placed[spec.section].append(fact)
+            continue
         who = name or subject_of(fact.text)
         if who is None:
             continue
@@ -153,6 +241,15 @@ def _person(
             _sources(backing),
             _sessions(backing, session_of),
         )
+
+    as_of: dict[str, str] = {}  # profile slot -> since or as of when its value holds
+    for kind, fact in latest_of.items():
+        key = PROFILE_SLOTS[kind]
+        value = fact.value or ""
+        values[key][value.casefold()].append(fact)
+        wording.setdefault(f"{label(key)}: {value.casefold()}", value)
+        if kind in _CHANGING:
+            as_of[key] = since(fact)
 
     def newest(backing: Sequence[Fact]) -> tuple[str, str]:
         latest = max(backing, key=lambda f: (f.valid_from, f.id))
@@ -178,9 +275,12 @@ def _person(
         ranked = rank(merged, key)
         if SlotFill(key, "").single:
             ranked = ranked[:1]
+        elif key == "interests":
+            ranked = ranked[:_MAX_INTERESTS]
         told = [wording[f"{label(key)}: {value}"] for value, _ in ranked]
         backing = [f for _, facts_of in ranked for f in dict.fromkeys(facts_of)]
-        person.slots[key] = [entry(f"{label(key)}: {'; '.join(told)}", backing)]
+        made = entry(f"{label(key)}: {'; '.join(told)}", backing)
+        person.slots[key] = [replace(made, as_of=as_of.get(key))]
     person.preferences = sorted(
         (entry(wording[k], backing) for k, backing in liked.items()),
         key=lambda e: (e.support, len(e.facts)),
@@ -188,16 +288,121 @@ def _person(
     )
     person.key_facts = sorted(
         (
-            entry(f.text, [f])
+            entry(dated(f), [f])
             for f in facts
             if f.id not in used
             and f.category != Category.PREFERENCE
             and f.importance >= KEY_IMPORTANCE
+            and not expired(f, now)
         ),
         key=lambda e: (e.support, e.facts),
         reverse=True,
     )
+
+    def by_support(section_facts: Sequence[Fact]) -> list[Entry]:
+        """Best supported first, then the newest."""
+        best = sorted(
+            section_facts,
+            key=lambda f: (_sessions([f], session_of), f.importance, f.valid_from, f.id),
+            reverse=True,
+        )
+        return [entry(dated(f), [f]) for f in best]
+
+    person.safety = by_support(placed[frames.SAFETY])
+    person.preferences = by_support(placed[frames.PREFERENCES]) + person.preferences
+    person.routines = by_support(placed[frames.ROUTINES])
+    person.plans = by_support(placed[frames.PLANS])
+    person.key_facts = by_support(placed[frames.EVENTS]) + person.key_facts
     return person
+
+
+#: the profile slots the frames fill: the text's own reading of them is not taken
+_FRAMED: Final = frozenset({*PROFILE_SLOTS.values(), "allergies", "interests"})
+#: at most this many interests are listed
+_MAX_INTERESTS: Final = 5
+
+
+def _interest(kind: str, fact: Fact) -> str | None:
+    """The activity a hobby, a routine or a liked activity names ("surfing", "跑步"), for the
+    ``interests`` profile slot; None for any other fact, or one that ends the state."""
+    if fact.slot is None or fact.value is None:
+        return None
+    key = fact.slot.partition(":")[2]
+    if kind == "hobby":
+        return _activity(fact.value, gerund=False)
+    if kind == "routine":
+        return _activity(key, gerund=False) if not key.isascii() else _activity(fact.value)
+    if kind == "like":
+        if re.search(
+            r"\b(?:hates?|dislikes?|can't stand|not)\b|讨厌|不喜欢|受不了", fact.text, re.I
+        ):
+            return None
+        return _activity(fact.value)
+    return None
+
+
+#: words before what is liked ("love", "a big fan of"), and words that end an activity
+_LIKING: Final = re.compile(
+    r"^(?:\w+\s+)?(?:love|like|enjoy|prefer|adore|into|a (?:big |huge )?fan of|fan of|"
+    r"passionate about|obsessed with|keen on|crazy about)\s+|"
+    r"^(?:喜欢|爱|热爱|偏好|钟爱|迷上了|爱上了)",
+    re.I,
+)
+_ACTIVITY_END: Final = re.compile(
+    r"\s+(?:with|and|or|in|on|at|for|to|about|of|from|by|when|because|while|as|like|than|"
+    r"so|but|around|into|every|all|whenever|lately|recently|now|too|again|these)\b.*$",
+    re.I,
+)
+
+
+def _activity(liked: str, *, gerund: bool = True) -> str | None:
+    """The activity a liked thing, a hobby or a routine names, when it names one: a phrase
+    cut before its complements ("camping trips with my fam" -> "camping trips"; with
+    ``gerund``, only one that opens with a gerund: "coffee" and "the ocean" are no activity),
+    or a short Chinese verb phrase ("爬山"); not a bare verb of no content ("being",
+    "playing")."""
+    obj = _LIKING.sub("", liked.strip())
+    if re.match(r"[\u4e00-\u9fff]+$", obj):
+        return obj if 2 <= len(obj) <= 6 else None
+    obj = _ACTIVITY_END.sub("", obj).strip(" ,")
+    obj = re.sub(r"^(?:go|goes|do|does|to)\s+", "", obj, flags=re.I)
+    words = obj.split()
+    if not words or len(words) > 3 or (gerund and not words[0].casefold().endswith("ing")):
+        return None
+    if len(words) == 1 and words[0].casefold() in _NO_CONTENT:
+        return None
+    return obj if frames.complete(obj) else None
+
+
+_NO_CONTENT: Final = frozenset(
+    "being playing learning doing getting having making going trying working spending "  # noqa: SIM905
+    "practicing practising taking using seeing".split()
+)
+
+
+def expired(fact: Fact, now: datetime | None) -> bool:
+    """Whether a fact spoke of a time to come that has passed by ``now`` ("an allergist
+    appointment next week", said in February): what it said is no longer ahead, so L1 leaves
+    it to the archive (a plan, an event, an appointment; a state is never expired)."""
+    if now is None or fact.when is None or fact.category not in _HAPPENINGS:
+        return False
+    return fact.when.start > fact.valid_from and fact.when.end <= now
+
+
+_HAPPENINGS: Final = frozenset({Category.PLAN, Category.EVENT, Category.PERSONAL, Category.OTHER})
+
+
+def _shown(fact: Fact, spec: frames.Kind, now: datetime | None) -> bool:
+    """Whether L1 shows a slotted fact in its section: not a passing moment, not a plan
+    called off or whose time has passed."""
+    if not lasting(fact):
+        return False
+    if spec.section == frames.PLANS:
+        if fact.value is None:
+            return False  # called off
+        if now is not None and fact.when is not None and fact.when.end <= now:
+            return False
+    return True
 
 
 def select(
@@ -207,9 +412,12 @@ def select(
     counter: TokenCounter,
     budget: int = DEFAULT_ESSENTIALS_BUDGET,
     user: str | None = None,
+    now: datetime | None = None,
 ) -> Selection:
     """L1 from the current ``facts`` (``episodes``: every turn they cite) within ``budget``
-    tokens; ``user`` is the user's speaker (:func:`choose_user`), None when unnamed."""
+    tokens; ``user`` is the user's speaker (:func:`choose_user`), None when unnamed; ``now``:
+    plans whose time has passed by then are left out. The safety facts are all taken first,
+    whatever the budget."""
     by_id = {e.id: e for e in episodes}
     session_of = {e.id: (e.scope.thread, e.session_id) for e in episodes}
     of_speaker: dict[str, list[Fact]] = defaultdict(list)  # "": the unnamed user
@@ -217,7 +425,7 @@ def select(
         if fact.valid_to is not None:
             continue
         first = next((by_id[s] for s in fact.sources if s in by_id), None)
-        if first is None or first.speaker == "assistant":
+        if first is None or first.speaker == "assistant" or first.role in _NOT_PEOPLE:
             continue
         speaker = "" if first.speaker in _UNNAMED_SPEAKERS else str(first.speaker)
         of_speaker[user if user and not speaker else speaker].append(fact)
@@ -226,7 +434,7 @@ def select(
     me: Person | None = None
     for speaker in sorted(of_speaker, key=lambda n: (n != mine, n)):
         section = "Profile" if speaker == mine else f"People: {speaker}"
-        person = _person(speaker or None, section, of_speaker[speaker], session_of)
+        person = _person(speaker or None, section, of_speaker[speaker], session_of, now)
         people[person.name] = person
         if speaker == mine:
             me = person
@@ -244,26 +452,34 @@ def select(
                 Entry(f"People: {person.name}", e.text, e.facts, e.sources, e.support)
                 for e in person.preferences
             ]
+    for person in people.values():
+        if person is not me:
+            person.safety = [
+                Entry(f"People: {person.name}", e.text, e.facts, e.sources, e.support)
+                for e in person.safety
+            ]
+
+    def as_section(entries: Sequence[Entry], section: str, most: int) -> list[Entry]:
+        return [Entry(section, e.text, e.facts, e.sources, e.support) for e in entries][:most]
+
+    # every safety fact, the user's and the people's, is taken ahead of any budget cut
+    safety = as_section(me.safety, frames.SAFETY, len(me.safety)) if me is not None else []
+    safety += [e for p in others for e in p.safety]
     pass_order: list[list[Entry]] = []
     if me is not None:
         pass_order.append([e for entries in me.slots.values() for e in entries])
-        pass_order.append(
-            [Entry("Preferences", e.text, e.facts, e.sources, e.support) for e in me.preferences][
-                :_MAX_PREFERENCES
-            ]
-        )
+        pass_order.append(as_section(me.preferences, "Preferences", _MAX_PREFERENCES))
+        pass_order.append(as_section(me.routines, frames.ROUTINES, _MAX_ROUTINES))
+        pass_order.append(as_section(me.plans, frames.PLANS, _MAX_PLANS))
     pass_order.append([e for p in others for entries in p.slots.values() for e in entries])
     if me is not None:
-        pass_order.append(
-            [Entry("Key facts", e.text, e.facts, e.sources, e.support) for e in me.key_facts][
-                :_MAX_KEY_FACTS
-            ]
-        )
+        pass_order.append(as_section(me.key_facts, "Key facts", _MAX_KEY_FACTS))
     pass_order.append([e for p in others for e in p.preferences[:_MAX_PEOPLE_ITEMS]])
     pass_order.append([e for p in others for e in p.key_facts[:_MAX_PEOPLE_ITEMS]])
-    chosen: list[Entry] = []
-    used = 0
-    sections: set[str] = set()
+    chosen: list[Entry] = list(safety)  # ahead of any budget cut
+    used = sum(counter.count(e.text) + 2 for e in safety)
+    sections: set[str] = {e.section for e in safety}
+    used += sum(counter.count(section) + 2 for section in sections)
     for entries in pass_order:
         for entry in entries:
             cost = counter.count(entry.text) + 2
@@ -274,7 +490,15 @@ def select(
             chosen.append(entry)
             sections.add(entry.section)
             used += cost
-    order = ["Profile", "Preferences", "Key facts", *(f"People: {p.name}" for p in others)]
+    order = [
+        frames.SAFETY,
+        "Profile",
+        "Preferences",
+        frames.ROUTINES,
+        frames.PLANS,
+        "Key facts",
+        *(f"People: {p.name}" for p in others),
+    ]
     chosen.sort(key=lambda e: order.index(e.section) if e.section in order else len(order))
     profile = (
         {
@@ -282,6 +506,7 @@ def select(
                 "; ".join(_value(e) for e in entries),
                 tuple(dict.fromkeys(s for e in entries for s in e.sources)),
                 round(1.0 - 0.5 ** max(1, max(e.support for e in entries)), 3),
+                next((e.as_of for e in entries if e.as_of), None),
             )
             for key, entries in me.slots.items()
         }

@@ -63,8 +63,7 @@ def _candidates(reply: dict[str, Any], citations: CitationMap) -> list[Candidate
                 sources=tuple(sources),
                 subject=subject if isinstance(subject, str) else None,
                 topic=topic if isinstance(topic, str) and topic else None,
-                rule="llm",
-            )
+            )  # no rule: the model wrote it, so the overclaiming guard reads it
         )
     return out
 

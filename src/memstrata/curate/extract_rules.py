@@ -1,32 +1,60 @@
-"""The offline extractor: patterns over first-person sentences, in English and Chinese.
+"""The offline extractor: the states a person states about themselves, then patterns over
+first-person sentences, in English and Chinese.
 
-Each turn is split into sentences (never inside one); a sentence's "we" is resolved from the
-turn and the turns before it when they name exactly one companion of the speaker
-(:mod:`memstrata.curate.referents`); each sentence is cut into the runs of clauses that stand
-alone (:mod:`memstrata.curate.discourse`: no reaction, question, listener or
-unresolved referent). A run that speaks about its speaker ("I ...", "my ...", "我...") and
-matches a pattern becomes a candidate fact of that pattern's category, rewritten in the third
-person (:mod:`memstrata.curate.person`: "I love my dog" -> "Melanie loves their dog"). Very
-short runs are skipped. What
-the patterns cannot judge (truth, importance beyond the category) is left to the guards and,
-when configured, to an LLM extractor.
+Only what a human said is read: a turn of role assistant, system or tool is never a fact
+about the user (its echo "Noted, no shellfish" is not evidence of an allergy). Each turn is
+split into sentences (never inside one); a sentence's "we" is resolved from the turn and the
+turns before it when they name exactly one companion of the speaker
+(:mod:`memstrata.curate.referents`).
+
+A sentence that states a state of the speaker's life (:mod:`memstrata.curate.frames`: their
+job, home, family, allergies, diet, routines, plans...) becomes one candidate per state,
+carrying its slot, its value, whether it ends the state or replaces every value of its kind,
+and the importance of its kind: the sentence rewritten in the third person when it states one
+state, a plain statement of each when it states several ("I'm Lin Wei, a product manager at
+Tencent" -> "The user's name is Lin Wei", "The user is a product manager", "The user works at
+Tencent"). Questions and hypotheticals ("if I ever move to Canada") state nothing.
+
+Any other sentence is cut into the runs of clauses that stand alone
+(:mod:`memstrata.curate.discourse`: no reaction, question, listener or unresolved referent);
+a run that speaks about its speaker ("I ...", "my ...", "我...") and matches a pattern becomes
+a candidate of that pattern's category, rewritten in the third person
+(:mod:`memstrata.curate.person`). Its importance is the pattern's, or that of a passing
+moment (:func:`memstrata.curate.frames.passing`: tonight, soon, an errand) whatever the
+pattern, so that it stays in the archive and out of L1.
+
+Every candidate carries the time its sentence names (:mod:`memstrata.timeref`: "last Friday",
+"下个月", "in May"), resolved against the turn's own date, with the words as said.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
 from typing import Final
 
-from memstrata.curate.discourse import self_contained
+from memstrata import timeref
+from memstrata.curate import frames as framing
+from memstrata.curate import patterns as re
+from memstrata.curate.cared_for import people_of
+from memstrata.curate.discourse import is_question, restore_subject, self_contained, strip_markers
+from memstrata.curate.frames import EARLIER, Frame, frames_in
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person
+from memstrata.curate.quality import assess
 from memstrata.curate.referents import companion_in, resolve_we
-from memstrata.model import Candidate, Category, Episode, Extraction
+from memstrata.curate.statements import statement
+from memstrata.model import Candidate, Category, Episode, Extraction, Role, When
 
-__all__ = ["RULES", "Rule", "RuleExtractor", "sentences", "third_person"]
+__all__ = ["RULES", "Rule", "RuleExtractor", "chat_spelling", "sentences", "third_person"]
 
 _SENTENCE_RE: Final = re.compile(r"[^.!?。！？；;\n]+(?:[.!?。！？；;]+|$)")
+#: points that end no sentence: a title or an abbreviation ("Dr. Patel", "e.g."), a decimal
+_NOT_AN_END: Final = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Mt|vs|etc|approx|No)\.(?=\s)|\b(?:e\.g|i\.e)\.|(?<=\d)\.(?=\d)"
+)
+_KEPT_POINT: Final = "\ue000"  # a private-use character stands for such a point meanwhile
 _FIRST_PERSON_EN: Final = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|mine|myself)\b")
 _FIRST_PERSON_ZH: Final = re.compile(r"我(?!们)")
 
@@ -112,7 +140,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "dislike",
         Category.PREFERENCE,
         0.8,
-        0.7,
+        0.6,
         _en(
             r"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|don't like|do not like|"
             r"don't enjoy)\b|我(?:很|非常|特别)?(?:不喜欢|讨厌|受不了|不爱)"
@@ -122,7 +150,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "preference",
         Category.PREFERENCE,
         0.8,
-        0.7,
+        0.6,
         _en(
             r"\bI (?:really |absolutely |just |totally |also |still |always |especially |"
             r"genuinely |definitely )?(?:love|like|enjoy|prefer|adore)\b|"
@@ -136,7 +164,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "decision",
         Category.DECISION,
         0.8,
-        0.7,
+        0.6,
         _en(
             r"\b(?:I|we) (?:have |'ve )?(?:decided|chose|chosen|picked|settled on)\b|\bI(?:'m| am) "
             r"going with\b|(?:我|我们)(?:已经)?(?:决定|选择了|定了)"
@@ -146,7 +174,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "plan",
         Category.PLAN,
         0.7,
-        0.6,
+        0.5,
         _en(
             r"\b(?:I|we)(?:'m| am|'re| are) (?:(?:planning|going|hoping|thinking about|about) to|"
             r"gonna|off to)\b(?! (?:\w+ )?keep\b)|"
@@ -160,7 +188,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "event",
         Category.EVENT,
         0.65,
-        0.5,
+        0.4,
         _en(
             rf"\b(?:I|we) (?:just |recently |finally |also |actually |even |then |once |first )?"
             rf"{_PAST}\b(?!')|"
@@ -177,7 +205,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "activity",
         Category.EVENT,
         0.65,
-        0.5,
+        0.45,
         _en(
             r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |still |also |really |finally )?"
             r"(?!going to)\w+ing\b|\b(?:I|we) (?:usually |often |also |sometimes |still |"
@@ -193,7 +221,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "attitude",
         Category.OTHER,
         0.7,
-        0.6,
+        0.3,
         _en(
             r"\b(?:inspire[sd]?|motivate[sd]?|calm(?:s|ed)?|relax(?:es|ed)?|help(?:s|ed)?|keeps?|kept|"
             r"gets?|got|makes?|made|brings?|brought|gives?|gave|fills?|filled|reminds?|reminded|"
@@ -209,7 +237,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "group",
         Category.RELATIONSHIP,
         0.7,
-        0.5,
+        0.45,
         _en(
             r"\b(?:our|my) (?:team|family|kids|community|group|band|club|company|class|"
             r"friends|partner|parents)\b|我们(?:团队|家|公司|班|小组)"
@@ -219,7 +247,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "attribute",
         Category.PERSONAL,
         0.85,
-        0.5,
+        0.45,
         _en(
             r"^(?:my|our) [\w' -]{2,30}? (?:is|are|was|were|has|have|had)\b|"
             r"^(?!(?:it|this|that|these|those|they|there|what|which|who)\b)[\w' -]{3,40}? "
@@ -231,7 +259,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "personal",
         Category.PERSONAL,
         0.85,
-        0.6,
+        0.5,
         _en(
             r"\bmy (?:kids?|son|daughter|husband|wife|partner|family|mom|dad|mother|father|"
             r"brother|sister|friends?|dog|cat|pet|home|house)\b|\bI have (?:a|an|two|three|\d+) |"
@@ -242,13 +270,39 @@ RULES: Final[tuple[Rule, ...]] = (
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+    """The sentences of a text, never cut at the point of a title, an abbreviation or a
+    decimal ("Dr. Patel", "e.g.", "3.5")."""
+    guarded = text
+    if _KEPT_POINT not in text:
+        guarded = _NOT_AN_END.sub(lambda m: m[0].replace(".", _KEPT_POINT), text)
+    found = (s.strip().replace(_KEPT_POINT, ".") for s in _SENTENCE_RE.findall(guarded))
+    return [s for s in found if s]
 
 
 def _worth_it(sentence: str) -> bool:
     cjk = sum(1 for ch in sentence if "\u4e00" <= ch <= "\u9fff")
     words = len(re.findall(r"[A-Za-z0-9']+", sentence))
     return words >= 3 or cjk >= 4
+
+
+#: roles whose turns are not a person speaking about themselves
+NOT_A_PERSON: Final = frozenset({Role.ASSISTANT, Role.SYSTEM, Role.TOOL})
+#: what makes a sentence say what is not (yet) so: a condition, a wish, a counterfactual
+_HYPOTHETICAL: Final = re.compile(
+    r"\b(?:if I|if we|if only|I wish|I'd love to|I would love to|would be|would have|"
+    r"imagine|suppose|in case|someday|one day I|maybe one day|hypothetically|unless)\b|"
+    r"如果|(?<![主需只就还都])要是|假如|万一|假设|但愿|希望有一天|(?<![那])哪天",
+    re.IGNORECASE,
+)
+#: someone other than the speaker opening a Chinese clause (他, 她, 我妹妹, 朋友...)
+_SOMEONE_ELSE_ZH: Final = re.compile(
+    r"^(?:[^，。；！？]{0,4})(?:他|她|他们|她们|朋友|同事|邻居|室友|同学|老板|"
+    r"我(?:的|家)?(?:老公|丈夫|老婆|妻子|男朋友|女朋友|儿子|女儿|孩子|妈妈|爸爸|父母|哥哥|姐姐|弟弟|"
+    r"妹妹|奶奶|爷爷|外婆|外公|婆婆|公公|闺蜜|朋友))(?!们?的)"
+)
+#: the confidence of a state read by the frames (a health state: kept unless refused)
+FRAME_CONFIDENCE: Final = 0.85
+_TENSE_FUTURE: Final = frozenset({"plan", "goal"})
 
 
 class RuleExtractor:
@@ -263,18 +317,30 @@ class RuleExtractor:
 
     def extract(self, episodes: Sequence[Episode]) -> Extraction:
         candidates: list[Candidate] = []
-        speakers = {e.speaker for e in episodes if e.speaker not in (None, "user", "assistant")}
+        people = [e for e in episodes if not _not_a_person(e)]
+        speakers = {e.speaker for e in people if e.speaker not in (None, "user")}
+        cared_by: dict[str | None, dict[str, str]] = {}
         for index, episode in enumerate(episodes):
-            if episode.speaker == "assistant":
+            if _not_a_person(episode):
                 continue  # what the assistant said is not a fact about the user
             name = episode.speaker if episode.speaker in speakers else None
             subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
             earlier = _previous_turns(episodes, index)
-            said = sentences(episode.text)
+            said_text = chat_spelling(episode.text)
+            said = sentences(said_text)
+            stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
                 context = [(s, True) for s in reversed(said[:position])] + earlier
                 resolved = resolve_we(text, companion_in(context))
+                known = cared_by.setdefault(episode.speaker, {})  # the speaker's own people
+                found = _frames_of(resolved, stated, said_text, known)
+                stated += found
+                known.update(people_of(found))
+                made = _frame_candidates(found, resolved, episode, subject, listeners)
+                if made or (found and all(f.kind == "name" for f in found)):
+                    candidates += made  # a name that is the speaker's own says nothing more
+                    continue
                 for part in self_contained(resolved, listeners):
                     rule = self._rule_for(part)
                     if rule is not None:
@@ -289,15 +355,289 @@ class RuleExtractor:
         return next((r for r in self.rules if r.pattern.search(sentence)), None)
 
 
+def capital_i(text: str) -> str:
+    """``text`` with the pronoun "i" of a chat in lower case written "I" ("i'm vegan, i have a
+    nut allergy"), so that it reads as the first person; "i.e." and words stay as they are.
+    "im" and "ive", which are no English words, are "I'm" and "I've" written without the
+    apostrophe ("im allergic to sesame"); "ill" and "id" are words and stay."""
+    text = re.sub(r"(?<![\w'.-])[Ii](m|ve)(?![\w'.-])", lambda m: f"I'{m[1]}", text)
+    return re.sub(r"(?<![\w'.-])i(?=(?:'(?:m|ve|ll|d|s))?(?![\w.-]))", "I", text)
+
+
+#: contractions a chat writes without the apostrophe, none of them an English word as written
+#: ("dont", "thats", "its only"; "its" only before words its possessive never precedes)
+_BARE_CONTRACTION: Final = re.compile(
+    r"(?<![\w'’-])(?:(?P<nt>do|does|did|is|was|are|were|ca|could|would|should|have|has|wo)nt"
+    r"|(?P<s>that|what|there|he|she|it(?=s (?:only|just|not|so|really|actually|gonna|been|all|"
+    r"a|an|the|my|fine|ok|okay|over|done|official|back|time)\b)|let)s"
+    r"|(?P<re>they|you)re)(?![\w'’-])",
+    re.IGNORECASE,
+)
+
+
+def chat_spelling(text: str) -> str:
+    """``text`` with the contractions a chat writes without their apostrophe spelled out
+    ("turns out its only sesame" -> "it's only", "dont", "thats"), and its lower-case "i" as
+    "I" (:func:`capital_i`), so that the rules read it as they read any other sentence."""
+
+    def spelled(m: re.Match[str]) -> str:
+        word = m.group()
+        if m["nt"] is not None:
+            return f"{m['nt']}n't"  # "cant" -> "can't", "wont" -> "won't"
+        return f"{word[:-1]}'s" if m["s"] is not None else f"{word[:-2]}'re"
+
+    return capital_i(_BARE_CONTRACTION.sub(spelled, text))
+
+
+def _not_a_person(episode: Episode) -> bool:
+    return episode.role in NOT_A_PERSON or episode.speaker == "assistant"
+
+
+def _frames_of(
+    sentence: str,
+    earlier: Sequence[Frame],
+    turn: str = "",
+    people: Mapping[str, str] | None = None,
+) -> list[Frame]:
+    """The states ``sentence`` sets for its speaker: none for a question, a hypothetical, or a
+    Chinese clause about someone else; where "we" is still unresolved ("we went to the beach
+    together"), only a state a household shares (a home, a pet, a child, a plan)."""
+    text = restore_subject(strip_markers(sentence))
+    if not text or is_question(text) or _HYPOTHETICAL.search(text):
+        return []
+    said = f"{sentence} {text}" if sentence != text else text  # its cues ("actually", 其实) too
+    if _WE.search(text) and not _SINGULAR.search(text):
+        return [
+            f for f in _frames_in_clauses(text, earlier, turn, said, people) if f.kind in _SHARED
+        ]
+    return _frames_in_clauses(text, earlier, turn, said, people)
+
+
+#: where a Chinese sentence breaks into clauses: after a comma, or at a pause a chat writes as
+#: a space between two characters ("还行吧 异地太累了")
+_CJK_CLAUSE: Final = re.compile(r"(?<=[，,；;])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: "we" left unresolved, and a first person singular beside it
+_WE: Final = re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]ur)\b|我们|咱们")
+_SINGULAR: Final = re.compile(r"\b(?:I|I'm|I've|my|me)\b|我(?!们)")
+#: the states a household shares, said with "we"
+_SHARED: Final = frozenset({"residence", "pet", "child", "plan", "partner"})
+
+
+def _frames_in_clauses(
+    text: str,
+    earlier: Sequence[Frame],
+    turn: str,
+    said: str = "",
+    people: Mapping[str, str] | None = None,
+) -> list[Frame]:
+    clauses = _CJK_CLAUSE.split(text) if _cjk(text) else [text]
+    for i in range(len(clauses) - 1, 0, -1):  # "我养了一只猫，叫咪咪": the name is the pet's
+        if re.match(r"[，,；;\s]*(?:叫|名字叫|取名叫|起名叫)", clauses[i]):
+            clauses[i - 1 : i + 1] = [
+                clauses[i - 1].rstrip("，,；; ") + clauses[i].lstrip("，,；; ")
+            ]
+    found: list[Frame] = []
+    for clause in clauses:
+        before = [*earlier[-EARLIER:], *found[-EARLIER:]]
+        read = frames_in(clause, before, said or text, turn, people)
+        if _cjk(clause) and _SOMEONE_ELSE_ZH.match(clause.lstrip("，,；; ")):
+            # who they are, and what they need, not the speaker's state
+            read = [f for f in read if f.kind in framing.PEOPLE or f.who is not None]
+        found += read
+    return found
+
+
+def _cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _mostly_chinese(text: str) -> bool:
+    """Whether a sentence is said in Chinese more than in English (its characters against
+    its Latin words)."""
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return han > len(re.findall(r"[A-Za-z]+", text))
+
+
+#: the longest a state is kept in the person's own words (characters); a longer clause of a
+#: run-on turn ("I drink far too much tea, builder's, six cups a day, the GP said ...") is
+#: said plainly, and the turn it cites keeps every word
+_LONGEST_TOLD: Final = 120
+#: the kinds whose ending is said plainly ("The user no longer takes Ventolin")
+_SAID_PLAINLY_ENDED: Final = frozenset({"routine", "hobby", "drink", "medication"})
+#: verbs of a change of state: the time beside one is when a state began ("moved last week")
+_CHANGE: Final = re.compile(
+    r"\b(?:moved|moving|relocated|started|starting|start|joined|joining|began|hired|promoted|"
+    r"married|engaged|divorced|broke up|split|adopted|got|left|quit|retired|became|switched|"
+    r"born|since|ago|last day|for (?:\w+ )?(?:years?|months?|weeks?)|new)\b|"
+    r"搬|入职|加入|开始|结婚|订婚|离婚|分手|领养|养了|辞职|离职|退休|升职|出生|以来|从|了",
+    re.IGNORECASE,
+)
+
+
+#: how far from a person's value the time of their state is looked for (characters)
+_NEAR: Final = 40
+
+
+def _around(sentence: str, value: str) -> str:
+    """The words of ``sentence`` near ``value``: where the time of a state of one's life is
+    said ("my husband Ron who has Parkinson's, he was diagnosed four years ago" dates the
+    illness, not the marriage); the whole sentence when the value is not in it as said."""
+    at = sentence.casefold().find(value.casefold())
+    if at < 0:
+        return sentence
+    return sentence[max(0, at - _NEAR) : at + len(value) + _NEAR]
+
+
+@lru_cache(maxsize=256)
+def _when(text: str, said_at: datetime, future: bool) -> When | None:
+    """The time ``text`` names, resolved against the turn's date (the first such time); the
+    states of one sentence share it, so it is read once per sentence, not once per state."""
+    found = timeref.mentions(text, said_at, tense="future" if future else None)
+    if not found:
+        return None
+    first = found[0]
+    return When(first.text, first.start, first.end)
+
+
+def _frame_candidates(
+    found: Sequence[Frame],
+    sentence: str,
+    episode: Episode,
+    subject: str,
+    listeners: Collection[str],
+) -> list[Candidate]:
+    """One candidate per state, in the person's words (the sentence, or its clause that says
+    the state, in the third person) when they stand alone and say it; else a plain statement
+    of the state. A sentence that names the speaker ("I'm Lin Wei, a product manager at
+    Tencent") is said plainly, state by state, never as "Lin Wei is Lin Wei, ..."; a name that
+    is the speaker's own is no fact."""
+    parts = self_contained(sentence, {n for n in listeners if n})
+    whole = parts[0] if len(parts) == 1 else None
+    if any(f.kind == "name" for f in found):
+        whole = None
+    # a state said twice in one sentence is one state (a run-on paste repeats itself)
+    found = list(dict.fromkeys(f for f in found if not (f.kind == "name" and f.value == subject)))
+    chinese = _mostly_chinese(sentence)
+    out = []
+    # each clause says one state, the one whose words cover most of it ("I love hiking with my
+    # dog Quillon": the liking, not the dog); another state said there is said plainly
+    clause_of: dict[int, str | None] = {}
+    taken: set[str] = set()
+    clauses = _Clauses(whole, alone=len(found) == 1) if whole else None
+    for i in sorted(range(len(found)), key=lambda i: -len(found[i].value)):
+        said = clauses.holding(found[i].value) if clauses else None
+        clause_of[i] = None if said in taken else said
+        if said is not None:
+            taken.add(said)
+    for i, frame in enumerate(found):
+        said = clause_of[i]
+        # an activity, a drink or a medicine given up is said plainly, with its "no longer":
+        # the person's own words ("had to give up the Oxfam Saturdays") read as a state
+        plain = frame.negated and frame.kind in _SAID_PLAINLY_ENDED
+        plain = plain or frame.who is not None  # whose need it is, said at its head
+        text = _told(said, subject) if said and not plain else None
+        if text is not None and len(text) > _LONGEST_TOLD:
+            text = None  # a run-on clause is no line to scan: the state said plainly
+        if text is None or assess(text, subject).any:
+            text = statement(frame, subject, chinese=chinese)
+        if assess(text, subject).any:
+            continue  # a fact must stand on its own: the turn stays in the archive
+        near = _around(sentence, frame.value) if frame.spec.section == framing.PROFILE else sentence
+        when = _when(near, episode.time, frame.kind in _TENSE_FUTURE)
+        if when is not None and frame.spec.section == framing.PROFILE and not _CHANGE.search(near):
+            when = None  # "my boyfriend says I'm crazy for running in january": not his date
+        spec = frame.spec
+        out.append(
+            Candidate(
+                text=text,
+                category=spec.category,
+                confidence=FRAME_CONFIDENCE,
+                importance=framing.importance(frame, sentence),
+                sources=(episode.id,),
+                subject=subject,
+                rule=f"frame:{frame.kind}",
+                slot=frame.slot,
+                value=frame.value,
+                ended=frame.ended,
+                exclusive=frame.exclusive,
+                when=when,
+            )
+        )
+    return out
+
+
+#: where a long sentence breaks into clauses (", but", "; ", " - ", ", and I", " because")
+_CLAUSES: Final = re.compile(
+    r"\s*[;；]\s*|\s+[-–—]+\s+|,?\s+(?=(?:but|because|'cause|cause|so|since|while|although|"
+    r"though|and (?:I|I'm|I've|my|we|then|it|that|this))\b)|"
+    r"[，,]\s*(?=(?:但|但是|不过|因为|所以|而且|然后|可是|结果|医生|后来))|"
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
+#: where a sentence that states several states breaks: its clauses, commas included
+_SEVERAL: Final = re.compile(
+    rf"{_CLAUSES.pattern}|\s*[，,]\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
+#: words (or Chinese characters) past which a sentence is long: one clause of it is the fact
+LONG_SENTENCE: Final = 18
+
+
+class _Clauses:
+    """The parts of one sentence a state may be told in, split once for all its states: the
+    whole sentence when it is short and states only one thing (``alone``), else its clauses
+    that speak of their speaker (a run-on turn of thousands of clauses is read once, not once
+    per state)."""
+
+    def __init__(self, sentence: str, *, alone: bool) -> None:
+        size = (
+            len(re.findall(r"[A-Za-z0-9']+", sentence))
+            + len(re.findall(r"[\u4e00-\u9fff]", sentence)) // 2
+        )
+        self.parts: list[tuple[str, str]] = []  # (clause, its casefold)
+        if size <= LONG_SENTENCE and alone:
+            self.parts.append((sentence, sentence.casefold()))
+            return
+        for clause in (_SEVERAL if not alone else _CLAUSES).split(sentence):
+            clause = re.sub(r"^(?:and|but|so|then|also)\s+", "", clause.strip(" ,，"), flags=re.I)
+            if _FIRST_PERSON_EN.search(clause) or _FIRST_PERSON_ZH.search(clause):
+                self.parts.append((clause, clause.casefold()))
+
+    def holding(self, value: str) -> str | None:
+        """The first part that says every word of ``value`` (every character, in Chinese)."""
+        words = _words_of(value)
+        for clause, folded in self.parts:
+            if all(w in folded for w in words):
+                return clause
+        return None
+
+
+def _words_of(value: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+|[\u4e00-\u9fff]", value.casefold())
+
+
+def _told(part: str, subject: str) -> str | None:
+    """``part`` in the third person, when it names who it is about: a first person rewritten,
+    a Chinese clause with its subject left out given the subject, else None."""
+    if _FIRST_PERSON_EN.search(part) or _FIRST_PERSON_ZH.search(part):
+        return third_person(part, subject)
+    if _cjk(part) and not re.match(r"[A-Za-z]", part):
+        who = "用户" if subject == DEFAULT_SUBJECT else subject
+        return who + part
+    if match := re.match(r"(?:The|Our|My)\s+", part):
+        return f"{subject}'s {part[match.end() :]}"
+    return None
+
+
 def _candidate(rule: Rule, sentence: str, episode: Episode, subject: str) -> Candidate:
+    passing = rule.category in (Category.PLAN, Category.EVENT) and framing.passing(sentence)
     return Candidate(
         text=third_person(sentence, subject),
         category=rule.category,
         confidence=rule.confidence,
-        importance=rule.importance,
+        importance=framing.PASSING_IMPORTANCE if passing else rule.importance,
         sources=(episode.id,),
         subject=subject,
         rule=rule.name,
+        when=_when(sentence, episode.time, rule.category == Category.PLAN),
     )
 
 

@@ -52,6 +52,18 @@ class RepeatIndex:
         for term in found:
             self._by_term.setdefault(term, set()).add(fact.id)
 
+    def current(self, fact_id: str) -> bool:
+        """Whether a fact is held as current (not dropped as superseded meanwhile)."""
+        return fact_id in self._facts
+
+    def drop(self, fact_id: str) -> None:
+        """Forget a fact that is no longer current (superseded meanwhile)."""
+        self._facts.pop(fact_id, None)
+        for term in self._terms.pop(fact_id, frozenset()):
+            held = self._by_term.get(term)
+            if held is not None:
+                held.discard(fact_id)
+
     def repeated(self, text: str, *, category: str | None = None) -> Fact | None:
         """The oldest current fact ``text`` repeats, if any (of the same category when given)."""
         wanted = terms(text)

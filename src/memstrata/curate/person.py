@@ -42,7 +42,8 @@ _UNCHANGED: Final = frozenset(
     "sold spent sang drew flew drove swam grew heard kept knew paid sent sat stood told "
     "thought understood wore ate fell forgot held hurt led let meant rode rose said set "
     "shot slept spoke stuck swore threw woke fought caught sought hung dug lit "
-    "struck swung bit hid spun won".split()
+    "struck swung bit hid spun won chose froze spoke stole wove broke drank sank shook "
+    "forgave".split()
 )
 _IRREGULAR: Final = {
     "am": "is",
@@ -64,6 +65,10 @@ _INVERTED: Final = re.compile(
 _WORD: Final = re.compile(r"[A-Za-z']+")
 _SUBJECT_I: Final = re.compile(r"\bI\b")
 _AND_BEFORE: Final = re.compile(r"(?:\b[A-Z][a-z]+|\b[Mm]y\s+[\w-]+)\s+and\s+$")
+#: a word in lower case before "and I", a name as a chat writes it ("marcus and I are"):
+#: plural only when the verb after says so
+_LOWER_AND_BEFORE: Final = re.compile(r"\b[a-z]{3,}\s+and\s+$")
+_PLURAL_VERB: Final = re.compile(r"\s*(?:are|were|'re|have|'ve|both)\b")
 _SINGULAR_VERB: Final = re.compile(r"\s*(?:am|'m|was)\b")
 _AND_AFTER: Final = re.compile(r"\s*and\s", re.IGNORECASE)
 
@@ -130,7 +135,10 @@ def _agree_each_subject(text: str) -> str:
         if _INVERTED.search(text[: match.start()]):
             continue  # "can I say", "do I": I follows its verb, nothing to agree
         tail = text[match.end() :]
-        plural = _AND_BEFORE.search(text[: match.start()]) and not _SINGULAR_VERB.match(tail)
+        before = text[: match.start()]
+        plural = (_AND_BEFORE.search(before) and not _SINGULAR_VERB.match(tail)) or (
+            _LOWER_AND_BEFORE.search(before) and _PLURAL_VERB.match(tail)
+        )
         if plural or _AND_AFTER.match(tail):
             continue  # "Mel and I love", "I and my kids love": a plural subject
         space = len(tail) - len(tail.lstrip(" "))

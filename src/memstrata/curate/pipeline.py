@@ -1,7 +1,11 @@
 """Extraction into memory: episodes -> extractor -> guards -> facts that cite them.
 
 A fact that repeats a current one is not stored again: the current fact gains its citations
-and, for each new session, importance (:mod:`memstrata.curate.merge`).
+and, for each new session, importance (:mod:`memstrata.curate.merge`); a fact that sets a
+state repeats only one that sets the same slot to the same value ("is allergic to shrimp" and
+"is not allergic to shrimp" share most of their words, and are not a repeat). A fact stored
+closes the older ones it replaces (:mod:`memstrata.curate.supersede`). It keeps the time its
+words named, and the slot and the value of the state it sets.
 
 Idempotent by default: episodes some fact already cites are not extracted again, so running it
 after every conversation only reads what is new.
@@ -16,7 +20,7 @@ from datetime import datetime
 from memstrata.curate.guards import GuardConfig, guard
 from memstrata.curate.merge import RepeatIndex, raised
 from memstrata.curate.scrubbing import scrub_for_storage
-from memstrata.curate.supersede import supersede_older
+from memstrata.curate.supersede import Change, same_value, supersede_older
 from memstrata.ids import new_id
 from memstrata.model import Episode, EpisodeFilter, Fact, FactFilter, HistoryOp, JsonValue, Scope
 from memstrata.ports import Extractor, RecordStore
@@ -34,6 +38,7 @@ class ExtractReport:
     merged: list[Fact] = field(default_factory=list)  # current facts a repeat added support to
     low_confidence: int = 0
     bad_citations: int = 0
+    not_user: int = 0  # candidates resting only on the assistant's, system's or tools' turns
     overclaiming: int = 0
     failures: list[str] = field(default_factory=list)
 
@@ -47,6 +52,7 @@ class ExtractReport:
             "merged": [f.id for f in self.merged],
             "low_confidence": self.low_confidence,
             "bad_citations": self.bad_citations,
+            "not_user": self.not_user,
             "overclaiming": self.overclaiming,
             "failures": list(self.failures),
         }
@@ -83,16 +89,25 @@ def extract_into(
     checked = guard(result.candidates, scope, store, config)
     report.low_confidence += checked.low_confidence
     report.bad_citations += checked.bad_citations
+    report.not_user += checked.not_user
     report.overclaiming += checked.overclaiming
     by_id = {e.id: e for e in episodes}
     index = RepeatIndex(
         store.iter_facts(scope, FactFilter(current_only=True)) if checked.kept else ()
     )
+    turn_facts: dict[str, list[Fact]] = {}  # the facts stored from each turn
     for candidate in checked.kept:
         first = by_id.get(candidate.sources[0])
         fact_scope = first.scope if first is not None else scope
         text = scrub_for_storage(candidate.text, fact_scope, secrets_only=False)
+        value = None if candidate.ended is not None else candidate.value
+        if value is not None:
+            value = scrub_for_storage(value, fact_scope, secrets_only=False).strip() or None
         same = index.repeated(text, category=candidate.category)
+        if same is not None and not _same_state(same, candidate.slot, value):
+            same = None
+        if same is None and candidate.slot is not None and value is not None:
+            same = _holding(store, scope, fact_scope, candidate.slot, value, index)
         if same is not None and same.scope == fact_scope:
             merged = _merge(store, scope, same, candidate.sources, candidate.importance, now)
             index.put(merged)
@@ -112,12 +127,48 @@ def extract_into(
             superseded_by=None,
             created_at=now,
             updated_at=now,
+            when=candidate.when,
+            slot=candidate.slot,
+            value=value if candidate.slot is not None else None,
         )
         stored = store.add_fact(scope, fact)
         index.put(stored)
         report.stored.append(stored)
-        report.superseded.extend(supersede_older(store, scope, stored, now=now))
+        together = turn_facts.setdefault(candidate.sources[0], [])
+        change = Change(candidate.ended, candidate.exclusive)
+        closed = supersede_older(store, scope, stored, now=now, change=change, with_it=together)
+        for old in closed:
+            index.drop(old.id)  # no longer current: nothing repeats it
+        report.superseded.extend(closed)
+        together.append(stored)
     return report
+
+
+def _holding(
+    store: RecordStore,
+    scope: Scope,
+    fact_scope: Scope,
+    slot: str,
+    value: str,
+    index: RepeatIndex,
+) -> Fact | None:
+    """The current fact that already sets ``slot`` to ``value`` (the same thing said again in
+    other words: "I'm from Sweden" and "I'm from Sweden, it was hard to leave"), if any."""
+    for fact in store.iter_facts(scope, FactFilter(current_only=True, slot=slot)):
+        if fact.scope == fact_scope and index.current(fact.id) and same_value(fact.value, value):
+            return fact
+    return None
+
+
+def _same_state(fact: Fact, slot: str | None, value: str | None) -> bool:
+    """Whether a current fact can be what a candidate repeats: a candidate that sets no state
+    repeats any fact its words repeat; one that sets a state, only a fact setting the same
+    slot to the same value (both ending it: no value)."""
+    if slot is None:
+        return True
+    if fact.slot != slot:
+        return False
+    return (fact.value or "").casefold() == (value or "").casefold()
 
 
 def _merge(

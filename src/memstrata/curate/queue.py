@@ -2,8 +2,10 @@
 
 Each capture ``touch``es its scope (user + thread). A scope becomes due when nothing has touched
 it for ``delay_s`` seconds (default 30): many turns in a burst cost one curation run. Due scopes
-are handed to the action one at a time; an action that fails is logged and retried the next
-time the scope becomes due, never raised into the capture path.
+are handed to the action one at a time. An action that finds the scope busy (``BusyError``:
+another run holds it) is tried again once ``delay_s`` has passed, so no quiet scope is lost; an
+action that fails is logged, counted and run again the next time the scope becomes due (a
+new turn). Nothing is ever raised into the capture path.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 
-from memstrata.errors import InvalidInputError
+from memstrata.errors import BusyError, InvalidInputError
 from memstrata.model import Scope
 from memstrata.ports import Clock, SystemClock
 
@@ -36,8 +38,10 @@ class DebounceQueue:
         self._lock = threading.Lock()
         self._last: dict[Scope, datetime] = {}
         self._stop = threading.Event()
+        self._halted = threading.Event()
         self._thread: threading.Thread | None = None
         self.failures = 0
+        self.busy = 0  # scopes found busy and put back for later
 
     def touch(self, scope: Scope) -> None:
         with self._lock:
@@ -57,12 +61,21 @@ class DebounceQueue:
         return ready
 
     def run_due(self) -> list[Scope]:
-        """Run the action for every due scope; returns those it ran for."""
+        """Run the action for every due scope (until the queue is halted); returns those it
+        ran for. A busy scope goes back in the queue, due again after the delay."""
         ran = []
         for scope in self.due():
+            if self._halted.is_set():  # what is left waits for no one
+                break
             try:
                 self.action(scope)
                 ran.append(scope)
+            except BusyError as exc:
+                self.busy += 1
+                self.touch(scope)
+                log.info(
+                    "curation of %s is busy (%s); tried again in %gs", scope, exc, self.delay_s
+                )
             except Exception:  # a failed curation must not stop the others
                 self.failures += 1
                 log.warning(
@@ -82,6 +95,12 @@ class DebounceQueue:
 
         self._thread = threading.Thread(target=loop, name="memstrata-curation", daemon=True)
         self._thread.start()
+
+    def halt(self) -> None:
+        """Run nothing more, by hand or in the background (the scope being curated
+        finishes): for closing the memory."""
+        self._halted.set()
+        self._stop.set()
 
     def stop(self) -> None:
         self._stop.set()

@@ -5,7 +5,9 @@ reports progress as events into a bounded ring buffer; a reader replays them fro
 (the sequence number of the last event it saw) and learns when events it asked for have already
 been overwritten. Cancellation is cooperative: the run checks :meth:`Run.cancelled` between
 steps and stops. A run started while another runs in the same thread is that run's child: its
-events replay with its parent's, and cancelling the parent cancels it.
+events replay with its parent's, and cancelling the parent cancels it. Each run says what
+started it (:data:`TRIGGERS`): a caller's ``request``, or ``auto`` (the debounce queue curating
+a quiet thread); a child has its parent's trigger.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Final, Literal
 
 from memstrata.errors import BusyError, InvalidInputError, NotFoundError
 from memstrata.ids import new_id
 from memstrata.model import JsonValue, Scope
 from memstrata.ports import Clock, SystemClock
+
+#: what started a run: a caller asking for it, or the automatic curation of a quiet thread
+Trigger = Literal["request", "auto"]
+TRIGGERS: Final[tuple[Trigger, ...]] = ("request", "auto")
 
 
 class RunState(StrEnum):
@@ -60,17 +67,21 @@ class Run:
         *,
         scope: Scope | None = None,
         parent: Run | None = None,
+        trigger: Trigger = "request",
     ) -> None:
         self.id = new_id("run")
         self.layer = layer
         self.key = key
         self.scope: Scope | None = scope if scope is not None or parent is None else parent.scope
         self.parent = parent
+        self.trigger: Trigger = trigger if parent is None else parent.trigger
         self.state = RunState.RUNNING
         self.started_at = registry.now()
         self.finished_at: datetime | None = None
         #: what the run produced, set by the code doing the work
         self.result: dict[str, JsonValue] | None = None
+        #: why a failed run failed: the exception's class and message
+        self.error: str | None = None
         self._registry = registry
         self._cancel = threading.Event()
 
@@ -115,21 +126,25 @@ class RunRegistry:
         with self._lock:
             self._listeners.append(listener)
 
-    def open(self, layer: str, key: str, *, scope: Scope | None = None) -> Run:
+    def open(
+        self, layer: str, key: str, *, scope: Scope | None = None, trigger: Trigger = "request"
+    ) -> Run:
         """Register the one active run for (layer, key), to be carried by :meth:`running`
         (in this thread or another); ``BusyError`` if one is active. A run opened while
-        another runs in this thread is its child."""
+        another runs in this thread is its child (and has its trigger)."""
+        if trigger not in TRIGGERS:
+            raise InvalidInputError(f"unknown trigger {trigger!r}; expected request or auto")
         parent: Run | None = getattr(self._current, "run", None)
         with self._lock:
             busy = self._active.get((layer, key))
             if busy is not None:
                 raise BusyError(f"a {layer} run for {key!r} is already running ({busy.id})")
-            run = Run(self, layer, key, scope=scope, parent=parent)
+            run = Run(self, layer, key, scope=scope, parent=parent, trigger=trigger)
             self._active[(layer, key)] = run
             self._runs[run.id] = run
             self._roots[run.id] = run.root_id
             self._forget_old()
-        run.emit("started", layer=layer, key=key)
+        run.emit("started", layer=layer, key=key, trigger=run.trigger)
         return run
 
     @contextmanager
@@ -141,6 +156,7 @@ class RunRegistry:
         try:
             yield run
         except Exception as exc:
+            run.error = f"{type(exc).__name__}: {exc}"
             self._finish(run, RunState.FAILED, error=type(exc).__name__, message=str(exc))
             raise
         else:
@@ -149,9 +165,11 @@ class RunRegistry:
             self._current.run = outer
 
     @contextmanager
-    def start(self, layer: str, key: str, *, scope: Scope | None = None) -> Iterator[Run]:
+    def start(
+        self, layer: str, key: str, *, scope: Scope | None = None, trigger: Trigger = "request"
+    ) -> Iterator[Run]:
         """Run the body as the one active run for (layer, key); ``BusyError`` if one is."""
-        run = self.open(layer, key, scope=scope)
+        run = self.open(layer, key, scope=scope, trigger=trigger)
         with self.running(run):
             yield run
 

@@ -195,6 +195,8 @@ def _english(text: str, name: str) -> list[SlotFill]:
     )
     first(rf"{own} own (?P<o>(?:[\w-]+ ){{0,2}}?(?:{_BUSINESSES}))\b", "business")
     first(rf"{s}\s+{_LEAD_ADVERBS}(?:lost|quit|left) {own} job as (?P<o>[\w -]+)", "former job")
+    first(rf"{s}\s+no longer works as (?:an? )?(?P<o>[\w -]+)", "former job")
+    first(rf"{s}\s+no longer works at (?P<o>[\w&.' -]+)", "former employer")
     first(
         rf"{s}\s+{_LEAD_ADVERBS}(?:lost|quit|left) {own} job at (?P<o>[\w&.' -]+)",
         "former employer",

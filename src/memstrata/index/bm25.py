@@ -319,6 +319,30 @@ class BM25Index:
             out[slots] += (weight * self.idf(term)) * tfs * (self.k1 + 1.0) / (tfs + norm)
         return out
 
+    def score_tokens(
+        self, tokens: Iterable[str], query_terms: Iterable[str] | Mapping[str, float]
+    ) -> float:
+        """The BM25 score a document of ``tokens`` would have if it were added: the index's
+        idf and average length as they are (the document itself not counted in them)."""
+        if not self.size:
+            return 0.0
+        counts = Counter(tokens)
+        length = sum(counts.values())
+        weights = (
+            dict(query_terms)
+            if isinstance(query_terms, Mapping)
+            else dict.fromkeys(query_terms, 1.0)
+        )
+        average = self._total_length / self.size or 1.0
+        norm = self.k1 * (1.0 - self.b + self.b * length / average)
+        return float(
+            sum(
+                weight * self.idf(term) * tf * (self.k1 + 1.0) / (tf + norm)
+                for term, weight in weights.items()
+                if (tf := counts.get(term, 0))
+            )
+        )
+
     # persistence --------------------------------------------------------------------
     def _doc_pairs(self, slot: int) -> NDArray[np.int32]:
         doc = self._docs.get(slot)

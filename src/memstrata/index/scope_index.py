@@ -645,30 +645,68 @@ class UserIndex:
         return chosen
 
     def dense_scores(
-        self, query: Query, mask: NDArray[np.bool_], slots: NDArray[np.int64] | None = None
+        self,
+        query: Query,
+        mask: NDArray[np.bool_],
+        slots: NDArray[np.int64] | None = None,
+        extra: NDArray[np.float32] | None = None,
     ) -> NDArray[np.float32]:
         """The dense score of every slot (or of ``slots``): each view's cosines z-scored over
         ``mask`` and averaged; for a dialogue, blended with the best single line's. Entries
-        still waiting for their vectors score 0, the mean, whatever the query."""
+        still waiting for their vectors score 0, the mean, whatever the query. ``extra``:
+        vectors of texts outside the index, scored after the slots (``mask`` is then as
+        long as both) on the scale of the masked slots alone."""
         n = self.catalog.capacity
-        ready = mask
+        ready = mask[:n]
         if self._pending and self.views:
-            ready = mask & self.views[0].alive(n)
+            ready = ready & self.views[0].alive(n)
+        basis = None
+        if extra is not None:
+            basis = np.concatenate([ready, np.zeros(len(extra), dtype=bool)])
+            ready = np.concatenate([ready, np.ones(len(extra), dtype=bool)])
 
         def views_score(vector: NDArray[np.float32]) -> NDArray[np.float32]:
-            parts = [
-                _normalise(view.scores(vector, n, slots), ready, "zscore") for view in self.views
-            ]
+            def raw(view: ExactVectorIndex) -> NDArray[np.float32]:
+                found = view.scores(vector, n, slots)
+                return found if extra is None else np.concatenate([found, extra @ vector])
+
+            parts = [_normalise(raw(view), ready, "zscore", basis) for view in self.views]
             return np.asarray(np.mean(parts, axis=0), dtype=np.float32)
 
         dense = views_score(query.vector)
         if query.is_dialogue and self.config.line_weight > 0:
             best = np.max([views_score(v) for v in query.line_vectors], axis=0)
             w = self.config.line_weight
-            dense = (1 - w) * _normalise(dense, ready, "zscore") + w * _normalise(
-                np.asarray(best, dtype=np.float32), ready, "zscore"
+            dense = (1 - w) * _normalise(dense, ready, "zscore", basis) + w * _normalise(
+                np.asarray(best, dtype=np.float32), ready, "zscore", basis
             )
         return dense
+
+    def score_texts(
+        self, query: Query, scope: Scope, texts: Sequence[str], granularity: Granularity
+    ) -> list[float] | None:
+        """The fused score each of ``texts`` (not in the index: a profile slot, say) would
+        have as one more entry of ``granularity`` in ``scope``: its lexical and dense scores
+        put on the scale of that population's with the text in it, each text alone, with no
+        speaker or date bonus. None when the scope has no such entry."""
+        if not texts:
+            return []
+        vectors = self.embedder.embed_documents(list(texts))  # may run the model: unlocked
+        with self.lock.reading():
+            mask = self.mask(scope, granularity, SearchFilter())
+            if not mask.any():
+                return None
+            n = self.catalog.capacity
+            weights = query.term_weights()
+            outside = [self.lexical.score_tokens(tokenize(t), weights) for t in texts]
+            lexical = np.concatenate(
+                [self.lexical.scores(weights, n), np.asarray(outside, np.float32)]
+            )
+            whole = np.concatenate([mask, np.ones(len(texts), dtype=bool)])
+            basis = np.concatenate([mask, np.zeros(len(texts), dtype=bool)])
+            dense = self.dense_scores(query, whole, extra=np.asarray(vectors, np.float32))
+            fused = fuse(lexical, dense, whole, self.config, basis)
+            return [float(x) for x in fused[n:]]
 
     def scores(
         self, query: Query, mask: NDArray[np.bool_], k: int = 10
@@ -738,11 +776,14 @@ class UserIndex:
         k: int,
         granularity: Granularity,
         filters: SearchFilter,
+        passages: bool = False,
     ) -> SearchHits:
         """The best ``k`` hits for ``query`` in ``scope``, read under the shared lock: the
         index as it was before or after any concurrent write, never halfway. Entries still
         waiting for their dense vectors are ranked lexically (see :meth:`dense_scores`) and
-        counted in the answer's ``pending``."""
+        counted in the answer's ``pending``. ``passages``: at granularity topic, one hit per
+        bullet (its id, its document's key as ``topic`` and id as ``session_id``), not per
+        document."""
         with self.lock.reading():
             mask = self.mask(scope, granularity, filters)
             if not mask.any():
@@ -751,7 +792,9 @@ class UserIndex:
             if self._pending and self.views:
                 pending = int((mask & ~self.views[0].alive(len(mask))).sum())
             lexical, dense, fused, mask = self.scores(query, mask, k)
-            if granularity in (Granularity.SESSION, Granularity.TOPIC):
+            if granularity == Granularity.SESSION or (
+                granularity == Granularity.TOPIC and not passages
+            ):
                 hits = self._groups_ranked(lexical, dense, fused, mask, k, granularity)
             else:
                 order = _top(fused, mask, k)
@@ -836,8 +879,16 @@ class UserIndex:
 
 
 def _normalise(
-    values: NDArray[np.float32], mask: NDArray[np.bool_], method: str
+    values: NDArray[np.float32],
+    mask: NDArray[np.bool_],
+    method: str,
+    basis: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
+    """``values`` on ``mask`` put on one scale (z-score or min-max) over the masked values;
+    zero elsewhere. With ``basis``: each masked value over the ``basis`` values and itself,
+    as one more entry (see :func:`_as_one_more`)."""
+    if basis is not None:
+        return _as_one_more(values, mask, method, basis)
     chosen = values[mask]
     out = np.zeros_like(values)
     if not len(chosen):
@@ -851,10 +902,43 @@ def _normalise(
     return out
 
 
-def _ranks(values: NDArray[np.float32], mask: NDArray[np.bool_]) -> NDArray[np.float32]:
+def _as_one_more(
+    values: NDArray[np.float32], mask: NDArray[np.bool_], method: str, basis: NDArray[np.bool_]
+) -> NDArray[np.float32]:
+    """Each masked value on the scale of the ``basis`` values with it among them (a value
+    in ``basis`` is among them already): as one more entry, so its z-score, like any
+    entry's, is bounded by the population's size."""
+    population = values[basis].astype(np.float64)
+    x = values[mask].astype(np.float64)
+    own = basis[mask]  # already counted
+    n = len(population) + np.where(own, 0, 1)
+    out = np.zeros_like(values)
+    if method == "zscore":
+        total = population.sum() + np.where(own, 0.0, x)
+        squares = (population**2).sum() + np.where(own, 0.0, x**2)
+        mean = total / n
+        std = np.sqrt(np.maximum(squares / n - mean**2, 0.0))
+        out[mask] = np.where(std > 1e-9, (x - mean) / np.maximum(std, 1e-9), 0.0)
+    else:
+        low = np.minimum(population.min(), x) if len(population) else x
+        high = np.maximum(population.max(), x) if len(population) else x
+        span = high - low
+        out[mask] = np.where(span > 1e-9, (x - low) / np.maximum(span, 1e-9), 0.0)
+    return out
+
+
+def _ranks(
+    values: NDArray[np.float32], mask: NDArray[np.bool_], basis: NDArray[np.bool_] | None = None
+) -> NDArray[np.float32]:
+    """1-based ranks of the ``mask`` values, best first, ties in slot order; with ``basis``,
+    each value's rank among the ``basis`` values (one plus how many are better)."""
+    ranks = np.zeros(len(values), dtype=np.float32)
+    if basis is not None:
+        ordered = np.sort(-values[basis])
+        ranks[mask] = np.searchsorted(ordered, -values[mask], side="left") + 1
+        return ranks
     slots = np.flatnonzero(mask)
     order = slots[np.argsort(-values[slots], kind="stable")]
-    ranks = np.zeros(len(values), dtype=np.float32)
     ranks[order] = np.arange(1, len(order) + 1, dtype=np.float32)
     return ranks
 
@@ -864,16 +948,18 @@ def fuse(
     dense: NDArray[np.float32],
     mask: NDArray[np.bool_],
     config: RankingConfig,
+    basis: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
-    """One ranking score per slot from the two; ``-inf`` outside ``mask``."""
+    """One ranking score per slot from the two; ``-inf`` outside ``mask``. ``basis``: the
+    slots whose scores set the scale (default: ``mask``)."""
     w = config.lexical_weight
     if config.fusion == "rrf":
-        fused = w / (config.rrf_k + _ranks(lexical, mask)) + (1 - w) / (
-            config.rrf_k + _ranks(dense, mask)
+        fused = w / (config.rrf_k + _ranks(lexical, mask, basis)) + (1 - w) / (
+            config.rrf_k + _ranks(dense, mask, basis)
         )
     else:
-        fused = w * _normalise(lexical, mask, config.fusion) + (1 - w) * _normalise(
-            dense, mask, config.fusion
+        fused = w * _normalise(lexical, mask, config.fusion, basis) + (1 - w) * _normalise(
+            dense, mask, config.fusion, basis
         )
     out = np.full(len(fused), -np.inf, dtype=np.float32)
     out[mask] = fused[mask]

@@ -62,14 +62,17 @@ class CitationMap:
 def episodes_block(episodes: Sequence[Episode], citations: CitationMap) -> str:
     """The episodes as a JSON-lines block the model can cite by number.
 
-    Each line is ``{"n": 1, "speaker": "...", "time": "...", "text": "..."}``; every string is a
-    JSON literal, so no stored text can end the block or look like an instruction line."""
+    Each line is ``{"n": 1, "speaker": "...", "role": "user", "time": "...", "text": "..."}``
+    (``role``: user, assistant, system, tool or other, so a model can tell what a person said
+    from what the assistant answered); every string is a JSON literal, so no stored text can
+    end the block or look like an instruction line."""
     lines = []
     for episode in episodes:
         n = citations.number(episode)
         record = {
             "n": n,
             "speaker": episode.speaker,
+            "role": episode.role.value,
             "time": episode.time.date().isoformat(),
             "text": episode.text,
         }

@@ -71,6 +71,11 @@ class FactOut(BaseModel):
         description="the state it sets for its subject, kind or kind:qualifier "
         "(employer, allergy:shrimp); facts of one subject with one slot supersede each other"
     )
+    value: str | None = Field(
+        None,
+        description="the slot's value as said (CATL, husband 王磊); null: none, or a fact "
+        "that ends a state",
+    )
 
 
 class DocumentOut(BaseModel):

@@ -32,6 +32,7 @@ from memstrata.model import (
     SCOPE_PART_PATTERN,
     SLOT_MAX,
     SLOT_PATTERN,
+    VALUE_MAX,
     WHEN_TEXT_MAX,
     Category,
     Layer,
@@ -161,6 +162,11 @@ SlotText = Annotated[
 ]
 
 
+#: a slot's value, surrounding spaces stripped
+ValueText = Annotated[
+    str, BeforeValidator(_stripped), Field(min_length=1, max_length=VALUE_MAX, pattern=r"\S")
+]
+
 #: the words that named a fact's time, surrounding spaces stripped
 WhenText = Annotated[str, BeforeValidator(_stripped), Field(min_length=1, max_length=WHEN_TEXT_MAX)]
 
@@ -258,6 +264,9 @@ class FactFieldsIn(BodyIn):
     sources: list[ItemId] = Field(default_factory=list, description="ids of the turns it rests on")
     when: WhenIn | None = Field(None, description="the time the fact speaks of, if it names one")
     slot: SlotText | None = None
+    value: ValueText | None = Field(
+        None, description="the slot's value as said (CATL, husband 王磊): what a profile shows"
+    )
 
     def when_value(self) -> dict[str, Any] | None:
         """``when`` as :meth:`memstrata.api.Memory.add_fact` takes it."""
@@ -282,6 +291,7 @@ class ChangesIn(BodyIn):
     superseded_by: ItemId | None = None
     when: WhenIn | None = Field(None, description="a fact's time; null clears it")
     slot: SlotText | None = Field(None, description="a fact's slot; null clears it")
+    value: ValueText | None = Field(None, description="a fact's slot value; null clears it")
     content: dict[str, Any] | None = None
 
 
@@ -616,9 +626,18 @@ class RunOut(BaseModel):
     key: str
     scope: dict[str, str] | None
     state: Literal["running", "done", "failed", "cancelled"]
+    trigger: Literal["request", "auto"] = Field(
+        description="request: a caller started it; auto: the automatic curation of a quiet "
+        "thread (the server's debounce queue)"
+    )
     started_at: str
     finished_at: str | None
-    result: dict[str, Any] | None = Field(description="the report, once the run is done")
+    result: dict[str, Any] | None = Field(
+        description="the report, once the run is done: kind, extraction, consolidation, "
+        "model (the chat model's calls summed) and fallback (the steps the model could not "
+        "do, the error, done_by rules), each when there is one"
+    )
+    error: str | None = Field(None, description="why a failed run failed (class: message)")
 
     @classmethod
     def of(cls, run: Run) -> RunOut:
@@ -632,9 +651,11 @@ class RunOut(BaseModel):
             if run.scope is None
             else {k: str(v) for k, v in scope_to_json(run.scope).items()},
             state=run.state.value,
+            trigger=run.trigger,
             started_at=format_time(run.started_at),
             finished_at=None if run.finished_at is None else format_time(run.finished_at),
             result=run.result,
+            error=run.error,
         )
 
 

@@ -192,6 +192,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE facts ADD COLUMN when_start TEXT",
             "ALTER TABLE facts ADD COLUMN when_end TEXT",
             "ALTER TABLE facts ADD COLUMN slot TEXT",
+            "ALTER TABLE facts ADD COLUMN slot_value TEXT",
             # the current facts of a user with a slot (or a slot's kind)
             "CREATE INDEX facts_slot ON facts (user, slot, valid_to)",
         ),

@@ -148,6 +148,7 @@ def _remember_fact(memory: Memory, scope: Scope, args: FactFieldsIn) -> FactOut:
         sources=args.sources,
         when=args.when_value(),
         slot=args.slot,
+        value=args.value,
     )
     return FactOut.model_validate(record_to_json(fact))
 

@@ -36,6 +36,7 @@ def add_fact(body: FactIn, request: Request, memory: MemoryDep) -> dict[str, Any
         sources=body.sources,
         when=body.when_value(),
         slot=body.slot,
+        value=body.value,
     )
     return record_to_json(fact)
 

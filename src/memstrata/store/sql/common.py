@@ -48,10 +48,10 @@ EPISODE_COLUMNS: Final = (
 FACT_COLUMNS: Final = (
     'id, "user", thread, agent, text, category, confidence, importance, topic, valid_from, '
     "valid_to, superseded_by, created_at, updated_at, access_count, version, when_text, "
-    "when_start, when_end, slot"
+    "when_start, when_end, slot, slot_value"
 )
 #: how many columns :data:`FACT_COLUMNS` names
-FACT_WIDTH: Final = 20
+FACT_WIDTH: Final = 21
 DOC_COLUMNS: Final = (
     'id, "user", thread, agent, kind, "key", content, version, created_at, updated_at'
 )

@@ -35,7 +35,7 @@ TABLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
         (
             "id", "user", "thread", "agent", "text", "category", "confidence", "importance",
             "topic", "valid_from", "valid_to", "superseded_by", "created_at", "updated_at",
-            "access_count", "version", "when_text", "when_start", "when_end", "slot",
+            "access_count", "version", "when_text", "when_start", "when_end", "slot", "slot_value",
         ),
         ("id",),
     ),

@@ -63,6 +63,7 @@ class FactTables(EpisodeTables):
             version=row["version"],
             when=_when(row),
             slot=row["slot"],
+            value=row["slot_value"],
         )
 
     def _facts(self, rows: list[Row]) -> list[Fact]:
@@ -100,6 +101,7 @@ class FactTables(EpisodeTables):
             None if when is None else format_time(when.start),
             None if when is None else format_time(when.end),
             fact.slot,
+            fact.value,
         )
 
     @staticmethod
@@ -232,7 +234,7 @@ class FactTables(EpisodeTables):
                 "UPDATE facts SET text = ?, category = ?, confidence = ?, importance = ?, "
                 "topic = ?, valid_from = ?, valid_to = ?, superseded_by = ?, created_at = ?, "
                 "updated_at = ?, access_count = ?, version = ?, when_text = ?, when_start = ?, "
-                "when_end = ?, slot = ? WHERE id = ? AND version = ?",
+                "when_end = ?, slot = ?, slot_value = ? WHERE id = ? AND version = ?",
                 (*self._fact_values(fact), fact.id, expected_version),
             )
             self._write_sources(tx, fact)

@@ -18,6 +18,7 @@ import {
   reasonSelect,
   route,
   scopeLabel,
+  scopedTo,
   select,
   show,
 } from "./toolkit.js";
@@ -144,9 +145,9 @@ export const CATEGORIES = [
 const FACT_FIELDS = ["text", "category", "topic", "confidence", "importance"];
 
 export function render(root, ctx) {
-  const { parts } = route();
+  const { parts, query } = route();
   const [, kind, id] = parts;
-  if (kind === "doc" && id) return renderDoc(root, ctx, id);
+  if (kind === "doc" && id) return renderDoc(root, scopedTo(ctx, query), id);
   if (kind === "fact" && id) return renderFact(root, ctx, id);
   fill(root, h("p", {}, ctx.t("edit.bad")));
   return undefined;

@@ -1,5 +1,7 @@
 // Curation runs: start an extraction or a consolidation, watch its events live, cancel it;
-// the scope's past runs with their results. The events come as server-sent events read with
+// the scope's past runs with their results, each saying what started it (a person's request,
+// or the automatic curation of a quiet thread), which thread it curated, why it failed, and
+// what rules did because the chat model could not. The events come as server-sent events read with
 // fetch (an EventSource cannot send the API key); a dropped stream reconnects from the last
 // event seen.
 //   #/runs   #/runs?run=<id>
@@ -37,6 +39,14 @@ register({
     "runs.finished": "Finished",
     "runs.result": "Result",
     "runs.busy": "A run is already going in this scope.",
+    "runs.trigger.request": "on request",
+    "runs.trigger.auto": "automatic",
+    "runs.trigger.label": "Started: {trigger}",
+    "runs.scope.user": "user {user}",
+    "runs.scope.thread": "thread {thread}",
+    "runs.scope.agent": "agent {agent}",
+    "runs.error": "Failed: {error}",
+    "runs.fallback": "The chat model failed at {steps}: {error}. Rules did that work instead.",
   },
   zh: {
     "runs.title": "整理任务",
@@ -67,10 +77,53 @@ register({
     "runs.finished": "结束时间",
     "runs.result": "结果",
     "runs.busy": "此范围内已有任务在运行。",
+    "runs.trigger.request": "手动发起",
+    "runs.trigger.auto": "自动",
+    "runs.trigger.label": "发起方式：{trigger}",
+    "runs.scope.user": "用户 {user}",
+    "runs.scope.thread": "线程 {thread}",
+    "runs.scope.agent": "智能体 {agent}",
+    "runs.error": "失败：{error}",
+    "runs.fallback": "聊天模型在 {steps} 失败：{error}。这些工作已改由规则完成。",
   },
 });
 
 const ENDS = new Set(["done", "failed", "cancelled"]);
+
+/** What started the run, as a badge. */
+function triggerBadge(ctx, run) {
+  const trigger = run.trigger || "request";
+  return h("span", { class: `tools-badge trigger-${trigger}`, "data-trigger": trigger }, ctx.t(`runs.trigger.${trigger}`));
+}
+
+/** Where the run curated: its thread (and agent), or the user's own memory. */
+function scopeBadge(ctx, run) {
+  const scope = run.scope || {};
+  const parts = [];
+  if (scope.thread) parts.push(ctx.t("runs.scope.thread", { thread: scope.thread }));
+  if (scope.agent) parts.push(ctx.t("runs.scope.agent", { agent: scope.agent }));
+  if (!parts.length) parts.push(ctx.t("runs.scope.user", { user: scope.user || "" }));
+  return h("span", { class: "tools-badge run-scope", "data-thread": scope.thread || "" }, parts.join(" · "));
+}
+
+/** Why a failed run failed, and what rules did because the model could not. */
+function runNotes(ctx, run) {
+  const notes = [];
+  if (run.error) notes.push(h("p", { class: "tools-error run-error" }, ctx.t("runs.error", { error: run.error })));
+  const fallback = fallbackNote(ctx, run.result);
+  if (fallback) notes.push(fallback);
+  return notes;
+}
+
+function fallbackNote(ctx, result) {
+  const fallback = result && result.fallback;
+  if (!fallback) return null;
+  return h(
+    "p",
+    { class: "tools-warning run-fallback", role: "status" },
+    ctx.t("runs.fallback", { steps: (fallback.steps || []).join(", "), error: fallback.error || "?" }),
+  );
+}
 /** How long to wait before reconnecting a dropped stream, in ms (doubling up to the last). */
 const BACKOFF = [250, 500, 1000, 2000, 4000];
 
@@ -169,10 +222,12 @@ export function render(root, ctx) {
       fill(state, ctx.t(`runs.state.${value}`));
       if (ENDS.has(value)) cancel.disabled = true;
     };
+    const ended = h("div", { class: "tools-run-notes", "aria-live": "polite" }, ...runNotes(ctx, run));
     fill(
       watchOut,
       h("h2", {}, ctx.t("runs.watch", { id: run.id })),
-      h("p", {}, h("span", {}, ctx.t("runs.state", { state: "" })), state),
+      h("p", { class: "tools-row" }, h("span", {}, ctx.t("runs.state", { state: "" })), state, triggerBadge(ctx, run), scopeBadge(ctx, run)),
+      ended,
       h("div", { class: "tools-actions" }, cancel),
       note,
       h("h3", {}, ctx.t("runs.events")),
@@ -196,6 +251,11 @@ export function render(root, ctx) {
         if (data.run_id === run.id && ENDS.has(data.kind)) setState(data.kind);
         if (data.kind === "report" && data.run_id === run.id) {
           fill(result, h("h3", {}, ctx.t("runs.result")), json(data.data.result));
+          fill(ended, fallbackNote(ctx, data.data.result));
+        }
+        if (data.kind === "failed" && data.run_id === run.id) {
+          const error = data.data.error ? `${data.data.error}: ${data.data.message || ""}` : data.data.message;
+          fill(ended, h("p", { class: "tools-error run-error" }, ctx.t("runs.error", { error: error || "?" })));
         }
       },
       onReconnect(seq) {
@@ -241,8 +301,11 @@ export function render(root, ctx) {
                   { class: "tools-row" },
                   h("a", { href: href(["runs"], { run: r.id }) }, h("code", {}, r.id)),
                   h("span", { class: `tools-badge state-${r.state}` }, ctx.t(`runs.state.${r.state}`)),
+                  triggerBadge(ctx, r),
+                  scopeBadge(ctx, r),
                   r.result && r.result.kind ? h("span", {}, ctx.t(`runs.kind.${r.result.kind}`)) : null,
                 ),
+                ...runNotes(ctx, r),
                 h(
                   "p",
                   { class: "tools-muted" },

@@ -43,6 +43,8 @@ register({
     "search.assemble": "Assemble context",
     "search.tokens": "{tokens} of {budget} tokens · route {route}",
     "search.topic": "topic {topic}",
+    "search.thread": "thread {thread}",
+    "search.agent": "agent {agent}",
     "search.explain": "Why each item is in, and what was cut",
     "search.in": "in",
     "search.cut": "cut",
@@ -79,6 +81,8 @@ register({
     "search.assemble": "组装上下文",
     "search.tokens": "{tokens} / {budget} 个令牌 · 路由 {route}",
     "search.topic": "主题 {topic}",
+    "search.thread": "线程 {thread}",
+    "search.agent": "智能体 {agent}",
     "search.explain": "每项为何入选，哪些被截去",
     "search.in": "入选",
     "search.cut": "截去",
@@ -232,7 +236,14 @@ export function render(root, ctx) {
         ...hits.map((hit) => {
           const cites = h("div", { class: "tools-cites" });
           fillCites(ctx, hit, cites);
-          const meta = [hit.speaker, hit.time ? hit.time.slice(0, 16).replace("T", " ") : null, hit.topic ? ctx.t("search.topic", { topic: hit.topic }) : null]
+          const where = elsewhere(ctx, hit.scope);
+          const meta = [
+            hit.speaker,
+            hit.time ? hit.time.slice(0, 16).replace("T", " ") : null,
+            hit.topic ? ctx.t("search.topic", { topic: hit.topic }) : null,
+            where && where.thread ? ctx.t("search.thread", { thread: where.thread }) : null,
+            where && where.agent ? ctx.t("search.agent", { agent: where.agent }) : null,
+          ]
             .filter(Boolean)
             .join(" · ");
           return h(
@@ -253,6 +264,16 @@ export function render(root, ctx) {
     );
     return out;
   }
+}
+
+/** The thread and agent of a record's scope that the page's scope does not name, as a
+ * route's query ({thread, agent}), or undefined when the record is the page's own. */
+function elsewhere(ctx, scope) {
+  const of = scope || {};
+  const out = {};
+  if (of.thread && of.thread !== ctx.scope.thread) out.thread = of.thread;
+  if (of.agent) out.agent = of.agent;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** A score component's name in the interface's language (its own name when unknown). */
@@ -289,7 +310,8 @@ async function fillCites(ctx, hit, node) {
           for (const c of bullet.citations || []) episodeIds.push(c.slice(c.indexOf(":") + 1));
         }
       }
-      extra.push(h("a", { href: href(["edit", "doc", doc.key]), class: "tools-link" }, ctx.t("search.doc")));
+      // a thread's own document (under all threads) is edited in that thread, not the user's
+      extra.push(h("a", { href: href(["edit", "doc", doc.key], elsewhere(ctx, doc.scope)), class: "tools-link" }, ctx.t("search.doc")));
     }
     const sessions = await sessionsOf(ctx, [...new Set(episodeIds)].slice(0, 30));
     const links = [...sessions.entries()].map(([session, ids]) => citeLink(ctx, session, ids));

@@ -24,6 +24,7 @@ register({
     "tools.nochange": "Nothing changed.",
     "tools.scope.user": "user {user}",
     "tools.scope.thread": "user {user}, thread {thread}",
+    "tools.scope.agent": ", agent {agent}",
   },
   zh: {
     "tools.cancel": "取消",
@@ -44,6 +45,7 @@ register({
     "tools.nochange": "没有改动。",
     "tools.scope.user": "用户 {user}",
     "tools.scope.thread": "用户 {user}，会话线程 {thread}",
+    "tools.scope.agent": "，智能体 {agent}",
   },
 });
 
@@ -55,7 +57,21 @@ export function scopeQuery(ctx) {
   const out = {};
   if (ctx.scope && ctx.scope.user) out.user = ctx.scope.user;
   if (ctx.scope && ctx.scope.thread) out.thread = ctx.scope.thread;
+  if (ctx.scope && ctx.scope.agent) out.agent = ctx.scope.agent;
   return out;
+}
+
+/**
+ * ``ctx`` narrowed to the thread and agent a route's query names (``?thread=t1&agent=a``): a
+ * link to one thread's document, followed from the user's view, acts on that document.
+ */
+export function scopedTo(ctx, query) {
+  const thread = query.get("thread");
+  const agent = query.get("agent");
+  if (!thread && !agent) return ctx;
+  const scope = { user: ctx.scope.user, thread: thread || ctx.scope.thread || null, agent: agent || null };
+  scope.query = () => ({ user: scope.user, thread: scope.thread, agent: scope.agent });
+  return { ...ctx, scope };
 }
 
 /** The scope of the page as a request body's scope. */
@@ -66,7 +82,8 @@ export function scopeBody(ctx) {
 /** The scope, said for a person. */
 export function scopeLabel(ctx) {
   const s = scopeQuery(ctx);
-  return s.thread ? ctx.t("tools.scope.thread", s) : ctx.t("tools.scope.user", s);
+  const label = s.thread ? ctx.t("tools.scope.thread", s) : ctx.t("tools.scope.user", s);
+  return s.agent ? `${label}${ctx.t("tools.scope.agent", s)}` : label;
 }
 
 /** Call the API in the page's scope: ``query`` joins the scope's parameters. */

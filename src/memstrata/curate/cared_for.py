@@ -1,0 +1,227 @@
+"""The health of the people a user looks after, read as the user's own is.
+
+A parent, a carer or a partner says what the people in their care need as often as what
+they need themselves: "my daughter Duoduo is allergic to eggs", "Ron takes co-careldopa at
+7am", "老周有慢阻肺", "女儿对鸡蛋过敏". Those are safety facts an agent must never lose, and
+they are not the speaker's: a frame read here carries ``who`` (the person, by name when the
+conversation gave one, else by relation), its slot names them (``allergy:duoduo/eggs``), so
+that "I'm only allergic to shrimp" never replaces a child's egg allergy, and its statement
+says whose need it is ("The user's daughter Duoduo is allergic to eggs").
+
+The clause is read by the same readers as the speaker's own: its subject, the person, is put
+as "I" (and its verb agreed: "is" -> "am", "has" -> "have"), then only the health kinds the
+readers find are kept. A person is recognised by a relation ("my husband", "我女儿") or by a
+name the conversation has given a person of the user's life before (``people``: name ->
+how the user called them, "Ron" -> "husband Ron").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Final
+
+from memstrata.curate import lexicon
+from memstrata.curate import patterns as re
+from memstrata.curate.frames import PEOPLE, Frame
+
+#: the kinds read for a person in the user's care
+CARED: Final = frozenset({"allergy", "condition", "medication", "avoids", "accessibility", "diet"})
+
+_REL_EN: Final = "|".join(
+    sorted((re.escape(r) for r in lexicon.RELATIONS_EN), key=len, reverse=True)
+)
+_REL_ZH: Final = "|".join(
+    sorted((re.escape(r) for r in lexicon.RELATIONS_ZH), key=len, reverse=True)
+)
+#: the verbs after the person, and what they are after "I"
+_VERB_EN: Final = {
+    "is": "am",
+    "'s": "'m",
+    "has": "have",
+    "takes": "take",
+    "uses": "use",
+    "needs": "need",
+    "gets": "get",
+    "carries": "carry",
+    "can't": "can't",
+    "cannot": "cannot",
+    "doesn't": "don't",
+    "does not": "do not",
+    "was": "was",
+    "had": "had",
+    "started": "started",
+    "stopped": "stopped",
+}
+_VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, reverse=True))
+#: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
+_ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
+#: what a Chinese health clause says right after its subject
+_ZH_VERBS: Final = r"对|有|得了|患有|确诊|查出|在吃|在用|要吃|每天|一直|吃|用|不能|过敏|也"
+_ZH_NEXT: Final = rf"(?={_ZH_VERBS})"
+
+
+def people_of(frames: Sequence[Frame]) -> dict[str, str]:
+    """The names the frames give people of a life, each with how the user called them
+    ("husband Ron" -> {"Ron": "husband Ron"}; "女儿朵朵" -> {"朵朵": "女儿朵朵"})."""
+    out: dict[str, str] = {}
+    for frame in frames:
+        if frame.kind not in PEOPLE or frame.negated:
+            continue
+        value = frame.value
+        name = re.sub(rf"^(?:(?:my|our)\s+)?(?:{_REL_EN})\s+", "", value, flags=re.IGNORECASE)
+        if name == value:
+            name = re.sub(rf"^(?:{_REL_ZH})", "", value)
+        name = name.strip(" ,，")
+        if (
+            name
+            and name != value
+            and (_is_name_en(name) or re.fullmatch(r"[\u4e00-\u9fff]{2,3}", name))
+        ):
+            out[name] = value
+    return out
+
+
+def _is_name_en(text: str) -> bool:
+    return bool(re.fullmatch(r"(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?", text))
+
+
+#: the relations that are a man and a woman, for "he" and "she"
+_HE: Final = frozenset(
+    "husband boyfriend son father dad brother grandfather grandpa grandson uncle nephew "  # noqa: SIM905
+    "老公 丈夫 先生 男朋友 儿子 爸爸 爸 父亲 哥哥 弟弟 爷爷 外公 孙子 外孙".split()
+)
+_SHE: Final = frozenset(
+    "wife girlfriend daughter mother mom mum sister grandmother grandma granddaughter "  # noqa: SIM905
+    "aunt niece 老婆 妻子 太太 媳妇 女朋友 女儿 闺女 妈妈 妈 母亲 姐姐 妹妹 奶奶 外婆 "
+    "孙女 外孙女".split()
+)
+
+
+def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple[str, str] | None:
+    """The one person of the user's life a turn names whom "he" or "she" (他, 她) can be:
+    by name, or by a relation of that sex ("my husband"); None when it names none or several."""
+    sex = _HE if pronoun.casefold() in ("he", "he's", "他") else _SHE
+    named = [
+        (name, label)
+        for name, label in people.items()
+        if name in turn and any(word in label for word in sex)
+    ]
+    if not named:
+        for rel in sex:
+            pattern = (
+                rf"\b(?:my|our)\s+{re.escape(rel)}\b(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?"
+                if rel.isascii()
+                else rf"我(?:的|家)?{rel}(?P<n>{_ZH_NAME}{{2,3}})?(?=[，,。！？\s]|$|{_ZH_VERBS})"
+            )
+            for said in re.finditer(pattern, turn, re.IGNORECASE):
+                name = said["n"]
+                label = (f"{rel} {name}" if rel.isascii() else f"{rel}{name}") if name else rel
+                named.append((name or rel, label))
+    people_named = {label for _, label in named}
+    return named[0] if len(people_named) == 1 else None
+
+
+def cared_for(
+    clause: str, people: Mapping[str, str], turn: str = ""
+) -> tuple[str, str, str] | None:
+    """The person a clause is about, how to call them, and the clause with its subject put
+    as the speaker ("my daughter Duoduo is allergic to eggs" -> ("Duoduo", "daughter Duoduo",
+    "I am allergic to eggs")); None when the clause is not about a person of the user's life.
+    The bool says whether the clause is Chinese."""
+    text = clause.strip()
+    names = "|".join(sorted((re.escape(n) for n in people), key=len, reverse=True))
+    known = f"|(?P<known>{names})" if names else ""
+    if match := re.match(
+        rf"^(?:(?:and|also|but|plus|oh and|btw)\s+)?(?:(?:my|our)\s+(?P<rel>{_REL_EN})"
+        rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known})"
+        rf"(?:\s*\([^)]{{0,40}}\))?,?\s+(?:who\s+|who's\s+)?(?:(?:also|still|now|only|always|"
+        rf"just|really)\s+)?(?P<verb>{_VERBS_EN})(?![\w'])",
+        text,
+        re.IGNORECASE,
+    ):
+        found = match.groupdict()
+        name = found["n"] or found.get("known")
+        rel = found["rel"]
+        label = people.get(name or "") or (f"{rel} {name}" if rel and name else rel or name or "")
+        verb = _VERB_EN[match["verb"].casefold()]
+        joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
+        return (name or rel or label), label, joined + text[match.end() :]
+    if turn and (
+        match := re.match(
+            rf"^(?:(?:and|also|but|so|now)\s+)?(?P<p>he|she)(?:\s+(?:also|still|now|only|always|"
+            rf"just|really))?\s+(?P<verb>{_VERBS_EN})(?![\w'])|"
+            r"^(?P<pz>他|她)(?=有|得了|患有|在吃|在用|对|要吃|每天)",
+            text,
+            re.IGNORECASE,
+        )
+    ):
+        # "he has co-careldopa at 7, 11, 3 and 7", in a turn about "my husband Ron"
+        meant = _pronoun_person(match["p"] or match["pz"], turn, people)
+        if meant is None:
+            return None
+        person, label = meant
+        if match["pz"]:
+            return person, label, "我" + text[match.end() :]
+        verb = _VERB_EN[match["verb"].casefold()]
+        joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
+        return person, label, joined + text[match.end() :]
+    if match := re.match(
+        rf"^(?:我(?:的|家)?)?(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}){_ZH_NEXT}",
+        text,
+    ):
+        found = match.groupdict()
+        rel = found["rel"]
+        name = found["n"] or found.get("known")
+        if rel is None and name is None:
+            return None
+        label = people.get(name or "") or (f"{rel}{name}" if rel and name else rel or name or "")
+        return (name or rel or label), label, "我" + text[match.end() :]
+    return None
+
+
+def their_frames(
+    clause: str, people: Mapping[str, str], read: Callable[[str], list[Frame]], turn: str = ""
+) -> list[Frame]:
+    """The health frames a clause sets for a person of the user's life (see the module);
+    ``read`` reads a clause said as the speaker's. An English clause is read part by part (a
+    long turn says "I look after my husband Ron who has Parkinson's, he has co-careldopa at 7,
+    11, 3 and 7")."""
+    out: list[Frame] = []
+    for part, at in _parts(clause):
+        # "he" is someone named before the part: in the turn, or (a run-on turn) just before
+        before = turn if len(turn) <= _BEFORE * 3 else clause[max(0, at - _BEFORE) : at + len(part)]
+        about = cared_for(part, people, before)
+        if about is None:
+            continue
+        person, label, as_said = about
+        key = person.casefold()
+        found = [f for f in read(as_said) if f.kind in CARED]
+        out += [replace(f, who=label, key=f"{key}/{f.key or ''}") for f in found]
+    return out
+
+
+#: how far before a part of a run-on turn the person "he" or "she" is looked for (characters)
+_BEFORE: Final = 400
+
+
+def _parts(clause: str) -> list[tuple[str, int]]:
+    """An English clause cut where another may begin (a comma, "and", "so", "but"), each
+    part with where it starts, and each part from a person named in it too ("I look after my
+    husband Ron who has Parkinson's" -> "my husband Ron who has Parkinson's"); a Chinese
+    clause is read whole."""
+    if not re.search(r"[A-Za-z]{2,}", clause):
+        return [(clause, 0)]
+    out = []
+    start = 0
+    for cut in [*re.finditer(r",\s*|;\s*|\s+(?:and|so|but|because)\s+", clause), None]:
+        end = cut.start() if cut is not None else len(clause)
+        part = clause[start:end]
+        if part:
+            out.append((part, start))
+            inner = re.search(rf"\b(?:my|our)\s+(?:{_REL_EN})\b", part, re.IGNORECASE)
+            if inner and inner.start() > 0:
+                out.append((part[inner.start() :], start + inner.start()))
+        if cut is not None:
+            start = cut.end()
+    return out

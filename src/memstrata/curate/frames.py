@@ -1,0 +1,287 @@
+"""The states of a life, read from what a person says about themselves: *frames*.
+
+A frame is one state a statement sets for its speaker: where they work (``employer``), what
+they do (``job``), where they live (``residence``), who their partner, children, family and
+pets are, what they are allergic to, which conditions and medications they have, what they
+eat, drink and like, their routines, hobbies, plans, goals and the life events that change
+them. Pure functions, English and Chinese (:mod:`memstrata.curate.frames_en`,
+:mod:`memstrata.curate.frames_zh`), no model.
+
+Each frame has a *kind* (:data:`KINDS`) and, for the kinds that hold several values at once
+(allergies, children, likes, plans...), a *key* naming which value (``allergy:shrimp``,
+``child:小雨``, ``plan:kyoto``); its *slot* is ``kind`` or ``kind:key``. Keys of closed classes
+are canonical English (:mod:`memstrata.curate.lexicon`): "shrimp" and "虾" are one key. A
+frame's *value* is the complete phrase as the person said it, with the names they gave
+("husband 王磊", "battery product lead", "Tencent in Shenzhen"), never cut inside a phrase.
+
+A frame may end a state instead of setting one (``negated``: "I don't drink coffee anymore",
+"crab is fine", "I quit my job": :attr:`Frame.ended`), or replace every value of its kind
+(``exclusive``: "I'm only allergic to shrimp", "只喝绿茶"). What supersedes what is decided by
+:mod:`memstrata.curate.supersede` from these three marks.
+
+What lasts is what a frame's kind says it is (:attr:`Kind.importance`); a plan or an event
+said for tonight, in a minute or "soon", an errand, is a passing moment
+(:func:`passing`): it is kept in the archive with a low importance and never reaches L1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Final
+
+from memstrata.curate import patterns as re
+from memstrata.model import Category
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What a kind of state is: its category, how important it is to keep in L1, whether a
+    person has one value at a time (``single``), and the L1 section it is shown in."""
+
+    category: Category
+    importance: float
+    single: bool
+    section: str
+
+
+PROFILE: Final = "Profile"
+SAFETY: Final = "Safety"
+PREFERENCES: Final = "Preferences"
+ROUTINES: Final = "Routines"
+PLANS: Final = "Plans"
+EVENTS: Final = "Key facts"
+
+KINDS: Final[dict[str, Kind]] = {
+    "name": Kind(Category.PROFILE, 0.9, True, PROFILE),
+    "age": Kind(Category.PROFILE, 0.8, True, PROFILE),
+    "birthday": Kind(Category.PROFILE, 0.8, True, PROFILE),
+    "job": Kind(Category.PROFILE, 0.85, True, PROFILE),
+    "employer": Kind(Category.PROFILE, 0.85, True, PROFILE),
+    "school": Kind(Category.PROFILE, 0.8, True, PROFILE),
+    "major": Kind(Category.PROFILE, 0.75, True, PROFILE),
+    "residence": Kind(Category.PERSONAL, 0.85, True, PROFILE),
+    "hometown": Kind(Category.PERSONAL, 0.75, True, PROFILE),
+    "partner": Kind(Category.RELATIONSHIP, 0.85, True, PROFILE),
+    "child": Kind(Category.RELATIONSHIP, 0.85, False, PROFILE),
+    "family": Kind(Category.RELATIONSHIP, 0.75, False, PROFILE),
+    "friend": Kind(Category.RELATIONSHIP, 0.65, False, PROFILE),
+    "pet": Kind(Category.PERSONAL, 0.75, False, PROFILE),
+    "language": Kind(Category.PROFILE, 0.7, False, PROFILE),
+    "allergy": Kind(Category.HEALTH, 0.95, False, SAFETY),
+    "condition": Kind(Category.HEALTH, 0.95, False, SAFETY),
+    "medication": Kind(Category.HEALTH, 0.95, False, SAFETY),
+    "diet": Kind(Category.HEALTH, 0.9, True, SAFETY),
+    "avoids": Kind(Category.HEALTH, 0.85, False, SAFETY),
+    "accessibility": Kind(Category.HEALTH, 0.95, False, SAFETY),
+    "drink": Kind(Category.PREFERENCE, 0.75, False, PREFERENCES),
+    "like": Kind(Category.PREFERENCE, 0.7, False, PREFERENCES),
+    "favorite": Kind(Category.PREFERENCE, 0.75, False, PREFERENCES),
+    "routine": Kind(Category.PERSONAL, 0.75, False, ROUTINES),
+    "hobby": Kind(Category.PERSONAL, 0.7, False, ROUTINES),
+    "plan": Kind(Category.PLAN, 0.7, False, PLANS),
+    "goal": Kind(Category.PLAN, 0.75, False, PLANS),
+    "life": Kind(Category.EVENT, 0.8, False, EVENTS),
+    "trip": Kind(Category.EVENT, 0.55, False, EVENTS),
+}
+#: the importance of a passing moment (kept in the archive, never in L1)
+PASSING_IMPORTANCE: Final = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One state a statement sets (or ends) for its speaker."""
+
+    kind: str
+    value: str
+    key: str | None = None
+    negated: bool = False
+    exclusive: bool = False
+    #: what a negated frame of a single-valued kind ends ("Google" of "I left Google");
+    #: None: whatever the value is ("I got laid off", "we broke up")
+    target: str | None = None
+    #: the person of the user's life whose state it is ("daughter Duoduo"), None for the
+    #: speaker's own (:mod:`memstrata.curate.cared_for`)
+    who: str | None = None
+
+    @property
+    def ended(self) -> str | None:
+        """None when the frame sets a state; the value it ends, or "" for any, when it
+        ends one."""
+        return (self.target or "") if self.negated else None
+
+    @property
+    def slot(self) -> str:
+        return f"{self.kind}:{self.key}" if self.key else self.kind
+
+    @property
+    def spec(self) -> Kind:
+        return KINDS[self.kind]
+
+
+#: said for the next few hours, or an errand: a passing moment, whatever the verb
+_PASSING_EN: Final = re.compile(
+    r"\b(?:tonight|this (?:morning|afternoon|evening)|later today|later tonight|today|"
+    r"right now|in a (?:bit|minute|sec|second|few minutes|while)|soon|shortly|in an hour|"
+    r"head(?:ing)? (?:out|off|home)|grab (?:a |some )?(?:bite|lunch|dinner|coffee|food|drink)|"
+    r"pick(?:ing)? up (?:some |the )?(?:groceries|kids|stuff|food)|groceries|laundry|"
+    r"go(?:ing)? to bed|hit the (?:sack|hay)|take a nap|nap|shower|"
+    r"bring (?:some |a )?snacks?|bring some|have dinner|make dinner|cook dinner|"
+    r"do (?:the )?dishes|run (?:some |an )?errands?|watch (?:a|some) (?:movie|tv|show))\b",
+    re.IGNORECASE,
+)
+_PASSING_ZH: Final = re.compile(
+    r"今晚|今天|等会|等一下|一会儿|马上|待会|晚点|刚才|现在就|买菜|洗衣服|洗澡|睡觉|午睡|"
+    r"吃饭去|去吃饭|取快递|拿快递|出门|下班了|回家了|做饭"
+)
+
+
+def passing(text: str) -> bool:
+    """Whether a plan or an event is a passing moment: said for the next few hours (tonight,
+    soon, in a minute, 今晚, 马上), or an errand (groceries, laundry, heading out, 买菜)."""
+    return bool(_PASSING_EN.search(text) or _PASSING_ZH.search(text))
+
+
+def importance(frame: Frame, text: str) -> float:
+    """The importance of the state ``frame`` sets in ``text``: its kind's, or
+    :data:`PASSING_IMPORTANCE` for a plan, a trip or an event that is a passing moment."""
+    if frame.kind in _HAPPENINGS and passing(text):
+        return PASSING_IMPORTANCE
+    return frame.spec.importance
+
+
+_HAPPENINGS: Final = frozenset({"plan", "life", "trip"})
+#: the kinds of the people of a life: read even in a clause about one of them
+PEOPLE: Final = frozenset({"partner", "child", "family", "friend", "pet"})
+
+
+def frames_in(
+    clause: str,
+    earlier: Sequence[Frame] = (),
+    sentence: str = "",
+    turn: str = "",
+    people: Mapping[str, str] | None = None,
+) -> list[Frame]:
+    """The frames a clause sets for its speaker; ``earlier``: the frames of the clauses said
+    before it in the same turn (an elliptical "crab is fine" after an allergy); ``sentence``:
+    the whole sentence the clause is part of, whose words may say what the clause means
+    ("虾和螃蟹都不能吃，吃了会过敏" is an allergy); ``turn``: the whole turn, for a clause whose
+    subject another sentence of it names ("allergist results!! it's only cashew"); ``people``:
+    the names given to the people of the user's life so far, whose health a clause may state
+    (:mod:`memstrata.curate.cared_for`)."""
+    from memstrata.curate import cared_for, frames_en, frames_zh
+
+    text = _normal(clause)
+    earlier = earlier[-EARLIER:]
+    # the words around the clause say what it means; a run-on turn of thousands of characters
+    # is read near each clause, so reading it stays linear in its length
+    sentence, turn = _near(sentence, clause), _near(turn, clause)
+    theirs = (
+        cared_for.their_frames(
+            text,
+            {**people, **cared_for.people_of(earlier[-_RECENT:])},  # those named just before
+            lambda said: frames_in(said, earlier, sentence, turn),
+            _normal(turn),
+        )
+        if people is not None
+        else []
+    )
+    found: list[Frame] = []
+    if _CJK.search(text):
+        found += frames_zh.frames(text, earlier, _normal(sentence) or text)
+    if re.search(r"[A-Za-z]{2,}", text):
+        found += frames_en.frames(text, earlier, _normal(turn))
+    found = [f for f in found if complete(f.value) and _bounded(f)]
+    if any(f.kind != "life" for f in found):  # "adopted a puppy named Max": the pet says it
+        found = [f for f in found if f.kind != "life"]
+    left = {f.value.casefold().split()[0] for f in found if f.kind == "employer" and f.negated}
+    # "I quit Routefox last week": an employer left, not a routine given up
+    found = [
+        f
+        for f in found
+        if not (f.kind == "routine" and f.negated and f.value.casefold().split()[0] in left)
+    ]
+    if theirs:  # the person's needs, not the speaker's; who the person is stays
+        found = [f for f in found if f.kind not in cared_for.CARED] + theirs
+    return _distinct(found)
+
+
+#: words no phrase ends in ("works at", "goes to", "product manager at Tencent in")
+_OPEN_END: Final = re.compile(
+    r"(?:\b(?:at|in|on|of|to|for|with|from|by|about|into|and|or|but|the|a|an|my|our|their|"
+    r"his|her|its|your|so|as|than|that|which|who|is|are|was|were|be|been|very|really|just)|"
+    r"[在的和与跟把被对从给向于及或])$",
+    re.IGNORECASE,
+)
+#: words that point outside a value: a value holding one cannot stand on its own
+_POINTS_AWAY: Final = re.compile(
+    r"\b(?:it|its|this|that|them|these|those|they|their|we|us|our|you|your|he|him|his|she|"
+    r"her)\b|这个|那个|这些|那些|它|他们|她们|你|那里|这里|那儿|这儿|那边|这边",
+    re.IGNORECASE,
+)
+
+
+#: the longest value a frame may have: a longer one is a run of text, not a value
+MAX_VALUE: Final = 120
+
+
+def _bounded(frame: Frame) -> bool:
+    """Whether a frame's value and slot are of a size a state has (a run-on turn of thousands
+    of characters with no break is no value)."""
+    return len(frame.value) <= MAX_VALUE and len(frame.slot) <= 200
+
+
+def complete(value: str) -> bool:
+    """Whether a value is a complete phrase that stands on its own: it names something (a
+    word of three letters or more, or two Chinese characters), does not end in a word that
+    opens a phrase ("at", "to", "的"), and points to nothing outside itself ("it", "their",
+    "这个")."""
+    text = value.strip()
+    if not re.search(r"[A-Za-z]{3,}|\d|[\u4e00-\u9fff]{2,}", text):
+        return False
+    return not (_OPEN_END.search(text) or _POINTS_AWAY.search(text))
+
+
+_CJK: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_QUOTES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
+@lru_cache(maxsize=64)
+def _normal(text: str) -> str:
+    return " ".join(text.translate(_QUOTES).split())
+
+
+#: how far around a clause its sentence and turn are read (characters each side)
+_AROUND: Final = 400
+#: how many of a turn's earlier frames may name the people a clause speaks of
+_RECENT: Final = 24
+#: how many of a turn's earlier frames a clause is read beside ("crab is fine" after the
+#: allergy): the latest, so a run-on turn of thousands of states is read in linear time
+EARLIER: Final = 64
+
+
+def _near(text: str, clause: str) -> str:
+    """``text`` within :data:`_AROUND` characters of ``clause`` (all of it when short, or when
+    the clause is not in it as said)."""
+    if len(text) <= 2 * _AROUND + len(clause):
+        return text
+    at = text.find(clause.strip()[:40])
+    if at < 0:
+        return text[: 2 * _AROUND + len(clause)]
+    return text[max(0, at - _AROUND) : at + len(clause) + _AROUND]
+
+
+def _distinct(found: Sequence[Frame]) -> list[Frame]:
+    """Each slot once: of two frames for one slot, the one that says more (a name given)."""
+    best: dict[tuple[str, bool], Frame] = {}
+    for frame in found:
+        mark = (frame.slot, frame.negated)
+        held = best.get(mark)
+        if held is None or len(frame.value) > len(held.value):
+            best[mark] = (
+                frame
+                if held is None
+                else replace(frame, exclusive=frame.exclusive or held.exclusive)
+            )
+    return list(best.values())

@@ -1,0 +1,1450 @@
+"""Frames read from English first-person statements (:mod:`memstrata.curate.frames`).
+
+Patterns over one clause as said ("I'm severely allergic to shellfish", "We moved from
+Shenzhen to Ningde last week", "My husband 王磊 and I are planning a trip to Kyoto in May").
+Values end at a clause break and lose the words of time that follow them ("last week", "in
+May": the time is read by :mod:`memstrata.timeref`), never inside a phrase; names may be in
+Chinese inside English text.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Final
+
+from memstrata.curate import lexicon
+from memstrata.curate import patterns as re
+from memstrata.curate.frames import Frame, complete
+
+_I = re.IGNORECASE
+
+#: where a value ends: a clause break, a conjunction that opens a new clause
+_STOP: Final = (
+    r"(?=\s*(?:[,.;:!?()]|\s[-–—]\s|$)|\s+(?:because|'cause|cause|but|since|so that|so|which|who|"
+    r"where|when|while|after|before|until|till|though|although|as well|if|and (?:I|we|my|he|she|"
+    r"they|it|then|now)|and I'm|and I've|with (?:my|our|the) (?:\w+ )?(?:kids|family|husband|"
+    r"wife|partner))\b)"
+)
+#: words of time and manner that end a value ("in Ningde now", "coffee every morning")
+_TRAILING: Final = re.compile(
+    r"(?:,\s*like|\s+(?:myself|themselves|himself|herself|ourselves)|"
+    r"\s+(?:on |from |by )?(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
+    r"january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\.? \d{1,2}(?:st|nd|rd|th)?|\s+(?:completely|entirely|altogether|totally|for good|"
+    r"now|again|too|also|anymore|any more|lately|recently|these days|nowadays|"
+    r"for now|at the moment|yet|already|still|either|as well|finally|though|tho|haha|lol|"
+    r"today|tonight|tomorrow|yesterday|soon|this (?:year|month|week|weekend|summer|spring|"
+    r"fall|autumn|winter)|next (?:year|month|week|weekend|summer|spring|fall|autumn|winter|"
+    r"\w+day)|last (?:year|month|week|weekend|night|summer|spring|fall|autumn|winter|\w+day)|"
+    r"(?:in|on|by|from|since|until|for|around|at) (?:early |late |mid-?)?(?:january|february|"
+    r"march|april|may|june|july|august|september|october|november|december|spring|summer|fall|"
+    r"autumn|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4}|the "
+    r"(?:morning|evening|weekend|summer|fall|spring|winter))(?: \d{1,2}(?:st|nd|rd|th)?)?"
+    r"(?:,? \d{4})?|(?:a|one|two|three|four|five|six|a few|several|\d+) (?:days?|weeks?|months?|"
+    r"years?) ago|every (?:\w+ )?(?:day|morning|evening|night|week|weekend|month|year|\w+day)|"
+    r"(?:each|most) (?:day|morning|evening|night|week)s?|on weekends|at \d{1,2}(?::\d{2})?"
+    r"(?:\s*[ap]\.?m\.?)?|daily|weekly|regularly|usually|often|sometimes|every so often|"
+    r"(?:once|twice|three times) a (?:day|week|month|year)))+$",
+    _I,
+)
+_LEAD: Final = re.compile(r"^(?:(?:the|a|an|some)\s+)+", _I)
+_ADVERBS: Final = (
+    r"(?:(?:now|currently|still|also|really|just|actually|finally|recently|officially|"
+    r"already|even|only|mostly|usually|always|normally|generally|definitely|totally|"
+    r"absolutely|truly|honestly|seriously|kinda|kind of|sort of|basically|pretty much|"
+    r"happily|luckily|sadly|unfortunately|completely|entirely|mostly|basically)\s+)*"
+)
+_NAME: Final = (
+    r"(?:(?-i:[A-Z][a-z]+(?:[- ](?-i:[A-Z][a-z]+)){0,2})|[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff])|"
+    r"(?-i:[a-z][a-z'-]{2,}))"  # a chat in lower case: "my sister zara"
+)
+#: capitalised words that open a clause and are no name ("I'm So happy", "my sister Went")
+_NOT_NAMES: Final = frozenset(
+    [
+        *(m.casefold() for m in calendar.month_name[1:]),
+        *(m.casefold() for m in calendar.month_abbr[1:]),
+        *(d.casefold() for d in calendar.day_name),
+        *(d.casefold() for d in calendar.day_abbr),
+        "sept",
+        "so",
+        "and",
+        "but",
+        "the",
+        "a",
+        "an",
+        "is",
+        "was",
+        "are",
+        "were",
+        "has",
+        "had",
+        "have",
+        "will",
+        "would",
+        "can",
+        "could",
+        "i",
+        "i'm",
+        "i've",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "just",
+        "really",
+        "very",
+        "also",
+        "too",
+        "now",
+        "then",
+        "here",
+        "there",
+        "when",
+        "where",
+        "who",
+        "what",
+        "why",
+        "how",
+        "lol",
+        "haha",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "oh",
+        "well",
+        "thanks",
+        "thank",
+        "hey",
+        "hi",
+        "hello",
+        "sorry",
+        "glad",
+        "happy",
+        "excited",
+        "tired",
+        "fine",
+        "good",
+        "great",
+        "back",
+        "home",
+        "busy",
+        "sure",
+        "not",
+        "never",
+        "always",
+        "still",
+        "only",
+        "even",
+    ]
+)
+_ORG_NAMED: Final = (
+    r"(?:(?:the\s+)?(?:(?-i:[A-Z][\w&.'-]*)|[\u4e00-\u9fff]{2,12})"
+    r"(?:[ -](?:(?-i:[A-Z][\w&.'-]*)|of|and|&|for|de|[\u4e00-\u9fff]+))*"
+    r"|(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:company|startup|start-up|firm|hospital|"
+    r"clinic|school|university|college|bank|bakery|agency|store|shop|restaurant|cafe|café|"
+    r"studio|lab|factory|hotel|nonprofit|non-profit|charity|magazine|newspaper|office|"
+    r"salon|gym|library|museum|church|warehouse|farm|consultancy|shelter|center|centre))"
+)
+#: a name written in lower case, as chats write them ("at shopify", "in mount pleasant"):
+#: up to three words, cut at the first common word (:func:`_proper`)
+_LOWER: Final = (
+    r"(?-i:[a-z][\w&.'-]*)(?:\s+(?!(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec|on|in|"
+    r"at|to|for|from|since|until|next|last|this|and|but|so|or|because|now|today|tomorrow|"
+    r"yesterday|tonight|soon)\b)(?-i:[a-z][\w&.'-]*)){0,2}"
+)
+_ORG_BODY: Final = rf"(?:{_ORG_NAMED}|{_LOWER})"
+_ORG: Final = rf"(?P<org>{_ORG_BODY})"
+_PLACE_NAMED: Final = (
+    r"(?:(?:(?-i:[A-Z][\w.'-]*)|[\u4e00-\u9fff]{2,12})"
+    r"(?:[ -](?:(?-i:[A-Z][\w.'-]*)|[\u4e00-\u9fff]+))*"
+    r"(?:,\s*(?-i:[A-Z][\w.'-]*)(?: (?-i:[A-Z][\w.'-]*))*)?)"
+)
+_PLACE_BODY: Final = rf"(?:{_PLACE_NAMED}|{_LOWER})"
+_PLACE: Final = rf"(?P<place>{_PLACE_BODY})"
+
+
+def _proper(value: str | None) -> str | None:
+    """A name as a chat writes it: a value in lower case keeps its words up to the first
+    common one ("shopify remote" -> "shopify"; "home" is no name); one with a capital, or in
+    Chinese, stays as it is."""
+    if not value:
+        return None
+    words = value.split()
+    if any(not w.islower() for w in words) or not value.isascii():
+        return value
+    kept = []
+    for word in words:
+        if lexicon.common(word) or _TRAILING.fullmatch(f" {word}"):
+            break
+        kept.append(word)
+    return " ".join(kept) or None
+
+
+_JOB: Final = "|".join(sorted((re.escape(j) for j in lexicon.JOBS_EN), key=len, reverse=True))
+_ROLE: Final = rf"(?P<role>(?:[\w'/&-]+\s+){{0,4}}?(?:{_JOB})s?(?:\s+(?:{_JOB})s?)*)"
+_REL: Final = "|".join(sorted((re.escape(r) for r in lexicon.RELATIONS_EN), key=len, reverse=True))
+_PET: Final = "|".join(sorted((re.escape(p) for p in lexicon.PETS_EN), key=len, reverse=True))
+_NEG: Final = re.compile(
+    r"\b(?:not|no longer|don't|do not|doesn't|never|stopped|quit|gave up|anymore|any more)\b",
+    _I,
+)
+_ANYMORE: Final = re.compile(r"\b(?:anymore|any more|no longer)\b", _I)
+_ONLY: Final = re.compile(r"\b(?:only|just)\b", _I)
+
+
+def _clean(value: str) -> str:
+    """A value without the words of time and manner after it, the punctuation around it,
+    and leading articles and possessives."""
+    value = value.strip(" \"'“”,.;:!?")
+    if _TRAILING.fullmatch(f" {value}"):
+        return ""  # only words of time: no value
+    while (trimmed := _TRAILING.sub("", value)) != value:
+        value = trimmed.strip(" ,")
+    return _LEAD.sub("", value).strip(" \"'“”,.;:!?")
+
+
+def _phrase(text: str, start: int) -> str:
+    """The phrase from ``start`` to the next clause break, cleaned."""
+    match = re.match(rf"(.+?){_STOP}", text[start:], _I)
+    return _clean(match[1] if match else text[start:])
+
+
+def _name(candidate: str | None, text: str = "") -> str | None:
+    """``candidate`` when it can be a person's or a pet's name: not a word of the sentence
+    capitalised ("So", "Seeing", "Marrying", "Really"); in lower case only in a sentence
+    written all in lower case ("my boyfriend marcus says"), where names are too ("My husband
+    cooks" names no one)."""
+    if not candidate:
+        return None
+    if candidate.islower() and not _casual(text):
+        return None
+    first = candidate.split()[0].split("-")[0]
+    lower = first.casefold()
+    if lower in _NOT_NAMES or (first.isascii() and lower.endswith(("ing", "ed", "ly"))):
+        return None
+    if first.islower() and (lexicon.common(first) or len(first) < 3):
+        return None  # a word of the sentence, not a name written in lower case
+    return candidate
+
+
+@lru_cache(maxsize=64)
+def _casual(text: str) -> bool:
+    """Whether a sentence is written in lower case (no capital but "I")."""
+    return not re.search(r"(?!I\b)[A-Z]", text)
+
+
+def _key(value: str, words: int = 3) -> str:
+    """The key a free value is known by: its first content words, lower case, up to the
+    first preposition or conjunction ("long meetings on Mondays" -> "long meetings")."""
+    parts = re.findall(r"[\w'-]+|[\u4e00-\u9fff]+", value.casefold())
+    parts = [w for w in parts if w not in ("the", "a", "an", "my", "our", "some", "their")]
+    kept: list[str] = []
+    for word in parts:
+        if kept and (word in _PREPOSITIONS or word in ("and", "or", "but", "because")):
+            break
+        kept.append(word)
+    return " ".join(kept[:words])
+
+
+def _listed(text: str, table: dict[str, tuple[str, ...]]) -> str:
+    """The phrase at the head of ``text``, with the list it goes on with across commas when
+    every item after a comma is a word of ``table`` ("peanuts, shrimp and sesame" is three
+    allergens; "peanuts, which is annoying" is one)."""
+    value = _phrase(text, 0)
+    parts = re.split(r"\s*,\s*", text)
+    if not value or _clean(parts[0]) != value:
+        return value  # the phrase ended before a comma: no list goes on
+    for part in parts[1:]:
+        item = _phrase(part, 0)
+        items = _items(re.sub(r"^(?:and|or|&)\s+", "", item, flags=_I))
+        if not item or not items or not all(lexicon.canonical(table, i) for i in items):
+            break
+        value = f"{value}, {item}"
+        if _clean(part) != item:
+            break  # the list ends inside this part ("sesame because ...")
+    return value
+
+
+def _items(value: str) -> list[str]:
+    """The items of a list value ("peanuts, shellfish and eggs")."""
+    parts = re.split(r"\s*(?:,|\band\b|\bor\b|&|/|\bplus\b)\s*", value)
+    return [p for p in (_clean(p) for p in parts) if p]
+
+
+def frames(text: str, earlier: Sequence[Frame] = (), context: str = "") -> list[Frame]:
+    """The frames of ``text``; ``context``: the whole turn it is part of, whose words may say
+    what an elliptical clause is about ("allergist results!! it's only cashew")."""
+    found: list[Frame] = []
+    for reader in _READERS:
+        found += reader(text, [*earlier, *found], context or text)
+    return found
+
+
+def _name_age(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out = []
+    match = re.search(rf"\b(?:my name is|my name's|call me|I go by)\s+(?P<n>{_NAME})", text, _I)
+    if match is None:
+        match = re.match(
+            r"^I(?:'m| am)\s+(?P<n>(?-i:[A-Z][a-z]+(?:[- ][A-Z][a-z]+){0,2})|[\u4e00-\u9fff]{2,3})"
+            r"(?=\s*(?:[,.!]|$|\s+and I\b|\s+from\b|\s+here\b))",
+            text,
+        )
+    if match and _name(match["n"], text):
+        out.append(Frame("name", match["n"]))
+    match = re.search(
+        r"\bI(?:'m| am)\s+(?:now\s+)?(?P<a>\d{1,2})(?:\s+years?\s+old|\s*(?:yo|y/o)\b|"
+        r"(?=\s*(?:[,.!]|$|\s+now\b|\s+this year\b)))|\bI (?:just )?turned (?P<b>\d{1,3})\b",
+        text,
+        _I,
+    )
+    if match:
+        out.append(Frame("age", match["a"] or match["b"]))
+    match = re.search(r"\bmy birthday is (?:on )?(?P<v>[^,.;!?]{3,30})", text, _I)
+    if match:
+        out.append(Frame("birthday", _clean(match["v"])))
+    return out
+
+
+def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    role = org = None
+    if (
+        (
+            match := re.search(
+                rf"^I(?:'m| am)\s+{_NAME},\s+(?:(?:a|an)\s+)?{_ROLE}"
+                rf"(?:\s+(?:at|for|with)\s+{_ORG})?",
+                text,
+            )
+        )
+        or (
+            match := re.search(
+                rf"\bI(?:'m| am)\s+{_ADVERBS}(?:an?|the)\s+{_ROLE}\b"
+                rf"(?:\s+(?:at|for|with|in)\s+{_ORG})?",
+                text,
+                _I,
+            )
+        )
+        or (
+            match := re.search(
+                rf"\bI(?:'ll| will)\s+(?:now\s+)?be\s+(?:an?|the)\s+{_ROLE}\b"
+                rf"(?:\s+(?:at|for)\s+{_ORG})?",
+                text,
+                _I,
+            )
+        )
+    ):
+        role, org = match["role"], _proper(match["org"])
+    elif match := re.search(
+        rf"\bI\s+{_ADVERBS}work(?:ed)?\s+as\s+(?:an?\s+)?(?P<r>[^,.;!?]+?)"
+        rf"(?:\s+(?:at|for|with)\s+{_ORG})?{_STOP}",
+        text,
+        _I,
+    ):
+        role, org = match["r"], _proper(match["org"])
+    elif (
+        match := re.search(
+            r"\bmy (?:new )?(?:job|role|position|title)(?: title)? (?:is|will be)\s+(?:as\s+)?"
+            r"(?:an?\s+)?(?P<r>[^,.;!?]+)",
+            text,
+            _I,
+        )
+    ) or (
+        match := re.search(
+            r"\bI(?:'ve| have)?\s+(?:just |finally )?(?:got |been |was )?promoted to\s+(?:an?\s+)?"
+            r"(?P<r>[^,.;!?]+)",
+            text,
+            _I,
+        )
+    ):
+        role = _phrase(text, match.start("r"))
+    works = re.search(r"\bI\s+(?:work|'m working|am working)\b", text, _I)
+    if (
+        org is None
+        and role is None
+        and works
+        and (match := re.search(rf"\b{_ROLE}\s+(?:at|for|with)\s+{_ORG}", text, _I))
+    ):
+        # "I work full time (data engineer at shopify, remote)": a position said beside it
+        role, org = match["role"], _proper(match["org"])
+    if org is None and (
+        match := re.search(
+            rf"\bI(?:'m| am|'ve been| have been)?\s+{_ADVERBS}(?:work|working|employed)\s+"
+            rf"(?:(?:remotely|full[- ]time|part[- ]time|freelance|from home)\s+)?(?:at|for|with)\s+"
+            rf"{_ORG}",
+            text,
+            _I,
+        )
+        or re.search(
+            rf"\bI\s+{_ADVERBS}(?:joined|started (?:a new job |a job |working |my new job |my "
+            rf"job )?(?:at|with)|got (?:a|the|my) (?:new )?job (?:at|with)|accepted (?:an?|the|"
+            rf"their) (?:job )?offer (?:from|at|with)|took (?:a|the) (?:new )?job (?:at|with)|"
+            rf"signed (?:on )?with|landed (?:a|the) (?:new )?(?:job|role|position) (?:at|with)|"
+            rf"(?:was|got) hired (?:at|by)|moved to a new (?:job|company) at|switched to)\s+{_ORG}"
+            rf"|\bI\s+(?:just\s+)?got the\s+(?P<got>{_ORG_BODY})\s+(?:job|offer|position|role)\b"
+            rf"|\bI(?:'m| am)\s+{_ADVERBS}starting (?:a new job |a job |work |my new job )?"
+            rf"(?:at|with)\s+(?P<starts>{_ORG_BODY})|\bI\s+{_ADVERBS}start (?:work |my new job )?"
+            rf"(?:at|with)\s+(?P<start>{_ORG_BODY})",
+            text,
+            _I,
+        )
+    ):
+        named = match.groupdict()
+        raw = named.get("org") or named.get("got") or named.get("starts") or named.get("start")
+        org = _proper(raw) or (raw if raw and re.match(r"(?:a|an|the|my|our)\s", raw, _I) else None)
+    if (
+        role is None
+        and org
+        and (as_role := re.search(rf"\bas\s+(?:an?\s+|the\s+)?{_ROLE}\b", text, _I))
+    ):
+        role = as_role["role"]  # "I just started a new job at Stripe as a data scientist"
+    after_employer = any(f.kind == "employer" and not f.negated for f in earlier)
+    if (
+        role is None
+        and after_employer
+        and (
+            match := re.match(
+                rf"^(?:an?\s+)?{_ROLE}\b(?!\s+(?:is|was|are|were|said|says|has|had)\b)", text, _I
+            )
+        )
+    ):
+        role = match["role"]  # "… at Clio. ML engineer."
+    if role:
+        role = _clean(role)
+        if role and not re.match(r"(?:it|that|this|them|there)\b", role, _I):
+            out.append(Frame("job", role))
+    if org:
+        value = _clean(org)
+        rest = text[text.find(org) + len(org) :] if org in text else ""
+        place = re.match(rf"\s+in\s+{_PLACE}", rest)
+        where = _proper(place["place"]) if place else None
+        if not value or (lexicon.common(value) and not where):
+            value = ""  # "a startup" names no employer; "a startup in Berlin" does
+        if where and value:
+            value = f"{value} in {_clean(where)}"
+        if value:
+            out.append(Frame("employer", value))
+    if match := re.search(
+        r"\bI\s+(?:just\s+)?(?:lost|quit|left)\s+my\s+(?:old\s+)?job\s+as\s+(?:an?\s+)?"
+        r"(?P<r>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        was = _phrase(match["r"], 0)
+        if was:
+            out.append(Frame("job", was, negated=True, target=was))
+    if match := re.search(
+        rf"\bI\s+{_ADVERBS}(?:quit|left|resigned from|am leaving|'m leaving|walked away from)\s+"
+        rf"(?:my (?:job|position|role) (?:at|with)\s+{_ORG}|(?P<named>{_ORG_NAMED}))",
+        text,
+        _I,
+    ):
+        quit_org = match["org"] or match["named"]
+        given_up = lexicon.canonical(lexicon.DRINKS, quit_org) or lexicon.canonical(
+            lexicon.FOODS, quit_org
+        )  # "I quit coffee completely": a habit given up, not an employer left
+        if not given_up and not re.match(
+            r"(?:the|my)\s+(?:house|home|party|city|town|country)\b|(?:smoking|drinking|"
+            r"vaping|sugar|caffeine|alcohol|social media|gluten|dairy|meat)\b",
+            quit_org,
+            _I,
+        ):
+            left = _clean(_proper(quit_org) or quit_org)
+            out.append(Frame("employer", left, negated=True, target=left))
+    elif match := re.search(rf"\bmy (?:last|final) day (?:at|with)\s+{_ORG}", text, _I):
+        left = _clean(_proper(match["org"]) or match["org"])  # "my last day at routefox was friday"
+        if left and not lexicon.common(left.split()[0]):
+            out.append(Frame("employer", left, negated=True, target=left))
+    elif not any(f.kind == "job" and f.negated for f in out) and re.search(
+        r"\bI\s+(?:just\s+)?(?:got|was|have been|'ve been)\s+(?:laid off|fired|let go)\b|"
+        r"\bI\s+(?:just\s+)?lost my job\b|\bI\s+quit my job\b|\bI(?:'m| am)\s+(?:now\s+)?"
+        r"(?:unemployed|between jobs|out of work|job hunting|looking for (?:a )?(?:new )?job)",
+        text,
+        _I,
+    ):
+        out.append(Frame("employer", "between jobs", negated=True))
+    if re.search(
+        r"\b(?:I|and)(?:'ve| have)?\s+(?:just |finally |officially )?retired\b", text, _I
+    ) and re.search(r"\bI\b", text):
+        out.append(Frame("job", "retired"))
+    return out
+
+
+def _school(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:studying|majoring in|doing (?:a|my) (?:degree|masters?|"
+        rf"phd|ph\.d\.) in)\s+(?P<m>[^,.;!?]+?)(?:\s+at\s+(?P<at>{_ORG_BODY}))?{_STOP}",
+        text,
+        _I,
+    ):
+        out.append(Frame("major", _clean(match["m"])))
+        if match["at"]:
+            out.append(Frame("school", _clean(match["at"])))
+    elif match := re.search(
+        r"\bI\s+(?:just\s+)?(?:switched|changed) (?:my )?majors? (?:from [^,.;!?]+? )?to\s+"
+        r"(?P<m>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        out.append(Frame("major", _phrase(text, match.start("m"))))
+    if match := re.search(
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:a|an)\s+(?:[\w-]+\s+){{0,3}}?student\s+at\s+{_ORG}"
+        rf"|\bI\s+(?:go to|attend|study at)\s+(?P<at>{_ORG_BODY})",
+        text,
+        _I,
+    ):
+        out.append(Frame("school", _clean(_proper(match["org"] or match["at"]) or "")))
+    return out
+
+
+def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
+        return out  # a move to come is a plan (_plans)
+    if match := re.search(
+        rf"\b(?:I|we)\s+{_ADVERBS}(?:'ve |have |had )?(?:just\s+)?(?:moved|relocated|settled)"
+        rf"(?:\s+back)?(?:\s+(?:here|house|home))?\s+(?:from\s+(?P<from>[^,.;!?]+?)\s+)?"
+        rf"(?:to|into|in)\s+{_PLACE}",
+        text,
+        _I,
+    ):
+        out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
+    elif match := re.search(
+        rf"\b(?:I|we)(?:'ve| have|'re| are|'m| am)?\s+{_ADVERBS}(?:been\s+)?"
+        rf"(?:live|lives|living|lived|reside|residing|based|staying)\s+"
+        rf"(?:with\s+(?:my|our)\s+[\w' -]{{2,30}}?\s+)?(?:in|at|near|outside(?: of)?)\s+{_PLACE}",
+        text,
+        _I,
+    ):
+        if not re.search(r"\b(?:used to|before|grew up)\b", text, _I):
+            out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
+    elif (
+        match := re.search(
+            rf"\b(?:from\s+)?(?:my|our) (?:new )?(?:home|place|apartment|flat|house|condo)"
+            rf"(?: is)? in\s+{_PLACE}",
+            text,
+            _I,
+        )
+        or re.search(
+            rf"\bthe new (?:place|apartment|flat|house|home|condo) in\s+{_PLACE}"
+            rf"(?=\s+(?:is|has|'s)\b)",
+            text,
+            _I,
+        )
+        or re.search(
+            rf"(?:^|,\s*|\bI(?:'m| am)\s+)(?:currently\s+|now\s+)?based (?:in|out of)\s+{_PLACE}",
+            text,
+            _I,
+        )
+        or re.search(
+            rf"\b(?:I|we)(?:'ve| have) been (?:living |based )?in\s+{_PLACE}\s+since\b", text, _I
+        )
+    ):
+        out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
+    if match := re.search(
+        rf"\bI(?:'m| am)\s+(?:originally\s+)?from\s+{_PLACE}|\bI\s+(?:grew up|was born"
+        rf"(?: and raised)?)\s+in\s+(?P<born>{_PLACE_BODY})|"
+        rf"\bmy home ?town is\s+(?P<town>{_PLACE_BODY})",
+        text,
+        _I,
+    ):
+        where = _proper(match["place"] or match["born"] or match["town"]) or ""
+        out.append(Frame("hometown", _clean(where)))
+    return out
+
+
+def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match: re.Match[str] | None
+    out: list[Frame] = []
+    for match in re.finditer(
+        rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|lovely|amazing|wonderful|little|older|younger|big|"
+        rf"baby|eldest|youngest|oldest|twin|dear|late)\s+)*(?P<rel>{_REL})\b"
+        rf"(?:,?\s+(?P<n>{_NAME}))?",
+        text,
+        _I,
+    ):
+        rel = match["rel"].casefold()
+        kind = lexicon.RELATIONS_EN.get(rel)
+        name = _name(match["n"], text)
+        if kind is None or (rel in ("kid", "child", "baby") and name is None):
+            continue
+        if kind == "child" and name is None and match[0][:3].casefold() == "our":
+            continue  # "for our kids": whose they are is left to the turns before
+        if re.match(r"'s\b|s'", text[match.end("rel") :]):
+            continue  # "my sister's dog": the dog's, not a relation of the speaker's
+        if name is None and kind in ("family", "friend"):
+            continue  # a relative without a name is no state worth keeping
+        value = f"{rel} {name}" if name else rel
+        if re.search(r"\b(?:passed away|died)\b", text[match.end("rel") : match.end() + 60], _I):
+            out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=True))
+            continue
+        out.append(Frame(kind, value, None if kind == "partner" else name or rel))
+    for match in re.finditer(
+        rf"\b(?P<n>{_NAME}),?\s+(?:is\s+)?my\s+(?:(?:little|older|younger|big|best)\s+)?"
+        rf"(?P<rel>{_REL})\b|\b(?P<m>{_NAME})\s*\(\s*(?:my|our)\s+(?P<r2>{_REL})\s*[,)]",
+        text,
+    ):
+        rel = (match["rel"] or match["r2"]).casefold()
+        kind = lexicon.RELATIONS_EN.get(rel)
+        name = _name(match["n"] or match["m"], text)
+        if kind and name:
+            out.append(Frame(kind, f"{rel} {name}", None if kind == "partner" else name))
+    if match := re.search(
+        rf"\b(?:I(?:'m| am)|we(?:'re| are))\s+{_ADVERBS}(?P<s>married|engaged|divorced|single|"
+        r"separated|widowed)"
+        rf"(?:\s+to\s+(?P<n>{_NAME}))?\b",
+        text,
+        _I,
+    ):
+        status, name = match["s"].casefold(), _name(match["n"], text)
+        value = f"{status} to {name}" if name else status
+        out.append(Frame("partner", value, negated=status in ("divorced", "single", "separated")))
+    elif match := re.search(
+        rf"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:got\s+)?(?P<s>married|engaged|divorced)"
+        rf"(?:\s+(?:to\s+)?(?P<n>{_NAME}))?\b",
+        text,
+        _I,
+    ):
+        status, name = match["s"].casefold(), _name(match["n"], text)
+        out.append(
+            Frame(
+                "partner", f"{status} to {name}" if name else status, negated=status == "divorced"
+            )
+        )
+    elif re.search(r"\b(?:I|we)\s+(?:just\s+)?(?:broke up|split up|separated|split)\b", text, _I):
+        out.append(Frame("partner", "broke up", negated=True))
+    if born := re.search(
+        rf"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our|my)\s+(?:(?:new\s+)?baby\s+)?"
+        rf"(?P<g>girl|boy|daughter|son)\b,?\s+(?:(?:named|called)\s+)?(?P<n>{_NAME})",
+        text,
+        _I,
+    ):
+        # "we just had a baby girl, Emma": a child, by name
+        name = _name(born["n"], text)
+        rel = {"girl": "daughter", "boy": "son"}.get(born["g"].casefold(), born["g"].casefold())
+        if name and not any(f.kind == "child" and f.key == name for f in out):
+            out.append(Frame("child", f"{rel} {name}", name))
+    if match := re.search(
+        r"\bI have (?P<n>an?|one|two|three|four|five|six|\d) (?P<r>kids?|children|child|sons?|"
+        r"daughters?|grandkids|grandchildren)\b",
+        text,
+        _I,
+    ):
+        kind = "family" if match["r"].startswith("grand") else "child"
+        out.append(Frame(kind, f"{match['n']} {match['r']}", match["r"].casefold()))
+    return out
+
+
+_LANG: Final = "|".join(
+    sorted(
+        (re.escape(w) for ws in lexicon.LANGUAGES.values() for w in ws if w.isascii()),
+        key=len,
+        reverse=True,
+    )
+)
+
+
+def _languages(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match = re.search(
+        rf"\bI(?:'m|'ve|\s+am|\s+have)?\s+{_ADVERBS}(?P<v>speak|fluent in|learning|studying|"
+        rf"been (?:learning|studying)|started learning|can speak)\s+(?P<x>(?:{_LANG})"
+        r"(?:\s*(?:,|and|&)\s*(?:" + _LANG + r"))*)\b",
+        text,
+        _I,
+    )
+    if match is None:
+        return []
+    learning = "learn" in match["v"].casefold() or "stud" in match["v"].casefold()
+    out = []
+    for key in lexicon.canonical(lexicon.LANGUAGES, match["x"]):
+        out.append(Frame("language", f"{key} (learning)" if learning else key, key))
+    return out
+
+
+def _pets(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match: re.Match[str] | None
+    out: list[Frame] = []
+    if adopted := re.search(
+        r"\b(?:I|we|\w+ and I)\s+(?:just\s+|finally\s+)?(?:adopted|rescued)\s+(?:a|an)\s+"
+        r"(?P<k>(?:[\w-]+\s+){0,2}?[\w-]+?)(?=[!.,;]|$|\s+(?:from|today|yesterday|last|this)\b)",
+        text,
+        _I,
+    ):
+        kind = adopted["k"].casefold()
+        if not re.search(r"\b(?:baby|child|kid|son|daughter|boy|girl)\b", kind):
+            called = re.search(
+                rf"(?:named|called|her name is|his name is|她叫|他叫|它叫|名字叫)\s*(?P<n>{_NAME})",
+                context or text,
+                _I,
+            )
+            name = _name(called["n"], context or text) if called else None
+            out.append(Frame("pet", f"{kind} {name}" if name else kind, name or kind))
+            return out
+    for match in re.finditer(  # "biscuit (my cat) is judging me"
+        rf"(?P<n>{_NAME})\s*\(\s*(?:my|our)\s+(?P<k>{_PET})\s*[,)]", text
+    ):
+        name = _name(match["n"], text)
+        if name:
+            out.append(Frame("pet", f"{match['k'].casefold()} {name}", name))
+    for match in re.finditer(
+        rf"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|little|old|sweet|two|three|rescue|baby)\s+)*"
+        rf"(?P<k>{_PET})s?\b,?\s+(?:named\s+|called\s+)?(?P<n>{_NAME})",
+        text,
+    ):
+        name = _name(match["n"], text)
+        if name:
+            gone = bool(re.search(r"\b(?:passed away|died|ran away|was put down)\b", text, _I))
+            out.append(Frame("pet", f"{match['k'].casefold()} {name}", name, negated=gone))
+    if match := re.search(
+        rf"\b(?:I|we)\s+{_ADVERBS}(?:have|'ve got|adopted|got|rescued|bought|brought home)\s+"
+        rf"(?P<num>an?|one|two|three|\d|another)\s+(?:(?:new|little|rescue|sweet|baby|[\w-]+)\s+){{0,2}}"
+        rf"(?P<k>{_PET})s?\b(?:,?\s+(?:named|called)\s+(?P<n>{_NAME}))?",
+        text,
+        _I,
+    ):
+        name = _name(match["n"], text)
+        kind = match["k"].casefold()
+        if not out:
+            value = f"{kind} {name}" if name else f"{match['num']} {kind}"
+            out.append(Frame("pet", value, name or kind))
+    return out
+
+
+def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    exclusive = bool(re.search(r"\bonly\b", text, _I))
+    if match := re.search(
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:(?:very|severely|seriously|deathly|mildly|slightly|"
+        r"extremely|highly|super|so|quite|a (?:bit|little))\s+)*(?P<neg>not\s+|no longer\s+)?"
+        r"(?:\w+\s+)?allergic\s+to\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ) or re.search(
+        r"\bI(?: also| still)? have (?:a |an )?(?:(?:severe|mild|serious|bad|life-threatening|"
+        r"bad|nasty)\s+)*(?P<x>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b|"
+        r"\bmy (?P<y>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b",
+        text,
+        _I,
+    ):
+        said = match.groupdict().get("x") or match.groupdict().get("y") or ""
+        negated = bool(match.groupdict().get("neg")) or bool(
+            re.search(r"\b(?:not|no longer|isn't|aren't)\b.*\banymore\b|\bafter all\b", text, _I)
+            and re.search(r"\bnot\b", text, _I)
+        )
+        value = _listed(said, lexicon.FOODS) if said else ""
+        out += _allergens(value, negated=negated, exclusive=exclusive and not negated)
+    elif _ALLERGY_CUE.search(context) or any(f.kind in ("allergy", "avoids") for f in earlier):
+        out += _allergy_update(text)
+    if match := re.search(
+        r"\bI\s+(?:can't|cannot|can not|mustn't|shouldn't|am not allowed to)\s+(?:eat|have|"
+        r"touch|drink|take)\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ):
+        items = lexicon.canonical(lexicon.FOODS, _phrase(match["x"], 0))
+        kind = "allergy" if re.search(r"allerg", text, _I) else "avoids"
+        out += [Frame(kind, item, item) for item in items if not any(f.key == item for f in out)]
+    if match := re.search(
+        rf"\bI\s+(?:(?:also|still|now)\s+)?(?:have|'ve got|have got|was diagnosed with|got "
+        rf"diagnosed with|suffer from|live with|struggle with|(?:'m|am) dealing with|"
+        rf"developed)\s+(?P<x>[^,.;!?]+)|\bI(?:'m| am)\s+{_ADVERBS}(?P<y>diabetic|asthmatic|"
+        rf"epileptic|pregnant|lactose intolerant|gluten intolerant|autistic|prediabetic)\b|"
+        rf"\bI(?:'m| am)\s+(?P<not>not|no longer)\s+(?:\w+\s+)?(?P<z>diabetic|asthmatic|pregnant|"
+        rf"lactose intolerant|gluten intolerant|prediabetic)\b",
+        text,
+        _I,
+    ):
+        said = match["x"] or match["y"] or match["z"]
+        keys = lexicon.canonical(lexicon.CONDITIONS, said)
+        if not keys and (named := _NAMED_CONDITION.match(_clean(said))):
+            keys = [named[0].casefold()]  # "G6PD deficiency", "Hashimoto's disease"
+        negated = bool(match["not"]) or bool(
+            re.search(r"\b(?:no longer|not|don't|isn't)\b", text, _I)
+        )
+        out += [Frame("condition", _condition_value(said, key), key, negated) for key in keys]
+        if keys and (
+            also := re.search(r"\band\s+(?:also\s+)?(?P<m>(?:take|use|am on|'m on)\s+.+)", said, _I)
+        ):
+            out += _medication(f"I {also['m']}")
+    if match := re.search(
+        r"\bmy (?P<x>[\w' -]{2,30}?) (?:is|has) (?:gone|cured|under control|in remission|"
+        r"better now|healed)\b",
+        text,
+        _I,
+    ):
+        out += [
+            Frame("condition", key, key, negated=True)
+            for key in lexicon.canonical(lexicon.CONDITIONS, match["x"])
+        ]
+    out += _medication(text, context, any(f.kind == "condition" for f in [*earlier, *out]))
+    out += _diet(text)
+    out += _access(text)
+    return out
+
+
+#: words that make a turn about an allergy: an elliptical clause of it speaks of one
+_ALLERGY_CUE: Final = re.compile(r"allerg|epi-?pen|anaphyla|hives|过敏", _I)
+
+
+def _allergy_update(text: str) -> list[Frame]:
+    """What a clause of a turn about an allergy says of it without saying "allergic": "it's
+    only cashew and pistachio" (the only allergens), "almonds walnuts hazelnuts all fine"
+    or "crab is fine" (no allergy to these)."""
+    if match := re.search(
+        r"\b(?:it's|it is|its|that's|turns out it's)\s+(?:actually\s+)?only\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ):
+        return _allergens(_phrase(match["x"], 0), negated=False, exclusive=True)
+    if match := re.search(
+        r"^(?:but\s+|and\s+|so\s+)?(?P<x>[\w' ,-]{2,60}?)\s+(?:is\s+|are\s+|'s\s+)?"
+        r"(?:all\s+|totally\s+|actually\s+|perfectly\s+)*(?:fine|ok|okay|safe|no problem)\b",
+        text,
+        _I,
+    ):
+        said = _clean(match["x"])
+        if lexicon.canonical(lexicon.FOODS, said):
+            return _allergens(said, negated=True, exclusive=False)
+    return []
+
+
+#: a condition named by what it is, whatever its name: "G6PD deficiency", "Crohn's disease"
+_NAMED_CONDITION: Final = re.compile(
+    r"^(?:[\w'-]+\s+){0,3}(?:deficiency|disorder|disease|syndrome|intolerance|insufficiency|"
+    r"condition|anemia|anaemia)\b",
+    _I,
+)
+
+
+def _condition_value(said: str, key: str) -> str:
+    if key not in lexicon.CONDITIONS:  # as said: "G6PD deficiency"
+        found = re.search(re.escape(key), said, _I)
+        return found[0] if found else key
+    """The words a condition was said in ("type 2 diabetes"), else its canonical name."""
+    for word in sorted(lexicon.CONDITIONS[key], key=len, reverse=True):
+        found = re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", said, _I)
+        if found:
+            return found[0]
+    return key
+
+
+def _allergens(value: str, *, negated: bool, exclusive: bool) -> list[Frame]:
+    if not value:
+        return []
+    keys = lexicon.canonical(lexicon.FOODS, value)
+    if not keys:
+        items = _items(value)
+        keys = [_key(i) for i in items if _key(i)]
+    if not keys:
+        return []
+    key = "+".join(sorted(keys))
+    return [Frame("allergy", value, key, negated=negated, exclusive=exclusive)]
+
+
+#: words that make a clause about medicine: an unknown name taken or used in it is a drug
+_MEDICAL: Final = re.compile(
+    r"\b(?:doctor|dr|gp|prescri\w*|pharmac\w*|inhaler|puffs?|dose|doses|dosage|mg|pills?|"
+    r"tablets?|meds|medication|medicine|refill|asthma|diabet\w*|blood pressure|thyroid|"
+    r"allerg\w*|injections?)\b",
+    _I,
+)
+
+
+def _medication(text: str, context: str = "", medical: bool = False) -> list[Frame]:
+    """A medication taken, started, switched or stopped: a known one (a name of
+    :data:`memstrata.curate.lexicon.MEDICATIONS`, a drug's suffix, pills or a dose), or any
+    name taken in a clause about medicine (a doctor, an inhaler, a condition of the turn:
+    ``medical``)."""
+    out: list[Frame] = []
+    medical = medical or bool(_MEDICAL.search(text))
+    if medical and (
+        switch := re.search(
+            r"\bswitched\s+(?:me\s+)?(?:off|from)\s+(?P<old>[\w-]+)\s+(?:to|onto)\s+"
+            r"(?P<new>[\w-]+)",
+            text,
+            _I,
+        )
+    ):
+        old, new = switch["old"], switch["new"]
+        if not (lexicon.common(old) or lexicon.common(new)):
+            return [
+                Frame("medication", old, _med_key(old), negated=True),
+                Frame("medication", new, _med_key(new)),
+            ]
+    if (medical or bool(_MEDICAL.search(context))) and (
+        swap := re.search(
+            r"\breplaced\s+(?:my\s+|the\s+)?(?P<old>[\w-]+)\s+with\s+(?P<new>[\w-]+)|"
+            r"\b(?P<old2>[\w-]+)\s+(?:was|got|has been|is)\s+replaced\s+(?:by|with)\s+"
+            r"(?P<new2>[\w-]+)|\bno more\s+(?P<gone>[\w-]+)(?:[,;]?\s+(?:it's|its|it is|now)\s+"
+            r"(?P<now>[\w-]+))?",
+            text,
+            _I,
+        )
+    ):
+        # "replaced amlodipine with losartan", "no more ventolin, its symbicort now"
+        old = swap["old"] or swap["old2"] or swap["gone"]
+        new = swap["new"] or swap["new2"] or swap["now"]
+        known = lexicon.is_medication(old) or bool(lexicon.canonical(lexicon.MEDICATIONS, old))
+        if known or (not swap["gone"] and not lexicon.common(old) and len(old) > 3):
+            found = [Frame("medication", old, _med_key(old), negated=True)]
+            if new and not lexicon.common(new) and len(new) > 3:
+                found.append(Frame("medication", new, _med_key(new)))
+            return found
+    if medical and (
+        put := re.search(
+            r"\b(?:started|put|got)\s+me\s+on\s+(?P<x>[\w-]+)|\bprescribed\s+(?:me\s+)?(?P<y>[\w-]+)",
+            text,
+            _I,
+        )
+    ):
+        name = put["x"] or put["y"]
+        if not lexicon.common(name) and len(name) > 3:
+            out.append(Frame("medication", name, _med_key(name)))
+    for carried in re.finditer(
+        rf"\b(?:\d+|one|two|three|a couple of)\s+puffs?\s+of\s+(?P<x>[\w-]+)|"
+        rf"(?:\bI\s+{_ADVERBS}|^)(?:carry|keep|have|always have)\s+(?:(?:an?|my|the)\s+)?"
+        rf"(?P<c>[\w-]+)",
+        text,
+        _I,
+    ):
+        name = carried["x"] or carried["c"]
+        keys = lexicon.canonical(lexicon.MEDICATIONS, name)
+        if keys or (carried["x"] and not lexicon.common(name) and len(name) > 3):
+            out.append(Frame("medication", name, keys[0] if keys else name.casefold()))
+    for match in re.finditer(
+        rf"\bI(?:'m| am)?\s+{_ADVERBS}(?P<verb>take|taking|on|started taking|started on|"
+        r"began taking|use|using|need|stopped taking|stopped|quit|came off|went off|am off|'m off|"
+        r"no longer take)\s+(?P<x>(?:(?!\band\b|\bI\b)[^,.;!?])+)",
+        text,
+        _I,
+    ):
+        said = _phrase(match["x"], 0)
+        keys = lexicon.canonical(lexicon.MEDICATIONS, said)
+        words = re.findall(r"[A-Za-z]+", said)
+        if not words or any(f.key in [w.casefold() for w in words] for f in out):
+            continue
+        if not keys:
+            keys = [w.casefold() for w in words if lexicon.is_medication(w)]
+        if not keys and re.search(
+            r"\b(?:pills?|tablets?|meds|medications?|medicine|injections?|shots|\d+\s?mg)\b",
+            said,
+            _I,
+        ):
+            keys = [_key(said)]
+        if not keys and medical and not lexicon.common(words[0]) and len(words[0]) > 3:
+            keys = [words[0].casefold()]  # "I use ventolin before long runs" beside asthma
+        verb = match["verb"].casefold()
+        negated = verb.startswith(
+            ("stopped", "quit", "came", "went", "am off", "'m off", "no longer")
+        ) or bool(_ANYMORE.search(text[match.start() :]))
+        out += [Frame("medication", said, key, negated=negated) for key in keys]
+    return out
+
+
+def _med_key(name: str) -> str:
+    """The key a medication is known by: its canonical name when the lexicon has it (so
+    "no more ventolin" ends "I use salbutamol"), else its word."""
+    known = lexicon.canonical(lexicon.MEDICATIONS, name)
+    return known[0] if known else name.casefold()
+
+
+def _diet(text: str) -> list[Frame]:
+    out: list[Frame] = []
+    diets = "|".join(
+        sorted(
+            (re.escape(w) for ws in lexicon.DIETS.values() for w in ws if w.isascii()),
+            key=len,
+            reverse=True,
+        )
+    )
+    if match := re.search(
+        rf"\bI(?:'m| am|'ve| have)?\s+{_ADVERBS}(?:gone |went |turned |become |became |been )?"
+        rf"(?P<neg>not\s+|no longer\s+)?(?:(?:a|an|on a|on the|strictly|mostly|fully)\s+)?"
+        rf"(?P<x>{diets})\b",
+        text,
+        _I,
+    ):
+        key = lexicon.canonical(lexicon.DIETS, match["x"])
+        negated = bool(match["neg"]) or bool(re.search(r"\bnot\b.*\banymore\b", text, _I))
+        if key:
+            out.append(Frame("diet", key[0], negated=negated))
+    elif re.search(
+        r"\bI(?:'ve| have)?\s+(?:started\s+)?eat(?:ing)?\s+(?:meat|fish|chicken)\s+again\b",
+        text,
+        _I,
+    ):
+        out.append(Frame("diet", "eats meat again", negated=True))
+    if match := re.search(
+        r"\bI\s+(?:(?:also|still|now)\s+)?(?:don't|do not|never|no longer|won't|try not to)\s+"
+        r"eat\s+(?P<x>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        said = _phrase(match["x"], 0)
+        keys = lexicon.canonical(lexicon.FOODS, said)
+        out += [Frame("avoids", key, key) for key in keys]
+    return out
+
+
+def _access(text: str) -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        rf"\bI\s+{_ADVERBS}(?:use|need|rely on|(?:'m|am) in|have|wear|can't|cannot|can not)\s+"
+        r"(?P<x>[^,.;!?]+)|\bI(?:'m| am)\s+" + _ADVERBS + r"(?:\w+\s+)?(?P<y>hard of hearing|"
+        r"deaf|blind|visually impaired|colou?r ?blind|partially sighted)\b",
+        text,
+        _I,
+    ):
+        said = _clean(match["x"] or match["y"])
+        keys = lexicon.canonical(lexicon.ACCESS, said)
+        out += [Frame("accessibility", said, key) for key in keys]
+    return out
+
+
+def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        r"\bI(?:'ve| have)?\s+(?:just\s+)?(?:switched|changed|moved)\s+(?:over\s+)?"
+        r"(?:from\s+(?P<old>[^,.;!?]+?)\s+)?to\s+(?P<x>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        new = lexicon.canonical(lexicon.DRINKS, match["x"])
+        old = lexicon.canonical(lexicon.DRINKS, match["old"] or "")
+        out += [Frame("drink", key, key, negated=True) for key in old if key not in new]
+        out += [Frame("drink", _phrase(match["x"], 0), key, exclusive=True) for key in new[:1]]
+        return out
+    if match := re.search(
+        rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:gone|went|come|came) off\s+(?P<x>[^,.;!?]+)|"
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:off|done with)\s+(?P<y>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        said = _phrase(match["x"] or match["y"], 0)
+        return [Frame("drink", k, k, negated=True) for k in lexicon.canonical(lexicon.DRINKS, said)]
+    if match := re.search(rf"\bI(?:'m| am)\s+{_ADVERBS}on\s+(?P<x>[^,.;!?]+)", text, _I):
+        said = _phrase(match["x"], 0)
+        keys = lexicon.canonical(lexicon.DRINKS, said)
+        if keys:  # "I'm on rooibos now, like 4 cups a day"
+            return [Frame("drink", said, keys[0], exclusive=True)]
+    match = re.search(
+        rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|never\s+|stopped\s+|quit\s+|"
+        rf"gave up\s+|cut out\s+|have stopped\s+|'ve stopped\s+)?{_ADVERBS}"
+        r"(?:drink|drinking|have|having)\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ) or re.search(
+        r"\bI\s+(?P<neg>quit|gave up|cut out|stopped)\s+(?P<x>coffee|tea|alcohol|drinking|"
+        r"caffeine|soda|beer|wine)\b",
+        text,
+        _I,
+    )
+    if match is None:
+        return out
+    said = _phrase(match["x"], 0)
+    keys = lexicon.canonical(lexicon.DRINKS, said)
+    if not keys and match["x"].casefold().startswith(("drinking", "caffeine")):
+        keys = ["alcohol" if match["x"].casefold().startswith("drinking") else "coffee"]
+    negated = bool(match["neg"]) or bool(_ANYMORE.search(text))
+    only = bool(re.search(r"\bonly\s+(?:drink|have)\b|\bjust\s+(?:drink|have)\b", text, _I))
+    whole = _clean(text[match.start("x") :].split(".")[0])
+    for key in keys[:2]:
+        out.append(
+            Frame("drink", whole if len(keys) == 1 else key, key, negated, only and not negated)
+        )
+    return out
+
+
+def _likes(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        r"\bmy (?:all-time |absolute |new )?fav(?:ou?)?rite (?P<w>[\w -]{1,24}?) (?:is|are|has "
+        r"to be|would be)\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ):
+        what, value = match["w"].casefold(), _phrase(match["x"], 0)
+        if value and not re.match(r"(?:it|that|this|them)\b", value, _I):
+            out.append(Frame("favorite", f"{what}: {value}", what))
+        return out
+    match = re.search(
+        rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|never\s+|don't really\s+)?"
+        rf"{_ADVERBS}(?P<v>love|like|enjoy|prefer|adore|hate|dislike|can't stand|cannot stand|"
+        r"detest|am into|'m into|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|"
+        r"am passionate about|'m passionate about|am obsessed with|'m obsessed with)\s+"
+        r"(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    ) or re.search(
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?P<neg>not\s+|no longer\s+)?(?P<v>into|a (?:big |huge )?"
+        r"fan of|passionate about|obsessed with|keen on|crazy about)\s+(?P<x>[^.;!?]+)",
+        text,
+        _I,
+    )
+    if match is None:
+        return out
+    obj = _phrase(match["x"], 0)
+    obj = re.split(r"\s+(?:than|over|instead of|rather than)\s+", obj, maxsplit=1)[0]
+    if not obj or re.match(
+        r"(?:it|this|that|them|these|those|you|him|her|everything|anything|something|"
+        r"to (?:hear|see|know|think|say)|the (?:idea|way|feeling|thought))\b",
+        obj,
+        _I,
+    ):
+        return out
+    if not complete(obj) or len(obj) < 3:
+        return out
+    verb = match["v"].casefold().replace("'m ", "").replace("am ", "")
+    negated = bool(match["neg"]) and bool(_ANYMORE.search(text))
+    if match["neg"] and not negated:
+        verb = f"not {verb}"
+    drinks = lexicon.canonical(lexicon.DRINKS, obj)
+    if drinks and verb in ("prefer", "like", "love") and len(_key(obj, 6).split()) <= 2:
+        out.append(Frame("drink", obj, drinks[0], negated, verb == "prefer" and not negated))
+        return out
+    out.append(Frame("like", f"{verb} {obj}", _key(obj), negated=negated))
+    return out
+
+
+_RECURRING: Final = re.compile(
+    r"\b(?:every (?:single )?(?:\w+ )?(?:day|morning|evening|night|week|weekend|month|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each (?:day|morning|week)|"
+    r"on (?:weekends|the weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|"
+    r"saturdays|sundays)|daily|weekly|(?:once|twice|three times|\d times) a (?:day|week|month)|"
+    r"most (?:days|mornings|evenings|weekends)|usually|normally|regularly|often|"
+    r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weeknights))\b",
+    _I,
+)
+
+
+def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if any(f.kind in ("drink", "medication", "like") for f in earlier):
+        return out
+    if gave_up := re.search(
+        rf"\bI(?:'m| am|'ve| have|'d| had)?\s+{_ADVERBS}(?:(?:had|have|had) to\s+)?(?:giving up|"
+        r"gave up|given up|give up|quitting|quit|stopping|stopped|stopped going to|packed in|"
+        r"pack in|dropped)\s+(?:on\s+|the\s+|my\s+)?(?P<x>[a-z][\w-]*(?:\s+(?!(?:last|this|"
+        r"next|in|on|at|for|since|from|after|before|because|and|but|so|now|today|yesterday)\b)"
+        r"[a-z][\w-]*)?)",
+        text,
+        _I,
+    ):
+        what = _clean(gave_up["x"])
+        if (
+            what
+            and not lexicon.common(what.split()[0])
+            and not lexicon.canonical(lexicon.DRINKS, what)
+        ):
+            return [Frame("routine", what, _key(what, 2), negated=True)]
+    match = re.search(
+        rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|stopped\s+|quit\s+)?"
+        rf"{_ADVERBS}(?P<act>(?:go|do|play|practice|practise|run|swim|walk|hike|bike|cycle|ride|"
+        r"jog|train|lift|climb|dance|sing|paint|draw|write|read|cook|bake|meditate|"
+        r"volunteer|teach|study|work out|hit the gym|take|attend|visit|call|pray|knit|garden|"
+        r"surf|ski|skate|box|fish|row|stretch|shoot|coach|mentor|golf|bowl|sail|tutor|garden|"
+        r"(?!(?:am|was|have|had|think|know|feel|want|need|hope|love|like|guess|mean|say|see|get|"
+        r"got|can|will|would|could|should|must|may|might|do|did|just|really|also|still|enjoy|"
+        r"hate|miss|wish|prefer|believe|remember|forget|try|plan|wonder|worry|look|seem|mind|"
+        r"care|agree|doubt|bet|suppose|understand|appreciate|adore|dislike|spend|use|make|"
+        r"find|keep|tell|ask|let|put|leave|bring|buy|pay|eat|drink|sleep|wake|wear)\b)"
+        r"[a-z]{3,})(?:\s+[^,.;!?]+?)?)(?=\s*$|"
+        r"\s*[,.;!?]|\s+(?:every|each|on|most|daily|weekly|once|twice|three|with|at|in the|"
+        r"before|after|because|but|and)\b)",
+        text,
+        _I,
+    )
+    if match is None or not (_RECURRING.search(text) or match["neg"]):
+        return out
+    act = _clean(match["act"])
+    key = _key(re.sub(r"^(?:go|do|hit the|take)\s+(?:to\s+)?", "", act, flags=_I), 2)
+    negated = bool(match["neg"]) and bool(
+        re.search(r"\b(?:stopped|quit|no longer|anymore)\b", text, _I)
+    )
+    if match["neg"] and not negated:
+        return out
+    rest = text[match.start("act") :]
+    out.append(Frame("routine", _clean(rest) if len(rest) < 80 else act, key, negated=negated))
+    return out
+
+
+def _hobbies(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match = re.search(
+        rf"\bI(?:'ve| have|'m| am)?\s+{_ADVERBS}(?:been\s+)?(?:started\s+|begun\s+|taking up\s+|"
+        rf"took up\s+|picked up\s+)?(?P<v>learning|learn|learned|taking|took up|taking up|"
+        r"picked up|started|practicing|practising|playing)\s+(?:to\s+(?:play\s+)?)?"
+        r"(?:the\s+|a\s+|an\s+)?(?P<x>[^,.;!?]+)",
+        text,
+        _I,
+    )
+    if any(f.kind in ("routine", "medication", "job", "language") for f in earlier):
+        return []
+    if joined := re.search(
+        rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:joined|signed up for|signed up to)\s+"
+        r"(?:a|an|the|our)\s+"
+        r"(?:local\s+|new\s+|weekly\s+)?(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+"
+        r"(?:group|club|class|classes|choir|team|society|league|circle|course)\b",
+        text,
+        _I,
+    ):
+        # "I've joined a watercolour group at the village hall": an activity taken up
+        what = joined["x"]
+        if not lexicon.common(what.split()[-1]) or what.casefold().endswith("ing"):
+            said = text[joined.start("x") : joined.end()]
+            return [Frame("hobby", _clean(said), _key(what, 2))]
+    if match is None:
+        return []
+    if _SUBORDINATE.search(text[: match.start("v")]):
+        return []  # "… when I'm playing games": the time of something else, not a hobby
+    obj = _phrase(match["x"], 0)
+    first = obj.split()[0].casefold() if obj else ""
+    if first.endswith("ly") or first in _PREPOSITIONS | _VAGUE or re.match(r"ever\b", obj, _I):
+        return []
+    if (
+        not obj
+        or re.match(
+            r"(?:it|this|that|them|to|a new job|my|our|working|taking|a ton|a lot|lots|so much|"
+            r"more|with|from|about|how|what|from|by|new things|stuff|things)\b",
+            obj,
+            _I,
+        )
+        or not complete(obj)
+    ):
+        return []
+    if (
+        match["v"].casefold() in ("taking", "started")
+        and not first.endswith("ing")
+        and not re.match(
+            r"(?:\w+\s+)?(?:lessons?|classes?|class|course|piano|guitar|violin|drums|yoga|pilates|"
+            r"pottery|painting|drawing|dance|dancing|swimming|running|climbing|boxing|tennis|golf|"
+            r"chess|cooking|baking|knitting|photography|singing|gardening|surfing)\b",
+            obj,
+            _I,
+        )
+    ):
+        return []
+    return [Frame("hobby", obj, _key(obj, 2))]
+
+
+#: a subordinate clause left open before a match: what it says is background, not a statement
+_SUBORDINATE: Final = re.compile(
+    r"\b(?:when|while|whenever|if|because|since|as|until|before|after|unless)\s+[^,.;!?]*$", _I
+)
+_PREPOSITIONS: Final = frozenset(
+    [
+        "for",
+        "with",
+        "from",
+        "about",
+        "at",
+        "in",
+        "on",
+        "to",
+        "by",
+        "of",
+        "into",
+        "over",
+        "under",
+        "after",
+        "before",
+        "since",
+        "until",
+        "around",
+        "through",
+        "during",
+        "without",
+    ]
+)
+#: words that open no hobby ("learning a ton", "picked up a few new recipes")
+_VAGUE: Final = frozenset(
+    [
+        "ton",
+        "lot",
+        "lots",
+        "bit",
+        "few",
+        "new",
+        "more",
+        "much",
+        "so",
+        "thing",
+        "things",
+        "stuff",
+        "skills",
+        "something",
+        "everything",
+        "anything",
+        "how",
+        "what",
+    ]
+)
+_PLAN_VERB: Final = (
+    r"(?:(?:planning|hoping|thinking(?: about| of)?|getting ready|preparing)(?:\s+(?:on|to))?|"
+    r"(?:going|about|looking forward) to)"
+)
+
+
+def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if any(f.kind in ("residence", "employer", "job") for f in earlier if not f.negated):
+        return out
+    if match := re.search(
+        r"(?:\b(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,40}?)\s+(?:is|was|has been|got|'s|have been|"
+        r"are|were)\s+(?:\w+\s+)?(?:postponed|pushed back|pushed|moved|delayed|rescheduled|"
+        r"put off|bumped)(?:\s+back)?\s+(?:to|until|till|for|by)\s+(?P<t>[^,.;!?]+)|"
+        r"\b(?:I|we)(?:'re| are|'m| am)?\s+(?:\w+\s+)?(?:postponed|pushed back|delayed|rescheduled|"
+        r"put off|pushed|moved|pushing|moving|postponing|delaying)\s+(?:the\s+|our\s+|my\s+)"
+        r"(?P<obj2>[\w' -]{2,40}?)\s+(?:back\s+)?"
+        r"(?:to|until|till|by)\s+(?P<t2>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        obj = _clean(match["obj"] or match["obj2"])
+        when = _clean(match["t"] or match["t2"]) or (match["t"] or match["t2"]).strip()
+        if obj and not re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
+            out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+        return out
+    if match := re.search(
+        r"(?:\b(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,40}?)\s+(?:is|was|has been|got|'s|isn't|"
+        r"is not|wasn't)\s+(?:\w+\s+)?(?:cancelled|canceled|called off|off|happening|going ahead)"
+        r"\b|\b(?:I|we)\s+(?:\w+\s+)?"
+        r"(?:cancelled|canceled|called off|scrapped|dropped|gave up on)\s+(?:the\s+|our\s+|"
+        r"my\s+)?(?P<obj2>[^,.;!?]+)",
+        text,
+        _I,
+    ):
+        obj = _clean(match["obj"] or match["obj2"])
+        if obj and not re.match(r"(?:it|this|that|we|i|they|work)$", obj, _I):
+            out.append(Frame("plan", f"{obj}, cancelled", _salient(obj), negated=True))
+        return out
+    match = re.search(
+        rf"\b(?:I|we)(?:'re| are|'m| am)\s+{_ADVERBS}{_PLAN_VERB}\s+(?P<x>[^.;!?]+)|"
+        r"\b(?:I|we)\s+(?:plan|intend|hope|aim|want|'d like|would like|am going|are going)\s+to\s+"
+        r"(?P<y>[^.;!?]+)|"
+        r"\b(?:I|we)(?:'re| are|'m| am)\s+(?P<m>(?:moving|relocating) to\s+[^,.;!?]+)|"
+        r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?P<z>(?:moving|relocating|"
+        r"flying|driving|heading|going|traveling|travelling|visiting|starting|getting married|"
+        r"having a baby)\b[^.;!?]*?\b(?:next|this coming|in (?:january|february|march|april|"
+        r"may|june|july|august|september|october|november|december|\d{4}|a few|two|three)|"
+        r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|soon)\b"
+        r"[^.;!?]*)",
+        text,
+        _I,
+    )
+    if match is None:
+        return out
+    what = match["x"] or match["y"] or match["z"] or match["m"]
+    what = re.sub(r"^(?:to|on)\s+", "", what.strip(), flags=_I)
+    value = _clean(re.split(r"\s*[,;]\s*(?:and|but|so)?\s*(?=I\b|we\b)", what)[0])
+    if not value or re.match(r"(?:it|this|that|do it|be|have)$", value, _I):
+        return out
+    if re.match(r"(?:keep|be|do my best|try my best|see|say|tell|ask|let)\b", value, _I):
+        return out
+    out.append(Frame("plan", value, _salient(value)))
+    return out
+
+
+def _trips(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    """A trip made ("we went to Kyoto in October", "I just got back from Chengdu"): what
+    closes the plan to make it."""
+    match = re.search(
+        rf"\b(?:I|we)\s+(?:just\s+|finally\s+|recently\s+|also\s+)?(?:went|flew|drove|travel(?:l)?ed|"
+        rf"got back|came back|returned)\s+(?:\w+\s+)?(?:to|from)\s+{_PLACE}|"
+        rf"\b(?:I|we)\s+(?:just\s+|finally\s+|recently\s+)?visited\s+(?P<seen>{_PLACE_BODY})",
+        text,
+        _I,
+    )
+    if match is None or any(f.kind == "plan" for f in earlier):
+        return []
+    place = _clean(_proper(match["place"] or match["seen"]) or "")
+    went = _clean(match[0])  # "I went to Kyoto": the rest of the sentence is its own
+    return [Frame("trip", went, _salient(f"x {place}"))] if place and went else []
+
+
+def _salient(phrase: str) -> str:
+    """What a plan is known by: its proper names (Kyoto), else its first content words."""
+    names = re.findall(r"(?<!^)\b(?-i:[A-Z][a-z]+)\b|[\u4e00-\u9fff]{2,}", phrase.strip())
+    names = [n for n in names if n.casefold() not in _NOT_NAMES]
+    if names:
+        return " ".join(n.casefold() for n in names[:2])
+    words = [
+        w
+        for w in re.findall(r"[\w'-]+", phrase.casefold())
+        if w not in _SKIP_FOR_KEY and not w.endswith("ly")
+    ]
+    return " ".join(words[:2]) or _key(phrase)
+
+
+_SKIP_FOR_KEY: Final = frozenset(
+    "the a an my our to go going get take have do make some this that next last trip "  # noqa: SIM905
+    "visit visiting plan planning travel traveling travelling start starting new".split()
+)
+
+
+def _goals(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match = re.search(
+        r"\bmy (?:big |main |new )?(?:goal|dream|ambition|resolution) (?:is|for this year is) to\s+"
+        r"(?P<x>[^.;!?]+)|\bI(?:'m| am)?\s+(?:really\s+)?(?:trying|working (?:hard )?on|"
+        r"determined|aiming|want|hope|plan) to\s+"
+        r"(?P<z>(?:learn|become|be a|get (?:better|fitter|in shape)|lose|save|run a|finish|"
+        r"master|improve|quit|write a|start my own|open my own|buy a|get a degree)[^.;!?]*)|"
+        r"\bI(?:'m| am)\s+(?:now\s+|currently\s+)?training for\s+"
+        r"(?P<t>(?:a|an|my|the)\s+[^,.;!?]+)",
+        text,
+        _I,
+    )
+    if match is None:
+        return []
+    value = _phrase(match["x"] or match["z"] or f"run {match['t']}", 0)
+    if not value or re.match(r"(?:it|this|that|do it|be)$", value, _I):
+        return []
+    return [Frame("goal", value, _salient(value))]
+
+
+_LIFE: Final = re.compile(
+    r"\b(?:I|we)\s+(?:just\s+|recently\s+|finally\s+|officially\s+)?(?P<ev>got married|"
+    r"got engaged|got divorced|had (?:a|our|my) (?:baby|son|daughter|first child|kid)|"
+    r"gave birth|graduated|got my (?:degree|diploma|masters|phd|license)|got promoted|"
+    r"retired|bought (?:a|our|my|the) (?:first )?(?:house|home|flat|apartment|condo|car)|"
+    r"adopted (?:a|our|my)\b[^,.;!?]*|lost my (?:dad|mom|father|mother|grandma|grandpa|"
+    r"grandmother|grandfather|husband|wife)|passed (?:my|the) (?:exam|bar|driving test|boards)|"
+    r"started (?:a|my|our) (?:own )?(?:new )?(?:job|business|company|studio|shop|store)|"
+    r"had (?:surgery|an operation|a (?:baby|miscarriage|stroke|heart attack))|"
+    r"broke my (?:arm|leg|wrist|ankle|foot|hand)|"
+    r"(?:was|got) (?:diagnosed|hospitali[sz]ed|admitted)|was in (?:a|an) (?:car )?accident|"
+    r"ran (?:a|my first) (?:\w+ )?marathon|finished my (?:degree|thesis|phd|dissertation)|"
+    r"moved (?:in together|in with (?:my )?\w+)|opened (?:a|my|our) [^,.;!?]+)",
+    _I,
+)
+
+
+def _life(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    match = _LIFE.search(text)
+    if match is None:
+        return []
+    event = _clean(match["ev"])
+    return [Frame("life", event, _key(event, 3))]
+
+
+_READERS: Final = (
+    _name_age,
+    _work,
+    _school,
+    _home,
+    _people,
+    _languages,
+    _pets,
+    _health,
+    _drinks,
+    _likes,
+    _routines,
+    _hobbies,
+    _plans,
+    _trips,
+    _goals,
+    _life,
+)

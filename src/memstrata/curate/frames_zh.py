@@ -1,0 +1,737 @@
+"""Frames read from Chinese statements about the speaker (:mod:`memstrata.curate.frames`).
+
+A Chinese speaker often leaves 我 out ("虾和螃蟹都不能吃", "在杭州的阿里巴巴做后端工程师"): a clause
+is read as the speaker's when it names no one else first (the extractor passes only such
+clauses). Values end at punctuation or a particle (了, 啦, 呢, 吧) and lose the words of time
+around them (下个月, 上周: read by :mod:`memstrata.timeref`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Final
+
+from memstrata.curate import lexicon
+from memstrata.curate import patterns as re
+from memstrata.curate.frames import Frame
+
+_END: Final = r"(?=[，。；！？、,.;!?~～\s]|$)"
+#: a character of a value: not a break; a space only between two Latin words ("Tiong Bahru")
+_SPAN: Final = r"(?:[^，。；！？、,.;!?~～\s（）()]|(?<=[A-Za-z]) (?=[A-Za-z]))"
+_ME: Final = r"(?:我们|我|咱们|咱)?"
+_ADV: Final = (
+    r"(?:现在|目前|如今|已经|刚刚|刚|终于|也|还|都|一直|平时|一般|其实|本来|仍然|还是|最近|"
+    r"马上|就|又|才|真的|确实)*"
+)
+_TIME_WORDS: Final = re.compile(
+    r"(?:上|下|这|本)(?:个)?(?:周|星期|礼拜|月)(?:[一二三四五六日天末])?|(?:去|今|明|前|后)年"
+    r"(?:[一二三四五六七八九十\d]{1,2}月)?|[一二三四五六七八九十\d]{1,2}月(?:[一二三四五六七八九十\d]{1,3}[日号])?"
+    r"|(?:昨|今|明|前|后)天|年底|年初|月底|月初|春节|国庆|元旦|最近|以后|之前|以前|现在|刚才|"
+    r"早上|晚上|下午|上午|中午|周末|每天|每周|每个周末|平时|一般"
+)
+_PARTICLES: Final = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|嘛|的)+$")
+_REL: Final = "|".join(sorted((re.escape(r) for r in lexicon.RELATIONS_ZH), key=len, reverse=True))
+#: kin said without 我 at a clause's start, in a turn about the speaker's own ("女儿朵朵三岁")
+_NAMED_KIN: Final = "女儿|儿子|老婆|老公|丈夫|妻子|闺女|大女儿|小女儿|大儿子|小儿子"
+_PET: Final = "|".join(sorted((re.escape(p) for p in lexicon.PETS_ZH), key=len, reverse=True))
+_JOB: Final = "|".join(sorted((re.escape(j) for j in lexicon.JOBS_ZH), key=len, reverse=True))
+_SURNAMES: Final = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
+    "莫孔向汤欧"
+)
+#: characters that follow a name rather than end it ("小雨下个月", "王磊说")
+_AFTER_NAME: Final = frozenset("下上在是说也和跟去要很都还就又会想有把被给对叫从已了的")
+
+
+def _clean(value: str) -> str:
+    value = value.strip(' ，。；！？、,.;!?~～"“”')
+    while True:
+        trimmed = _PARTICLES.sub("", _TIME_WORDS.sub("", value) if _time_only(value) else value)
+        trimmed = re.sub(rf"(?:{_TIME_WORDS.pattern})$", "", trimmed)
+        trimmed = re.sub(rf"^(?:{_TIME_WORDS.pattern})", "", trimmed)
+        if trimmed == value:
+            return value
+        value = trimmed
+
+
+def _time_only(value: str) -> bool:
+    return bool(re.fullmatch(rf"(?:{_TIME_WORDS.pattern})+", value))
+
+
+def _name_at(text: str, start: int) -> str | None:
+    """A person's name starting at ``start`` (two or three characters, or a Latin name), if
+    one is there."""
+    latin = re.match(r"\s*([A-Z][a-z]+(?: [A-Z][a-z]+)?)", text[start:])
+    if latin:
+        return latin[1]
+    run = re.match(r"[\u4e00-\u9fff]{2,4}", text[start:])
+    if run is None:
+        return None
+    chars = run[0]
+    if chars[0] in _SURNAMES and len(chars) >= 3 and chars[2] not in _AFTER_NAME:
+        name = chars[:3]
+    elif chars[0] in "小阿老" or chars[0] in _SURNAMES or len(chars) == 2 or chars[0] == chars[1]:
+        name = chars[:2]
+    else:
+        return None
+    if name[1] in _AFTER_NAME or name in _NOT_NAMES:
+        return None
+    return name
+
+
+_NOT_NAMES: Final = frozenset(
+    {
+        "今年",
+        "明年",
+        "去年",
+        "现在",
+        "最近",
+        "已经",
+        "一直",
+        "特别",
+        "非常",
+        "每天",
+        "今天",
+        "明天",
+        "昨天",
+        "一起",
+        "上班",
+        "工作",
+        "生日",
+        "刚刚",
+        "下个",
+        "上个",
+        "这个",
+        "那个",
+        "什么",
+        "怎么",
+        "身体",
+    }
+)
+
+
+def frames(text: str, earlier: Sequence[Frame] = (), sentence: str = "") -> list[Frame]:
+    text = _joined(text)
+    sentence = _joined(sentence)
+    found: list[Frame] = []
+    for reader in _READERS:
+        found += reader(text, [*earlier, *found], sentence or text)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _joined(text: str) -> str:
+    """Mixed text as a Chinese sentence is read: a space between two Chinese characters is a
+    pause, as a comma ("还行吧 异地太累了" -> "还行吧，异地太累了"); the spaces beside a Latin word
+    are taken out ("我对 ibuprofen 过敏" -> "我对ibuprofen过敏"); spaces between Latin words
+    stay."""
+    text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "，", text)  # a chat's pause
+    return re.sub(
+        r"(?<=[\u4e00-\u9fff（）：，。！？])\s+|\s+(?=[\u4e00-\u9fff（）：，。！？])", "", text
+    )
+
+
+def _name_age(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(r"我(?:的名字)?(?:叫|是)(?=\S)", text):
+        if text[match.end() :].startswith(("一", "个", "做", "在", "从", "学")) or re.match(
+            rf"\S{{0,6}}(?:{_JOB})", text[match.end() :]
+        ):
+            pass
+        elif (name := _name_at(text, match.end())) is not None and (
+            "叫" in match[0] or re.match(r"[，,。！!\s]|$", text[match.end() + len(name) :])
+        ):
+            out.append(Frame("name", name))
+    if match := re.search(r"我(?:今年|现在)?(?P<a>\d{1,3}|[一二三四五六七八九十]{1,3})岁", text):
+        out.append(Frame("age", f"{match['a']}岁"))
+    if match := re.search(rf"我的生日(?:是|在)(?P<v>{_SPAN}{{2,12}})", text):
+        out.append(Frame("birthday", _clean(match["v"])))
+    return out
+
+
+def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    role = org = None
+    if match := re.search(
+        rf"^{_ME}{_ADV}在(?P<org>{_SPAN}{{2,16}}?)(?:工作|上班|任职|实习|打工)", text
+    ) or re.search(
+        rf"^{_ME}{_ADV}在(?P<org>{_SPAN}{{2,24}}?)(?:做|当|担任)(?P<role>{_SPAN}{{2,30}})", text
+    ):
+        org, role = match["org"], match.groupdict().get("role")
+    elif match := re.search(
+        rf"我{_ADV}是(?:一名|一个|一位|个)?(?P<org>{_SPAN}{{2,10}})的(?P<role>{_SPAN}{{0,6}}(?:{_JOB}))",
+        text,
+    ):
+        org, role = match["org"], match["role"]
+    elif match := re.search(
+        rf"(?:我|^|[，,]){_ADV}(?:是|当)(?:一名|一个|一位|个)?(?P<role>{_SPAN}{{0,8}}?(?:{_JOB}))",
+        text,
+    ):
+        role = match["role"]
+    if org is None and (
+        before := re.search(
+            r"(?:^|[，,！!。])(?P<org>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z ]{1,14}?)"
+            r"(?:那边|这边|公司)(?:[^，。]{0,10}?)入职",
+            text,
+        )
+    ):
+        org = (
+            before["org"]
+            if not re.match(r"(?:我|刚|已经|下个月|上个月|明天)", before["org"])
+            else None
+        )
+    if match := re.search(rf"升(?:职)?(?:为|到|成|了)?(?P<role>{_SPAN}{{2,30}}?)了", text):
+        role = match["role"]  # "我上周升 associate partner 了": promoted
+    if match := re.search(
+        rf"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|(?:正式)?转到|调到|去了?(?=\S{{2,12}}(?:上班|工作))|拿到(?:了)?"
+        rf"(?=\S{{2,12}}的\s*offer)|接受(?:了)?(?=\S{{2,12}}的\s*offer))(?P<org>{_SPAN}{{2,30}}?)"
+        rf"(?:的\s*offer|上班|工作|(?=[，。；！？、,.;!?~～]|$)|当|做)",
+        text,
+    ):
+        org = match["org"]
+        if role is None and (
+            found := re.search(rf"(?:当|做|担任)(?P<role>{_SPAN}{{2,12}})", text[match.end() :])
+        ):
+            role = found["role"]
+    if role:
+        role = _clean(role)
+        if role:
+            out.append(Frame("job", role))
+    if org:
+        org = _clean(re.sub(r"^(?:一家|一个|家)", "", org))
+        if org and org not in ("家", "这里", "那里", "这边", "公司"):
+            out.append(Frame("employer", org))
+    if match := re.search(
+        rf"(?:从(?P<org>{_SPAN}{{2,16}}?)|(?P<at>[\u4e00-\u9fffA-Za-z]{{2,12}}?)(?:那边|这边)(?:已经)?(?:提了)?)?"
+        rf"(?:离职|辞职|辞掉了工作|被裁|被辞退|失业)",
+        text,
+    ):
+        left = _clean(match["org"] or match.groupdict().get("at") or "")
+        out.append(Frame("employer", left or "没有工作", negated=True, target=left or None))
+    if re.search(r"我(?:已经)?退休(?:了)?", text):
+        out.append(Frame("job", "退休"))
+    return out
+
+
+#: homes that name no place ("小区", "公寓")
+_NO_PLACE: Final = frozenset(
+    {"小区", "公寓", "房子", "地方", "家", "宿舍", "出租屋", "那边", "这边", "这里", "那里"}
+)
+#: a length of time ("两个月", "三天"), which is no place
+_DURATION: Final = re.compile(
+    r"^[一二两三四五六七八九十半几\d]+(?:个)?(?:月|天|周|星期|年|小时|晚)"
+)
+
+
+def _school(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        rf"在(?P<org>{_SPAN}{{2,14}}?(?:大学|学院|中学|高中|小学|学校))(?:读|上|念)", text
+    ):
+        out.append(Frame("school", match["org"]))
+    if match := re.search(
+        rf"(?:专业是|学的是|读的是|转专业(?:到|去)?(?:了)?)(?P<m>{_SPAN}{{2,10}}?)(?:专业)?{_END}",
+        text,
+    ):
+        out.append(Frame("major", _clean(match["m"])))
+    return out
+
+
+#: words of a trip: a place stayed at on one is not where one lives
+_TRAVEL: Final = re.compile(
+    r"玩|旅游|旅行|出差|度假|酒店|民宿|宾馆|海景房|订好|订了|机票|飞|trip|hotel|airbnb", re.I
+)
+
+
+def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if re.search(r"(?:打算|准备|计划|要|想|将)(?:要)?(?:搬|移居)", text):
+        return out  # a move to come is a plan
+    travel = bool(_TRAVEL.search(sentence or text))  # "住在双廊" on a trip is no home
+    if (
+        match := re.search(rf"在(?P<place>{_SPAN}{{2,12}}?)(?:安顿下来|安家|定居|扎根)", text)
+        or re.search(
+            rf"(?:从(?P<old>{_SPAN}{{2,10}}?))?(?:搬到|搬去|搬家到|移居到?|定居在?|落户)(?:了)?(?P<place>{_SPAN}{{2,12}})",
+            text,
+        )
+        or (
+            not travel
+            and re.search(rf"{_ME}{_ADV}(?:住在|生活在|定居在|住)(?P<place>{_SPAN}{{2,12}})", text)
+        )
+    ):
+        place = _clean(re.sub(r"(?:了|住|生活|工作)$", "", match["place"]))
+        if _DURATION.match(place):
+            place = ""  # "住两个月": for how long, not where
+        place = re.sub(r"^(?:一个|一家|这个|那个|一套|一间)", "", place)
+        if place in _NO_PLACE:
+            place = ""  # "住在一个小区": a kind of home, not where
+        if place and not re.search(r"以前|之前|小时候", text):
+            out.append(Frame("residence", place))
+    if match := re.search(
+        rf"我(?:是(?P<a>{_SPAN}{{2,6}}?)人{_END}|老家(?:在|是)(?P<b>{_SPAN}{{2,10}})|来自(?P<c>{_SPAN}{{2,10}})|"
+        rf"在(?P<d>{_SPAN}{{2,8}}?)长大|出生在(?P<e>{_SPAN}{{2,8}}))",
+        text,
+    ):
+        where = next(g for g in match.groups() if g)
+        out.append(Frame("hometown", _clean(where)))
+    return out
+
+
+def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match: re.Match[str] | None
+    out: list[Frame] = []
+    for match in re.finditer(  # "Daniel（my husband）", "Mochi（柴犬）"
+        r"(?P<n>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})[（(]\s*(?:my\s+)?(?P<rel>[A-Za-z]+|[\u4e00-\u9fff]{1,4})\s*[)）]",
+        text,
+    ):
+        rel = match["rel"].casefold()
+        kind = lexicon.RELATIONS_EN.get(rel) or lexicon.RELATIONS_ZH.get(match["rel"])
+        if kind:
+            out.append(
+                Frame(kind, f"{rel} {match['n']}", None if kind == "partner" else match["n"])
+            )
+        elif match["rel"] in lexicon.PETS_ZH or rel in lexicon.PETS_EN:
+            out.append(Frame("pet", f"{match['rel']} {match['n']}", match["n"]))
+    own = [*re.finditer(rf"(?:我|我们)(?:的|家)?(?P<rel>{_REL})", text)]
+    if any(f.spec.section == "Profile" for f in earlier) or own:  # "我老婆…，女儿朵朵三岁"
+        own += re.finditer(rf"(?:^|[，,、])(?P<rel>{_NAMED_KIN})(?=[\u4e00-\u9fffA-Z])", text)
+    for match in own:
+        rel = match["rel"]
+        kind = lexicon.RELATIONS_ZH[rel]
+        rest = match.end()
+        name = None
+        if called := re.match(r"(?:叫|名叫|名字叫)", text[rest:]):
+            name = _name_at(text, rest + called.end())
+        elif rel not in ("孩子", "宝宝") and len(rel) > 1:  # 我妈, 我爸: no name after one
+            name = _name_at(text, rest)
+        if name is None and kind in ("family", "friend"):
+            continue
+        if name is None and rel in ("孩子", "宝宝"):
+            continue
+        value = f"{rel}{name}" if name else rel
+        gone = bool(re.search(r"去世|走了|过世", text[rest:]))
+        out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=gone))
+    if match := re.search(
+        r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了)", text
+    ) or re.search(
+        rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|我(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
+        text,
+    ):
+        status = _clean(match["s"] or match["s2"])
+        out.append(Frame("partner", status, negated=status in ("离婚", "单身", "分手")))
+    if match := re.search(
+        r"(?:是个|是一个|生了(?:个|一个)?)(?P<r>女儿|儿子|女孩|男孩|闺女)", sentence or text
+    ):
+        names = re.findall(
+            r"(?:英文名|中文名|小名|大名|名字)(?:叫|是)?(?P<n>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})",
+            sentence or text,
+        )
+        rel = {"女孩": "女儿", "男孩": "儿子", "闺女": "女儿"}.get(match["r"], match["r"])
+        if names:
+            value = f"{rel}{'/'.join(dict.fromkeys(names))}"
+            out.append(Frame("child", value, names[0]))
+    if match := re.search(r"我有(?P<n>[一二两三四五\d])个(?P<r>孩子|儿子|女儿|孙子|孙女)", text):
+        kind = "family" if match["r"].startswith("孙") else "child"
+        out.append(Frame(kind, f"{match['n']}个{match['r']}", match["r"]))
+    return out
+
+
+_LANG: Final = "|".join(
+    sorted(
+        (re.escape(w) for ws in lexicon.LANGUAGES.values() for w in ws if not w.isascii()),
+        key=len,
+        reverse=True,
+    )
+)
+
+
+def _languages(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match = re.search(rf"(?P<v>会说|能说|会讲|说|讲|在学|学了|开始学|正在学)(?P<x>{_LANG})", text)
+    if match is None:
+        return []
+    learning = "学" in match["v"]
+    return [
+        Frame("language", f"{key}（在学）" if learning else key, key)
+        for key in lexicon.canonical(lexicon.LANGUAGES, match["x"])
+    ]
+
+
+def _pets(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        rf"(?:我|我们)(?:家)?(?:养了|养着|有|领养了|收养了|捡了)(?P<n>[一两二三\d])?(?:只|条|个)?"
+        rf"(?P<k>{_PET})(?:[，,]?(?:叫|名叫|名字叫)(?P<name>{_SPAN}{{1,6}}))?",
+        text,
+    ) or re.search(rf"(?:我|我们)(?:家)?的(?P<k>{_PET})(?:叫|名叫)(?P<name>{_SPAN}{{1,6}})", text):
+        name = match.groupdict().get("name")
+        name = _clean(name) if name else None
+        value = f"{match['k']}，叫{name}" if name else match["k"]
+        out.append(Frame("pet", value, name or match["k"]))
+    return out
+
+
+def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match: re.Match[str] | None
+    out: list[Frame] = []
+    exclusive = bool(re.search(r"只(?:是)?(?:对|有)", text))
+    bare = re.search(r"(?P<x>[^，。；！？、我\s]{1,8}?)(?P<neg>不)?过敏", text)  # "我海鲜过敏"
+    if bare is not None and not lexicon.canonical(lexicon.FOODS, bare["x"]):
+        bare = None
+    if (
+        match := re.search(
+            rf"对(?P<x>{_SPAN}{{1,14}}?)(?:很|非常|特别|严重|有点|有些|比较|也|都)*(?P<neg>不)?过敏",
+            text,
+        )
+        or bare
+    ):
+        said = _clean(match["x"])
+        said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重)+", "", said)
+        if match["neg"] is None and re.search(r"不过敏|没有过敏|不再过敏", text):
+            negated = True
+        else:
+            negated = bool(match["neg"])
+        out += _allergens(said, negated=negated, exclusive=exclusive and not negated)
+    if match := re.search(
+        rf"(?P<x>{_SPAN}{{1,10}}?)(?:都|也)?(?:不能|不可以|不敢|没法)(?:吃|碰|喝|用)", text
+    ):
+        keys = lexicon.canonical(lexicon.FOODS, match["x"])
+        kind = "allergy" if re.search(r"过敏|休克|起疹子|呼吸困难", sentence or text) else "avoids"
+        if keys and kind == "allergy" and not out:
+            out += _allergens(_clean(match["x"]), negated=False, exclusive=exclusive)
+        elif keys and kind == "avoids":
+            out += [Frame(kind, _clean(match["x"]), "+".join(sorted(keys)))]
+    if not out and (
+        match := re.search(
+            rf"(?P<x>{_SPAN}{{1,8}}?)(?:其实)?(?:没问题|没事|可以吃|能吃|不过敏)(?:了)?", text
+        )
+    ):
+        corrects = re.search(r"其实|原来|后来|现在|复查|检查|医生说", sentence or text)
+        if any(f.kind in ("allergy", "avoids") for f in earlier) or "过敏" in text or corrects:
+            said = re.sub(r"^(?:其实|但是|不过|但)", "", _clean(match["x"]))
+            out += _allergens(said, negated=True, exclusive=False)
+    if (
+        match := re.search(
+            rf"(?:我|^)(?:自己|本人)?{_ADV}(?:有|得了|患有|查出(?:了)?|被诊断(?:出|为)?(?:了)?|确诊(?:了)?|是)"
+            rf"(?:点|一点|轻微的)?(?P<x>{_SPAN}{{2,10}})",
+            text,
+        )
+        or re.search(
+            rf"(?:查了是|查出来是|查出是|诊断是|诊断为|确诊为|确诊是|原来是)(?P<x>{_SPAN}{{2,10}})",
+            text,
+        )
+        or re.search(
+            r"(?P<x>血糖高|血压高|血脂高|乳糖不耐受?|怀孕了|胃不好|腰不好)|"
+            r"(?P<y>血糖|血压|血脂)(?:有点|有些|偏|一直|比较)高",
+            text,
+        )
+    ):
+        said = match["x"] or f"{match['y']}高"
+        keys = lexicon.canonical(lexicon.CONDITIONS, said)
+        negated = bool(re.search(r"好了|治好|痊愈|没有了|不再", text))
+        out += [Frame("condition", _clean(said), key, negated) for key in keys]
+    out += _medication(text, sentence)
+    out += _diet(text)
+    out += _access(text)
+    return out
+
+
+def _allergens(said: str, *, negated: bool, exclusive: bool) -> list[Frame]:
+    if not said:
+        return []
+    keys = lexicon.canonical(lexicon.FOODS, said)
+    if not keys:
+        keys = [k for k in re.split(r"[和、跟与及,，]", said) if k]
+    if not keys:
+        return []
+    return [Frame("allergy", said, "+".join(sorted(keys)), negated=negated, exclusive=exclusive)]
+
+
+#: words that make a clause about medicine: a name prescribed, taken or switched in it is a drug
+_MEDICAL_ZH: Final = re.compile(
+    r"医生|医院|复查|处方|开了|开的|每天一片|一天一片|毫克|mg|药|剂量|吃法"
+)
+
+
+#: the medications the lexicon names in Chinese, longest first ("二甲双胍", "思力华")
+_ZH_MEDICATIONS: Final = "|".join(
+    sorted(
+        (re.escape(w) for ws in lexicon.MEDICATIONS.values() for w in ws if not w.isascii()),
+        key=len,
+        reverse=True,
+    )
+)
+
+
+def _medication(text: str, sentence: str = "") -> list[Frame]:
+    """A medication taken, prescribed, switched or stopped: a known one, one whose name
+    ends in 药/片/胶囊, or any name prescribed or switched to in a clause about medicine
+    ("医生给我开了别嘌醇", "别嘌醇不吃了，换成非布司他")."""
+    context = sentence or text
+    medical = bool(_MEDICAL_ZH.search(context))
+    out: list[Frame] = []
+    if medical:
+        for given in re.finditer(
+            r"(?:开了|开的|换成了?|改成了?|改用|换了)(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)"
+            r"(?=[，,。；;！!]|$|每天|一天|每日|早晚)",
+            text,
+        ):
+            said = given["x"]
+            if not re.match(r"[了点些个一]", said):
+                keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
+                out += [Frame("medication", said, k) for k in keys]
+        for stop in re.finditer(
+            r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
+        ):
+            said = re.sub(r"^(?:医生说|说|把)", "", stop["x"])
+            if len(said) >= 2 and (lexicon.canonical(lexicon.MEDICATIONS, said) or medical):
+                keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
+                out += [Frame("medication", said, k, negated=True) for k in keys]
+    match = re.search(
+        r"(?P<neg>停了|不吃|停掉了?|不用再吃)?(?:在|每天|一直|开始|现在|要|得|还在)*"
+        rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
+        text,
+    ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
+    if match is None:
+        return out
+    said = _clean(match["x"])
+    keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
+    negated = bool(match["neg"]) or bool(re.search(r"停了|不用吃|不吃了", text))
+    known = {f.key for f in out}
+    return out + [Frame("medication", said, k, negated=negated) for k in keys if k not in known]
+
+
+def _diet(text: str) -> list[Frame]:
+    out: list[Frame] = []
+    if match := re.search(
+        r"(?P<neg>不再|不|没有)?(?:是|在|开始|一直|现在|已经)*(?P<x>吃素|素食主义者|素食者|吃清真|纯素|"
+        r"生酮|控糖|戒糖|低盐|低碳水)",
+        text,
+    ):
+        keys = lexicon.canonical(lexicon.DIETS, match["x"])
+        negated = bool(match["neg"]) or bool(re.search(r"不吃素了|开始吃肉|又吃肉", text))
+        if keys:
+            out.append(Frame("diet", keys[0], negated=negated))
+    elif re.search(r"(?:开始|又|重新)吃肉(?:了)?", text):
+        out.append(Frame("diet", "又吃肉了", negated=True))
+    if match := re.search(
+        rf"(?:我|^){_ADV}(?:不|从来不|从不|不再|尽量不)(?:吃|碰)(?P<x>{_SPAN}{{1,8}})", text
+    ):
+        keys = lexicon.canonical(lexicon.FOODS, match["x"])
+        said = _clean(match["x"])
+        out += [Frame("avoids", said if len(keys) == 1 else k, k) for k in keys]
+    return out
+
+
+def _access(text: str) -> list[Frame]:
+    keys = lexicon.canonical(lexicon.ACCESS, text)
+    if not keys or re.search(r"(?:我|^)\S{0,4}(?:朋友|妈妈|爸爸|奶奶|爷爷|同事)", text):
+        return []
+    return [Frame("accessibility", k, k) for k in keys]
+
+
+def _drinks(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match: re.Match[str] | None
+    out: list[Frame] = []
+    if match := re.search(rf"(?:改喝|换成了?|改成了?)(?P<x>{_SPAN}{{1,8}})", text):
+        keys = lexicon.canonical(lexicon.DRINKS, match["x"])
+        out += [Frame("drink", _clean(match["x"]), k, exclusive=True) for k in keys[:1]]
+        return out
+    for match in re.finditer(
+        rf"(?P<neg>不再|不|没|戒了|已经不|很少)?(?:现在|每天|一般|平时|也|还|都|经常|天天|早上|晚上)*"
+        rf"(?P<only>只)?(?:喝|戒)(?P<x>{_SPAN}{{1,20}})",
+        text,
+    ):
+        keys = lexicon.canonical(lexicon.DRINKS, match["x"])
+        if not keys and (match["only"] or "现在" in match[0]) and re.match(r"[A-Za-z]", match["x"]):
+            keys = [_clean(match["x"]).casefold()]  # "我现在喝 barley water": a drink unnamed
+        if not keys:
+            continue
+        negated = (bool(match["neg"]) and match["neg"] != "很少") or "戒" in match[0]
+        said = _clean(match["x"])
+        out.append(Frame("drink", said, keys[0], negated=negated, exclusive=bool(match["only"])))
+    return out
+
+
+def _likes(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if match := re.search(rf"我最喜欢的(?P<w>{_SPAN}{{1,6}}?)是(?P<x>{_SPAN}{{1,20}})", text):
+        return [Frame("favorite", f"{match['w']}：{_clean(match['x'])}", match["w"])]
+    match = re.search(
+        rf"我{_ADV}(?:也|还|一直|都|真的|超|很|非常|特别|最|更|挺|比较)*(?P<neg>不再|不太|不)?"
+        rf"(?:也|还|都|很|太)*(?P<v>喜欢|爱|热爱|偏好|钟爱|讨厌|受不了|迷上了|爱上了)(?P<x>{_SPAN}{{2,20}})",
+        text,
+    )
+    if match is None:
+        return []
+    obj = _clean(match["x"])
+    if not obj or re.match(r"(?:这|那|它|他|她|你|上了|过|着)", obj):
+        return []
+    drinks = lexicon.canonical(lexicon.DRINKS, obj)
+    negated = (bool(match["neg"]) and "了" in text[match.end() :][:3]) or match["neg"] == "不再"
+    if drinks and obj in lexicon.DRINKS.get(drinks[0], ()):
+        return [Frame("drink", obj, drinks[0], negated=negated)]
+    verb = f"不{match['v']}" if match["neg"] and not negated else match["v"]
+    return [Frame("like", f"{verb}{obj}", obj[:6], negated=negated)]
+
+
+_RECURRING: Final = re.compile(
+    r"每天|每周|每个?星期|每个?周末|周末|每晚|每天早上|天天|一般|平时|经常|常常|每个月|每年"
+)
+
+
+#: an activity stopped, said without a habit's words ("我停了羽毛球", "篮球不打了")
+_STOPPED_ACTIVITY: Final = re.compile(
+    r"(?:停了|不再|放弃了|戒了)(?P<a>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|"
+    r"广场舞|麻将|太极拳?|攀岩|骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法)|"
+    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)(?:也)?(?:不打了|不踢了|不跳了|不练了|"
+    r"不玩了|停了)"
+)
+
+
+def _routines(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if any(f.kind in ("drink", "medication", "like") for f in earlier):
+        return []
+    if quit_smoking := re.search(r"(?P<x>戒烟|戒了烟|不抽烟了|烟(?:也)?戒了)", text):
+        return [Frame("routine", "吸烟", "吸烟", negated=True)] if quit_smoking else []
+    if stopped := _STOPPED_ACTIVITY.search(text):
+        act = stopped["a"] or stopped["b"]
+        return [Frame("routine", act, act, negated=True)]
+    if not _RECURRING.search(text):
+        return []
+    match = re.search(
+        rf"(?:去|在)?(?:{_SPAN}{{0,8}}?(?:边|那儿|那里|里|上))?(?P<act>跑步|健身|游泳|打\S{{1,3}}|踢\S{{1,2}}|"
+        rf"练\S{{1,3}}|骑车|骑行|爬山|徒步|散步|遛狗|瑜伽|做饭|画画|弹\S{{1,3}}|学\S{{1,4}}|看书|读书|写作|"
+        rf"冥想|唱歌|跳舞|钓鱼|上课|值夜班|加班|做义工|做志愿者|去教堂|礼拜|买菜)",
+        text,
+    )
+    if match is None:
+        return []
+    act = match["act"]
+    negated = bool(re.search(r"不再|不(?:去|跑|练|打)了|停了", text))
+    value = re.sub(r"^(?:我们|我)|(?<=[\u4e00-\u9fff])我(?:们)?", "", text, count=1)
+    return [Frame("routine", value.strip(" ，。；！？、,.;!?~～"), act, negated=negated)]
+
+
+def _hobbies(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if any(f.kind in ("routine", "medication", "job", "like", "language") for f in earlier):
+        return []
+    match = re.search(
+        rf"(?:开始|在|最近在|正在|报了)(?:学|练|上)(?P<x>钢琴|吉他|小提琴|古筝|二胡|画画|书法|游泳|瑜伽|"
+        rf"日语|英语|韩语|法语|德语|西班牙语|编程|摄影|烘焙|滑雪|攀岩|拳击|网球|羽毛球|舞蹈|唱歌|陶艺|{_SPAN}{{1,4}}课)",
+        text,
+    )
+    if match is None:
+        return []
+    return [Frame("hobby", match["x"], match["x"])]
+
+
+def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if match := re.search(
+        rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的事|的计划|的行程|之行|旅行|旅游|行程)?(?:被)?(?:改到|推迟到|延期到|推到|挪到|延到|改成|推迟至|改在)"
+        rf"(?:了)?(?P<t>{_SPAN}{{1,12}})",
+        text,
+    ):
+        obj = _plan_object(match["obj"])
+        if obj:
+            when = _PARTICLES.sub("", match["t"]) or match["t"]
+            return [Frame("plan", f"{obj}，改到{when}", obj)]
+    if match := re.search(
+        rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的计划|的行程|之行|旅行|旅游)?(?:取消了|不去了|泡汤了|黄了)|不去(?P<obj2>{_SPAN}{{2,10}})了",
+        text,
+    ):
+        obj = _plan_object(match["obj"] or match["obj2"])
+        if obj:
+            return [Frame("plan", f"{obj}，取消了", obj, negated=True)]
+    if any(f.kind in ("residence", "employer", "job") and not f.negated for f in earlier):
+        return []
+    if re.search(
+        r"[\u4e00-\u9fffA-Za-z]{2,}(?:说|觉得|希望|建议|让我)(?=想|要|打算|计划|准备)", text
+    ):
+        return []  # "张悦说想…": someone else's wish, not the speaker's plan
+    match = re.search(
+        rf"(?<![不没])(?:打算|计划|准备|想要|想|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})", text
+    ) or re.search(
+        rf"(?:下(?:个)?(?:周|星期|月)|明年|年底|下半年|过年)(?:[一二三四五六日天末初底])?(?:要|去|会|就)(?P<x>{_SPAN}{{2,20}})",
+        text,
+    )
+    if match is None:
+        return []
+    what = _clean(match["x"])
+    if not what or re.match(r"(?:一下|想|说|问|看看|知道)", what):
+        return []
+    return [Frame("plan", what, _plan_object(what) or what[:6])]
+
+
+def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    """A trip made ("十月去了京都", "从成都回来了"): what closes the plan to make it."""
+    match = re.search(
+        rf"(?:去了|到了|去过|游览了|玩了|逛了)(?P<p>[\u4e00-\u9fffA-Z][\u4e00-\u9fffA-Za-z]{{1,8}})"
+        rf"|从(?P<q>{_SPAN}{{2,8}}?)回来(?:了)?",
+        text,
+    )
+    if match is None or re.search(r"打算|计划|准备|想|要去|会去", text):
+        return []
+    place = _clean(match["p"] or match["q"])
+    place = re.sub(r"(?:玩|旅游|旅行|出差|看看)$", "", place)
+    said = re.sub(r"^(?:我们|我)", "", text.strip(" ，。；！？、,.;!?"))
+    return [Frame("trip", said, place)] if place and said else []
+
+
+def _plan_object(phrase: str) -> str:
+    """What a plan is known by: the place or thing after 去/到, without 的计划, 之行..."""
+    phrase = _clean(
+        re.sub(r"(?:的计划|的行程|之行|旅行|旅游|行程|的事|那个|这个|我们的|我的)", "", phrase)
+    )
+    phrase = re.sub(r"^(?:我们|我|咱们|的|去|到|打算|计划|准备|要)+", "", phrase)
+    if match := re.search(r"(?:去|到|飞)(?P<p>[\u4e00-\u9fffA-Za-z]{2,8})", phrase):
+        return _clean(match["p"])
+    return phrase[:8]
+
+
+def _goals(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match = re.search(
+        rf"(?:我的(?:目标|梦想|愿望)是|我(?:一直)?想(?=学|成为|考|减|存|开|写|跑)|我在努力)(?P<x>{_SPAN}{{2,20}})",
+        text,
+    )
+    if match is None:
+        return []
+    what = _clean(match["x"])
+    return [Frame("goal", what, what[:6])] if what else []
+
+
+_LIFE: Final = re.compile(
+    r"(?P<ev>结婚了|订婚了|离婚了|生了(?:个|一个)?(?:儿子|女儿|宝宝|孩子)|(?:大学|研究生|硕士|博士)?毕业了|"
+    r"升职了|退休了|买(?:了)?(?:房子|房|车)(?:了)?|分手了|做了(?:个)?手术|住院了|骨折了|确诊了\S{0,6}|"
+    r"领养了\S{0,6}|考上了\S{0,8}|入职了\S{0,8}|开了(?:一家|家)?\S{0,6}(?:店|公司|工作室)|去世了)"
+)
+
+
+def _life(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    match = _LIFE.search(text)
+    if match is None or re.search(
+        r"(?:朋友|同事|邻居|妹妹|哥哥|姐姐|弟弟)\S{0,3}" + re.escape(match["ev"]), text
+    ):
+        return []
+    event = _clean(match["ev"]) or match["ev"]
+    return [Frame("life", event, event[:6])]
+
+
+_READERS: Final = (
+    _name_age,
+    _work,
+    _school,
+    _home,
+    _people,
+    _languages,
+    _pets,
+    _health,
+    _drinks,
+    _likes,
+    _routines,
+    _hobbies,
+    _plans,
+    _trips,
+    _goals,
+    _life,
+)

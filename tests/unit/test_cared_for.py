@@ -1,0 +1,104 @@
+"""The health of the people a user looks after is read, kept as theirs, and never the user's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.curate.cared_for import cared_for, people_of
+from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.curate.frames import Frame
+from memstrata.model import Episode, FactFilter, Role, Scope, Turn
+
+ME = Scope("me")
+DAY = datetime(2026, 1, 13, tzinfo=UTC)
+
+
+def _read(*turns: str) -> list[tuple[str | None, str]]:
+    episodes = [
+        Episode(f"ep_{i}", ME, "chat", "s1", "user", Role.USER, text, DAY)
+        for i, text in enumerate(turns)
+    ]
+    return [(c.slot, c.text) for c in RuleExtractor().extract(episodes).candidates]
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (
+            ["my daughter Duoduo is allergic to eggs"],
+            [
+                ("child:Duoduo", "The user's daughter Duoduo is allergic to eggs"),
+                ("allergy:duoduo/egg", "The user's daughter Duoduo is allergic to eggs"),
+            ],
+        ),
+        (
+            # a long carer's turn: a relative clause, then "he" for the one man it names
+            [
+                "I look after my husband Ron who has Parkinson's, and he has co-careldopa at 7, "
+                "11, 3 and 7."
+            ],
+            [
+                ("partner", "The user looks after their husband Ron who has Parkinson's"),
+                ("condition:ron/parkinson's disease", "The user's husband Ron has Parkinson's"),
+                ("medication:ron/levodopa", "The user's husband Ron takes co-careldopa"),
+            ],
+        ),
+        (
+            # a name given in one turn is the person in the next
+            ["我老公老周有慢阻肺", "老周在用思力华"],
+            [
+                ("partner", "用户老公老周有慢阻肺"),
+                ("condition:老周/copd", "用户的老公老周有慢阻肺"),
+                ("medication:老周/tiotropium", "用户的老公老周在用思力华"),
+            ],
+        ),
+        (["女儿对鸡蛋过敏"], [("allergy:女儿/egg", "用户的女儿对鸡蛋过敏")]),
+    ],
+)
+def test_the_needs_of_the_people_in_the_users_care_are_theirs(
+    turns: list[str], expected: list[tuple[str, str]]
+) -> None:
+    assert _read(*turns) == expected
+
+
+def test_what_is_not_a_need_of_theirs_is_left_to_the_other_readers() -> None:
+    """ "My mom is a nurse" is no need of hers, nor a job of the user's; "he" with two men
+    named in the turn is nobody in particular."""
+    assert cared_for("my mom is a nurse", {}) is not None  # a person, read as "I am a nurse"
+    assert [s for s, _ in _read("my mom is a nurse")] == [None]  # no job, no need: a plain fact
+    two = "my husband Ron and my son Ethan came, he has asthma"
+    assert cared_for("he has asthma", {}, two) is None
+    assert [s for s, _ in _read(two)] == ["partner", "child:Ethan"]
+
+
+def test_people_are_known_by_the_names_the_user_gave_them() -> None:
+    frames = [Frame("partner", "husband Ron"), Frame("child", "女儿朵朵", "朵朵")]
+    assert people_of(frames) == {"Ron": "husband Ron", "朵朵": "女儿朵朵"}
+    assert people_of([Frame("partner", "husband")]) == {}  # no name given
+
+
+def test_the_users_only_allergy_never_replaces_a_childs(memory: Memory) -> None:
+    said = [
+        ["My daughter Duoduo is allergic to eggs.", "I'm allergic to shrimp and crab."],
+        ["Actually I'm only allergic to shrimp."],
+    ]
+    for n, turns in enumerate(said):
+        memory.remember(
+            [
+                Turn(text=t, speaker="user", role=Role.USER, time=DAY + timedelta(days=30 * n))
+                for t in turns
+            ],
+            ME,
+            session_id=f"s{n}",
+        )
+    memory.extract(ME)
+    current = sorted(
+        f.slot or ""
+        for f in memory.store.iter_facts(ME, FactFilter(current_only=True, slot_kind="allergy"))
+    )
+    assert current == ["allergy:duoduo/egg", "allergy:shrimp"]
+    woken = memory.wake_up(ME).text
+    assert "Duoduo is allergic to eggs" in woken and "only allergic to shrimp" in woken

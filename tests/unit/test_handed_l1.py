@@ -1,0 +1,105 @@
+"""What every session is handed, on a realistic conversation: current over stale, dated,
+safety first, lasting over passing, slot values whole; and what a fact filed by hand gets."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memstrata.api import Memory
+from memstrata.model import Role, Scope, Turn
+from tests.conftest import FixedClock
+
+LIN = Scope("lin")
+
+SESSIONS = [
+    (
+        datetime(2026, 3, 6, 10, tzinfo=UTC),
+        [
+            ("user", "Hi! I'm Lin Wei, a product manager at Tencent in Shenzhen."),
+            ("assistant", "Nice to meet you, Lin Wei!"),
+            ("user", "I'm severely allergic to shellfish. 虾和螃蟹都不能吃，吃了会过敏休克。"),
+            ("assistant", "Noted. I'll never suggest dishes with shellfish."),
+            ("user", "I drink coffee every morning, usually a flat white."),
+            ("user", "My husband 王磊 and I are planning a trip to Kyoto in May."),
+            ("user", "Last Friday I finished the quarterly review."),
+        ],
+    ),
+    (
+        datetime(2026, 5, 20, 9, tzinfo=UTC),
+        [
+            (
+                "user",
+                "Big news: I accepted an offer from CATL, I'll be a battery product lead there.",
+            ),
+            ("user", "We moved from Shenzhen to Ningde last week."),
+            ("user", "The Kyoto trip is postponed to October."),
+            ("user", "我女儿小雨下个月上小学。"),
+            ("user", "I'm gonna head out soon, need to pick up groceries tonight."),
+        ],
+    ),
+    (
+        datetime(2026, 8, 2, 20, tzinfo=UTC),
+        [
+            ("user", "Actually I'm only allergic to shrimp, crab is fine — my doctor retested me."),
+            ("user", "我现在不喝咖啡了，只喝绿茶。"),
+            ("user", "I go running every morning at 6:30."),
+        ],
+    ),
+]
+
+
+def _told(memory: Memory) -> str:
+    for number, (day, turns) in enumerate(SESSIONS, start=1):
+        memory.remember(
+            [
+                Turn(text=t, speaker=r, role=Role(r), time=day, session_id=f"s{number}")
+                for r, t in turns
+            ],
+            LIN,
+        )
+    memory.extract(LIN)
+    memory.consolidate(LIN)
+    return memory.wake_up(LIN).text
+
+
+def test_what_every_session_is_handed_is_current_dated_and_safe(
+    memory: Memory, clock: FixedClock
+) -> None:
+    clock.value = datetime(2026, 9, 1, tzinfo=UTC)
+    text = _told(memory)
+    lines = text.splitlines()
+    # safety first, in its current form (the correction replaced the shellfish allergy)
+    assert lines[1] == "## Safety" and "only allergic to shrimp" in lines[2]
+    assert "shellfish" not in text
+    # current state, never the stale one
+    assert "employer: CATL" in text and "Tencent" not in text
+    assert "residence: Ningde (since week of 2026-05-11)" in text and "Shenzhen" not in text
+    assert "job: battery product lead" in text and "product manager" not in text
+    assert "只喝绿茶" in text and "flat white" not in text
+    # whole values with the names said
+    assert "partner: husband 王磊" in text and "女儿小雨" in text
+    # the plan as postponed, dated; passing moments stay out
+    assert "Kyoto trip is postponed to October (2026-10)" in text
+    assert "groceries" not in text  # a passing moment stays in the archive
+    assert "quarterly review (2026-02-27)" in text  # an event, with the day "last Friday" names
+    # every bullet says when, but for the slots that do not change over a life
+    steady = ("- name:", "- children:", "- pets:", "- family:", "- languages:", "- interests:")
+    bullets = [line for line in lines if line.startswith("- ") and not line.startswith(steady)]
+    assert bullets and all("(" in line and "20" in line for line in bullets), bullets
+
+
+def test_a_plan_whose_time_has_passed_leaves_l1(memory: Memory, clock: FixedClock) -> None:
+    clock.value = datetime(2026, 11, 20, tzinfo=UTC)
+    assert "Kyoto" not in _told(memory)  # October is over: the archive keeps it
+
+
+def test_a_fact_filed_by_hand_is_served_at_once(memory: Memory) -> None:
+    """No consolidation needed: a preference or a health fact filed directly is in wake_up
+    (a health one in Safety, first)."""
+    memory.add_fact("Alice prefers window seats on long flights", "alice", category="preference")
+    memory.add_fact(
+        "Alice is allergic to penicillin", "alice", category="health", slot="allergy:penicillin"
+    )
+    text = memory.wake_up("alice").text
+    assert "window seats" in text
+    assert text.splitlines()[1] == "## Safety" and "penicillin" in text.splitlines()[2]

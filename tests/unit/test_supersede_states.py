@@ -1,0 +1,156 @@
+"""A later statement that changes a state supersedes the earlier fact, never deletes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memstrata.api import Memory
+from memstrata.model import Fact, FactFilter, HistoryOp, Role, Scope, Turn
+
+ME = Scope("me")
+DAY = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+def _say(memory: Memory, *sessions: list[str], speaker: str = "user", later: int = 0) -> None:
+    """Each session a month after the one before, from ``later`` months after ``DAY``."""
+    for n, turns in enumerate(sessions, start=later):
+        memory.remember(
+            [
+                Turn(
+                    text=t,
+                    speaker=speaker,
+                    role=Role.USER,
+                    time=DAY + timedelta(days=30 * n),
+                    session_id=f"s{n}",
+                )
+                for t in turns
+            ],
+            ME,
+        )
+    memory.extract(ME)
+
+
+def _current(memory: Memory, kind: str) -> list[Fact]:
+    return list(memory.store.iter_facts(ME, FactFilter(current_only=True, slot_kind=kind)))
+
+
+def _values(memory: Memory, kind: str) -> list[str | None]:
+    return sorted((f.value or f"ended: {f.text}") for f in _current(memory, kind))
+
+
+def test_a_new_employer_closes_the_old_one_and_the_job_held_there(memory: Memory) -> None:
+    _say(
+        memory,
+        ["I'm a product manager at Tencent in Shenzhen."],
+        ["I accepted an offer from CATL, I'll be a battery product lead there."],
+    )
+    assert _values(memory, "employer") == ["CATL"]
+    assert _values(memory, "job") == ["battery product lead"]
+    old = next(f for f in memory.list(ME, "fact") if isinstance(f, Fact) and "Tencent" in f.text)
+    assert old.valid_to is not None and old.superseded_by is not None  # closed, not deleted
+    assert memory.history(old.id, ME)[-1].op == HistoryOp.SUPERSEDE
+
+
+def test_an_employer_changed_keeps_a_job_stated_on_its_own(memory: Memory) -> None:
+    _say(memory, ["I'm a nurse.", "I work at St Mary's Hospital."], ["I joined Guy's Hospital."])
+    assert _values(memory, "employer") == ["Guy's Hospital"]
+    assert _values(memory, "job") == ["nurse"]  # said apart from the old employer
+
+
+def test_being_laid_off_ends_the_employer_whatever_it_is(memory: Memory) -> None:
+    _say(memory, ["I work at Google."], ["I got laid off last week."])
+    [ended] = _current(memory, "employer")
+    assert ended.value is None and "between jobs" in ended.text
+
+
+def test_only_one_allergen_replaces_them_all_and_an_allergen_ruled_out_is_kept_apart(
+    memory: Memory,
+) -> None:
+    _say(
+        memory,
+        ["I'm allergic to peanuts and shellfish."],
+        ["Actually I'm only allergic to shrimp, my doctor retested me."],
+    )
+    assert _values(memory, "allergy") == ["shrimp"]
+    _say(memory, ["我对芒果过敏，吃了嘴会肿。"], ["其实芒果没问题，医生说是花粉。"], later=2)
+    allergies = {f.slot: f.value for f in _current(memory, "allergy")}
+    assert allergies["allergy:shrimp"] == "shrimp"
+    assert allergies["allergy:mango"] is None  # ruled out: the newer fact says so, the older closed
+
+
+def test_a_drink_given_up_and_the_only_one_now(memory: Memory) -> None:
+    _say(memory, ["I drink coffee every morning."], ["我现在不喝咖啡了，只喝绿茶。"])
+    drinks = {f.slot: f.value for f in _current(memory, "drink")}
+    assert drinks == {"drink:coffee": None, "drink:green tea": "绿茶"}  # the stop is said, once
+
+
+def test_a_plan_postponed_then_made(memory: Memory) -> None:
+    _say(
+        memory,
+        ["My husband and I are planning a trip to Kyoto in May."],
+        ["The Kyoto trip is postponed to October."],
+    )
+    [plan] = _current(memory, "plan")
+    assert "October" in plan.text and plan.when is not None and plan.when.start.month == 10
+    _say(memory, ["We went to Kyoto in October, it was lovely."], later=8)
+    assert _current(memory, "plan") == []  # the trip made closes the plan
+
+
+def test_the_same_turn_and_another_speaker_are_not_superseded(memory: Memory) -> None:
+    _say(memory, ["I live in Berlin."], speaker="Ana")
+    _say(memory, ["I live in Lisbon."], speaker="Ben")
+    assert _values(memory, "residence") == ["Berlin", "Lisbon"]  # two people, two homes
+    _say(memory, ["我现在不喝咖啡了，只喝绿茶。"], speaker="Ana")
+    drinks = {f.slot: f.value for f in _current(memory, "drink")}
+    assert drinks["drink:coffee"] is None  # "只喝绿茶" said with it did not close it
+
+
+def test_a_state_said_again_in_other_words_is_one_fact_with_more_support(memory: Memory) -> None:
+    _say(memory, ["I'm from Sweden."], ["I'm from Sweden, it was hard to leave."])
+    [home] = _current(memory, "hometown")
+    assert home.value == "Sweden" and len(home.sources) == 2 and home.importance > 0.75
+
+
+def test_an_activity_given_up_in_fewer_words_closes_it_whatever_kind_held_it(
+    memory: Memory,
+) -> None:
+    """ "I'm giving up golf" ends "I play golf on Saturdays with Frank"; "我停了羽毛球" ends
+    "我每周三晚上打羽毛球"; the ending is said plainly, with its "given up"."""
+    _say(
+        memory,
+        [
+            "I play golf on Saturdays with Frank.",
+            "我每周三晚上打羽毛球",
+            "I still do Saturdays at the Oxfam bookshop.",
+        ],
+        [
+            "I'm giving up golf.",
+            "我停了羽毛球先",
+            "I've had to give up the Oxfam Saturdays, it's too far now.",
+        ],
+    )
+    current = sorted(f.text for f in _current(memory, "routine"))
+    assert current == [
+        "The user has given up Oxfam Saturdays",
+        "The user has given up golf",
+        "用户停了羽毛球",
+    ]
+
+
+def test_a_medicine_replaced_under_its_brand_name_closes_the_one_it_replaces(
+    memory: Memory,
+) -> None:
+    _say(
+        memory,
+        ["I have asthma, I do 2 puffs of ventolin before I climb."],
+        ["My GP switched my inhaler. No more ventolin, it's symbicort now."],
+    )
+    assert _values(memory, "medication") == [
+        "ended: The user no longer takes ventolin",
+        "symbicort",
+    ]
+
+
+def test_a_break_up_said_in_chinese_ends_the_partner(memory: Memory) -> None:
+    _say(memory, ["我女朋友林晓在上海读研"], ["我跟林晓分手了 上周的事"])
+    assert [f.value for f in _current(memory, "partner")] == [None]  # ended, nobody current
