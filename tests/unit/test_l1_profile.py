@@ -153,6 +153,12 @@ def test_a_pronoun_or_the_slots_own_word_is_no_value() -> None:
         ("Prefers short answers with code first", False),  # written without its subject
         ("小红很开心", True),
         ("用户喜欢喝茶", False),
+        ("Caroline loves it!", True),  # a reaction: a liking with no object
+        # a preference said without a verb of liking, as a person files one
+        ("不喝咖啡，只喝绿茶", False),
+        ("周末我一般去西湖边跑步", False),
+        ("Drinks only green tea, never coffee", False),
+        ("心情很好", True),
     ],
 )
 def test_a_feeling_is_told_from_a_preference(text: str, feeling: bool) -> None:
@@ -170,6 +176,17 @@ def test_wake_up_leaves_feelings_to_the_topics(memory: Memory) -> None:
     text = memory.wake_up(alice).text
     assert "Alice loves green tea" in text and "feel calm" not in text
     assert "feel calm" in memory.recall("preferences", alice).text  # L2 keeps it
+
+
+def test_a_preference_filed_without_a_verb_of_liking_is_served_at_once(memory: Memory) -> None:
+    """As an agent files one (POST /v1/facts, remember_fact): before any consolidation."""
+    alice = Scope("alice")
+    for text in ("不喝咖啡，只喝绿茶", "周末我一般去西湖边跑步", "Prefers window seats"):
+        memory.add_fact(text, alice, category=Category.PREFERENCE)
+    memory.add_fact("Alice is so happy.", alice, category=Category.PREFERENCE)
+    text = memory.wake_up(alice).text
+    assert "不喝咖啡，只喝绿茶" in text and "西湖边跑步" in text and "window seats" in text
+    assert "so happy" not in text  # a feeling stays in L2
 
 
 def _turn(text: str, speaker: str, session: str) -> Turn:

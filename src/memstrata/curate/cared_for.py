@@ -58,7 +58,15 @@ _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, re
 _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
 #: what a Chinese health clause says right after its subject
 _ZH_VERBS: Final = r"对|有|得了|患有|确诊|查出|在吃|在用|要吃|每天|一直|吃|用|不能|过敏|也"
-_ZH_NEXT: Final = rf"(?={_ZH_VERBS})"
+#: words that stand where a name may after a relation, and are none
+_NOT_NAMES_ZH: Final = frozenset(
+    {
+        "体检", "检查", "复查", "最近", "今天", "昨天", "前天", "现在", "一直", "平时", "每天",
+        "去年", "今年", "上周", "刚刚", "已经", "还是", "自己", "本人", "从小", "小时", "以前",
+        "之前", "後来", "后来", "年轻", "晚上", "早上", "一般", "经常", "总是", "好像",
+    }
+)  # fmt: skip
+_ZH_NEXT: Final = rf"(?={_ZH_VERBS}|[^，。；！？,.;!?\s]{{1,8}}?过敏)"  # "朵朵鸡蛋过敏"
 
 
 def people_of(frames: Sequence[Frame]) -> dict[str, str]:
@@ -167,12 +175,14 @@ def cared_for(
         joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
         return person, label, joined + text[match.end() :]
     if match := re.match(
-        rf"^(?:我(?:的|家)?)?(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}){_ZH_NEXT}",
+        rf"^(?:对了|还有|另外|而且|然后|哦|对)?[，,\s]*(?:我(?:的|家)?)?"
+        rf"(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}){_ZH_NEXT}",
         text,
     ):
         found = match.groupdict()
         rel = found["rel"]
-        name = found["n"] or found.get("known")
+        # "我妈体检查出高血压", "我妈最近在吃降压药": a word of time or of a checkup, no name
+        name = (found["n"] if found["n"] not in _NOT_NAMES_ZH else None) or found.get("known")
         if rel is None and name is None:
             return None
         label = people.get(name or "") or (f"{rel}{name}" if rel and name else rel or name or "")

@@ -294,9 +294,10 @@ _HYPOTHETICAL: Final = re.compile(
     r"如果|(?<![主需只就还都])要是|假如|万一|假设|但愿|希望有一天|(?<![那])哪天",
     re.IGNORECASE,
 )
-#: someone other than the speaker opening a Chinese clause (他, 她, 我妹妹, 朋友...)
+#: someone other than the speaker opening a Chinese clause (他, 她, 我妹妹, 朋友...); the 他 of
+#: a drug's name is no one ("阿托伐他汀", "氯雷他定", "他克莫司")
 _SOMEONE_ELSE_ZH: Final = re.compile(
-    r"^(?:[^，。；！？]{0,4})(?:他|她|他们|她们|朋友|同事|邻居|室友|同学|老板|"
+    r"^(?:[^，。；！？]{0,4})(?:他(?![汀定克莫达司唑])|她|他们|她们|朋友|同事|邻居|室友|同学|老板|"
     r"我(?:的|家)?(?:老公|丈夫|老婆|妻子|男朋友|女朋友|儿子|女儿|孩子|妈妈|爸爸|父母|哥哥|姐姐|弟弟|"
     r"妹妹|奶奶|爷爷|外婆|外公|婆婆|公公|闺蜜|朋友))(?!们?的)"
 )
@@ -534,7 +535,7 @@ def _frame_candidates(
         # an activity, a drink or a medicine given up is said plainly, with its "no longer":
         # the person's own words ("had to give up the Oxfam Saturdays") read as a state
         plain = frame.negated and frame.kind in _SAID_PLAINLY_ENDED
-        plain = plain or frame.who is not None  # whose need it is, said at its head
+        plain = plain or frame.who is not None or frame.plain  # whose need: said at its head
         text = _told(said, subject) if said and not plain else None
         if text is not None and len(text) > _LONGEST_TOLD:
             text = None  # a run-on clause is no line to scan: the state said plainly

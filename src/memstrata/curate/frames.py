@@ -104,6 +104,9 @@ class Frame:
     #: the person of the user's life whose state it is ("daughter Duoduo"), None for the
     #: speaker's own (:mod:`memstrata.curate.cared_for`)
     who: str | None = None
+    #: said plainly, never in the person's words: a state read from a clause that says more
+    #: than it ("医生说缺铁性贫血，让我吃铁剂" is "用户有贫血")
+    plain: bool = False
 
     @property
     def ended(self) -> str | None:

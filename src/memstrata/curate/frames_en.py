@@ -770,6 +770,8 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
             also := re.search(r"\band\s+(?:also\s+)?(?P<m>(?:take|use|am on|'m on)\s+.+)", said, _I)
         ):
             out += _medication(f"I {also['m']}")
+    if not any(f.kind == "condition" for f in out):
+        out += _condition_said_shortly(text)
     if match := re.search(
         r"\bmy (?P<x>[\w' -]{2,30}?) (?:is|has) (?:gone|cured|under control|in remission|"
         r"better now|healed)\b",
@@ -818,6 +820,48 @@ _NAMED_CONDITION: Final = re.compile(
     r"condition|anemia|anaemia)\b",
     _I,
 )
+
+
+#: a condition of the speaker's said without "I have": at the head of an elliptical clause
+#: ("Also migraines, twice a month"), as "my X" ("my migraines are back"), got ("I get
+#: migraines"), diagnosed or named by a doctor ("diagnosed with anaemia", "the doctor says it's
+#: asthma")
+_CONDITION_SHORTLY: Final = re.compile(
+    r"^(?:(?:also|and|plus|oh and|oh|still|ugh)\s*,?\s+)*(?:the\s+|my\s+)?(?P<head>[\w' -]{3,40}?)"
+    r"(?=\s*(?:[,;:(]|$|\s+(?:are|is|have|has|again|flar\w*|back|worse|better|started|"
+    r"acting up|kicked in)\b))|"
+    r"\b(?:my)\s+(?P<my>[\w' -]{3,30}?)\s+(?:are|is|have|has|keeps?|got|flar\w*)\b|"
+    r"\bI\s+(?:(?:still|also|often|sometimes|keep)\s+)?(?:get|getting|been getting|'ve been "
+    r"getting|keep getting)\s+(?P<get>[\w' -]{3,30})|"
+    r"\b(?:was |got |been )?diagnosed (?:with|as having)\s+(?P<dx>[\w' -]{3,40})|"
+    r"\b(?:doctor|dr|gp|specialist)\w*\s+(?:says|said|thinks|confirmed)\s+(?:I have|I've got|"
+    r"it's|its|it is)\s+(?P<doc>[\w' -]{3,40})",
+    _I,
+)
+#: someone else spoken of in the clause: their condition is not the speaker's
+#: (:mod:`memstrata.curate.cared_for` reads it as theirs)
+_SOMEONE_ELSE_EN: Final = re.compile(
+    r"\b(?:he|she|his|her|they|their|him|my (?:mom|mum|mother|dad|father|husband|wife|partner|"
+    r"son|daughter|kid|kids|child|boyfriend|girlfriend|sister|brother|grandma|grandpa|friend|"
+    r"aunt|uncle|cousin|baby|dog|cat))\b",
+    _I,
+)
+
+
+def _condition_said_shortly(text: str) -> list[Frame]:
+    """The speaker's condition said without "I have" (:data:`_CONDITION_SHORTLY`): only a
+    known condition (:data:`memstrata.curate.lexicon.CONDITIONS`), never of someone else the
+    clause speaks of."""
+    if _SOMEONE_ELSE_EN.search(text):
+        return []
+    for match in _CONDITION_SHORTLY.finditer(text):
+        said = next((v for v in match.groupdict().values() if v), "")
+        keys = lexicon.canonical(lexicon.CONDITIONS, said)
+        if keys:
+            return [
+                Frame("condition", _condition_value(said, key), key, plain=True) for key in keys
+            ]
+    return []
 
 
 def _condition_value(said: str, key: str) -> str:
@@ -906,7 +950,8 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
             out.append(Frame("medication", name, _med_key(name)))
     for carried in re.finditer(
         rf"\b(?:\d+|one|two|three|a couple of)\s+puffs?\s+of\s+(?P<x>[\w-]+)|"
-        rf"(?:\bI\s+{_ADVERBS}|^)(?:carry|keep|have|always have)\s+(?:(?:an?|my|the)\s+)?"
+        rf"(?:\bI\s+{_ADVERBS}|^|\b(?:still|always|also)\s+)(?:(?:have|need|got) to\s+|must\s+|"
+        rf"gotta\s+)?(?:carry|keep|have|always have)\s+(?:(?:an?|my|the|two|2)\s+)?"
         rf"(?P<c>[\w-]+)",
         text,
         _I,

@@ -267,6 +267,8 @@ def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         place = re.sub(r"^(?:一个|一家|这个|那个|一套|一间)", "", place)
         if place in _NO_PLACE:
             place = ""  # "住在一个小区": a kind of home, not where
+        if re.search(r"住(?:了|过)?[^，。！？\s]{0,4}院", text):
+            place = ""  # "住了五天院": a stay in hospital, not a home
         if place and not re.search(r"以前|之前|小时候", text):
             out.append(Frame("residence", place))
     if match := re.search(
@@ -388,14 +390,26 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     ):
         said = _clean(match["x"])
         said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重)+", "", said)
+        besides = re.search(rf"除了(?P<a>{_SPAN}{{1,10}}?)(?:以外|之外)?[，,]?(?:还|也)对", text)
+        if besides:
+            said = f"{_clean(besides['a'])}、{said}"  # "除了芒果还对腰果过敏": both
         if match["neg"] is None and re.search(r"不过敏|没有过敏|不再过敏", text):
             negated = True
         else:
             negated = bool(match["neg"])
         out += _allergens(said, negated=negated, exclusive=exclusive and not negated)
-    if match := re.search(
-        rf"(?P<x>{_SPAN}{{1,10}}?)(?:都|也)?(?:不能|不可以|不敢|没法)(?:吃|碰|喝|用)", text
-    ):
+    said_not = [  # "海鲜不能吃", "我不能吃海鲜": the food before, or after
+        found
+        for found in (
+            re.search(
+                rf"(?P<x>{_SPAN}{{1,10}}?)(?:都|也)?(?:不能|不可以|不敢|没法)(?:吃|碰|喝|用)", text
+            ),
+            re.search(rf"(?:不能|不可以|不敢|没法)(?:吃|碰|喝)(?P<x>{_SPAN}{{1,10}})", text),
+        )
+        if found is not None and lexicon.canonical(lexicon.FOODS, found["x"])
+    ]
+    if said_not:
+        match = said_not[0]
         keys = lexicon.canonical(lexicon.FOODS, match["x"])
         kind = "allergy" if re.search(r"过敏|休克|起疹子|呼吸困难", sentence or text) else "avoids"
         if keys and kind == "allergy" and not out:
@@ -431,10 +445,54 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         keys = lexicon.canonical(lexicon.CONDITIONS, said)
         negated = bool(re.search(r"好了|治好|痊愈|没有了|不再", text))
         out += [Frame("condition", _clean(said), key, negated) for key in keys]
+    # said without 我有: "偏头痛偶尔发作", "医生说缺铁性贫血", "老毛病又犯了" of a known one
+    # only when nobody else is spoken of in the sentence: a clause without its subject is
+    # about whoever the sentence is about ("老周喘不上气…医生说是慢阻肺急性加重")
+    said_so = _CONDITION_CUE.search(sentence or text) and not _someone_else(sentence or text)
+    if said_so and not any(f.kind == "condition" for f in out):
+        for key in lexicon.canonical(lexicon.CONDITIONS, text):
+            word = next((w for w in lexicon.CONDITIONS[key] if not w.isascii() and w in text), key)
+            if not re.search(rf"(?:没有|没|不是|排除了?|并非|无){re.escape(word)}", text):
+                # "没有高血压" says none; a condition read this way is said plainly
+                out.append(Frame("condition", word, key, plain=True))
     out += _medication(text, sentence)
     out += _diet(text)
     out += _access(text)
     return out
+
+
+#: what says a condition is the speaker's without 我有: it comes on, is diagnosed, or a doctor
+#: names it
+_CONDITION_CUE: Final = re.compile(
+    r"发作|又犯|犯了|复发|频繁|加重|越来越严重|诊断|确诊|查出|结果|核磁|拍了片|体检|检查|"
+    r"(?:医生|大夫|doctor|dr)\s*(?:说|讲|話|话)",
+    re.IGNORECASE,
+)
+#: another person spoken of in the clause: their condition is not the speaker's
+_SOMEONE_ELSE: Final = re.compile(
+    r"[他她它]|老公|老婆|丈夫|妻子|爸|妈|儿子|女儿|孩子|宝宝|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|朋友|同事"
+)
+
+
+#: a person called by name: 老周, 小雯, 阿明 (not 小时, 老是, 小心…), or a name in Latin letters
+_NAMED: Final = re.compile(
+    r"[老小阿](?![时心是了点些的毛样])[\u4e00-\u9fff]|(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])"
+)
+
+
+def _someone_else(text: str) -> bool:
+    """Whether ``text`` speaks of someone other than its speaker: a pronoun, a relation, or
+    a name (a word in Latin capitals that names no medicine or condition)."""
+    if _SOMEONE_ELSE.search(text):
+        return True
+    for named in _NAMED.finditer(text):
+        word = named[0]
+        if not word.isascii() or not (
+            lexicon.canonical(lexicon.MEDICATIONS, word)
+            or lexicon.canonical(lexicon.CONDITIONS, word)
+        ):
+            return True
+    return False
 
 
 def _allergens(said: str, *, negated: bool, exclusive: bool) -> list[Frame]:
@@ -454,13 +512,21 @@ _MEDICAL_ZH: Final = re.compile(
 )
 
 
-#: the medications the lexicon names in Chinese, longest first ("二甲双胍", "思力华")
+#: the medications the lexicon names in Chinese, longest first ("二甲双胍", "思力华"), and a
+#: name with the ending of its drug class (他汀 statins, 沙坦 sartans, 地平, 洛尔, 普利, 霉素,
+#: 西林, 双胍, 拉唑, 替丁, 沙星, 昔布, 曲坦, 西泮...): "阿托伐他汀", "佐米曲普坦"
 _ZH_MEDICATIONS: Final = "|".join(
-    sorted(
-        (re.escape(w) for ws in lexicon.MEDICATIONS.values() for w in ws if not w.isascii()),
-        key=len,
-        reverse=True,
-    )
+    [
+        *sorted(
+            (re.escape(w) for ws in lexicon.MEDICATIONS.values() for w in ws if not w.isascii()),
+            key=len,
+            reverse=True,
+        ),
+        r"(?:(?![说是的了在吃用和跟与给我你他她就还都也把被换改开停片粒颗支])[\u4e00-\u9fff]){1,5}?"
+        r"(?:他汀|沙坦|地平|洛尔|普利|霉素|西林|双胍|"
+        r"拉唑|替丁|沙星|昔布|曲坦|"
+        r"普坦|西泮|唑仑|莫司|格列\w{1,3}|头孢\w{0,4})",
+    ]
 )
 
 
@@ -474,23 +540,33 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     if medical:
         for given in re.finditer(
             r"(?:开了|开的|换成了?|改成了?|改用|换了)(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)"
-            r"(?=[，,。；;！!]|$|每天|一天|每日|早晚)",
+            r"(?=[，,。；;！!\s]|$|每天|一天|每日|早晚|让我|叫我|给我|要我|随身)",
             text,
         ):
-            said = given["x"]
-            if not re.match(r"[了点些个一]", said):
+            said = re.sub(r"了$", "", given["x"])
+            if len(said) >= 2 and not re.match(r"[了点些个一]", said):
                 keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
                 out += [Frame("medication", said, k) for k in keys]
+                if given[0].startswith(
+                    ("换", "改")
+                ):  # "是氨氯地平的副作用，给我换成缬沙坦": X ends
+                    for old in re.finditer(_ZH_MEDICATIONS, context[: context.find(given[0])]):
+                        for key in lexicon.canonical(lexicon.MEDICATIONS, old[0]) or [old[0]]:
+                            if key not in keys and not any(f.key == key for f in out):
+                                out.append(Frame("medication", old[0], key, negated=True))
         for stop in re.finditer(
             r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
         ):
             said = re.sub(r"^(?:医生说|说|把)", "", stop["x"])
+            said = re.sub(r"(?:先|也|都|就|还|暂时)+$", "", said)
+            if _not_a_medicine(said):
+                continue  # "羽毛球先停了": an activity stopped, not a medicine
             if len(said) >= 2 and (lexicon.canonical(lexicon.MEDICATIONS, said) or medical):
                 keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
                 out += [Frame("medication", said, k, negated=True) for k in keys]
     match = re.search(
         r"(?P<neg>停了|不吃|停掉了?|不用再吃)?(?:在|每天|一直|开始|现在|要|得|还在)*"
-        rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
+        rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?:[一两半二三四五]?[片粒颗支])?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
         text,
     ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
     if match is None:
@@ -500,6 +576,16 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     negated = bool(match["neg"]) or bool(re.search(r"停了|不用吃|不吃了", text))
     known = {f.key for f in out}
     return out + [Frame("medication", said, k, negated=negated) for k in keys if k not in known]
+
+
+def _not_a_medicine(said: str) -> bool:
+    """Whether a name stopped in a clause about medicine is something else stopped: an
+    activity ("羽毛球先停了"), a drink or a food."""
+    return bool(
+        _ACTIVITIES.fullmatch(said)
+        or lexicon.canonical(lexicon.DRINKS, said)
+        or lexicon.canonical(lexicon.FOODS, said)
+    )
 
 
 def _diet(text: str) -> list[Frame]:
@@ -580,6 +666,11 @@ _RECURRING: Final = re.compile(
 )
 
 
+#: the activities a person takes up and stops
+_ACTIVITIES: Final = re.compile(
+    r"羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|广场舞|麻将|太极拳?|攀岩|"
+    r"骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法|理疗|针灸|康复训练"
+)
 #: an activity stopped, said without a habit's words ("我停了羽毛球", "篮球不打了")
 _STOPPED_ACTIVITY: Final = re.compile(
     r"(?:停了|不再|放弃了|戒了)(?P<a>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|"
@@ -674,6 +765,8 @@ def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
         return []
     place = _clean(match["p"] or match["q"])
     place = re.sub(r"(?:玩|旅游|旅行|出差|看看)$", "", place)
+    if re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place):
+        return []  # "去了玛丽医院急诊": a visit to a doctor, no trip
     said = re.sub(r"^(?:我们|我)", "", text.strip(" ，。；！？、,.;!?"))
     return [Frame("trip", said, place)] if place and said else []
 

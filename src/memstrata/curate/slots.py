@@ -462,7 +462,25 @@ def is_feeling(text: str) -> bool:
     who = subject_of(text)
     if who is not None and preference_of(text, who) is not None:
         return False
-    return preference_of(text, UNNAMED) is None  # written without its subject: "Prefers tea"
+    if preference_of(text, UNNAMED) is not None:  # written without its subject: "Prefers tea"
+        return False
+    if _PREFER_EN.search(text) or _PREFER_ZH.search(text):
+        return True  # a liking with no object it names: a reaction ("Caroline loves it!")
+    # said without a verb of liking ("不喝咖啡，只喝绿茶", "周末一般去西湖边跑步"): a preference
+    # unless its words are those of a feeling
+    return bool(_FEELING_EN.search(text) or _FEELING_ZH.search(text))
+
+
+#: the words of a feeling or a reaction, in a fact without a verb of liking
+_FEELING_EN: Final = re.compile(
+    r"\b(?:feel|feels|felt|feeling|happy|glad|thankful|grateful|proud|excited|sad|upset|"
+    r"calm|relieved|nervous|anxious|thrilled|touched|inspired|stoked|blessed|amazed|"
+    r"overwhelmed)\b",
+    re.IGNORECASE,
+)
+_FEELING_ZH: Final = re.compile(
+    r"开心|高兴|难过|伤心|感动|感谢|感激|激动|幸福|骄傲|自豪|兴奋|紧张|焦虑|欣慰|感觉|心情"
+)
 
 
 _PREFER_EN: Final = re.compile(

@@ -1,0 +1,136 @@
+"""Health states said the way people say them: a condition without "I have" (it comes on, a
+doctor names it, it heads an elliptical clause), a medicine carried, prescribed or swapped, a
+food one cannot eat, and whose they are. Never the user's when the sentence is about someone
+else, never a medicine that is an activity, a hospital stay or visit that is no home or trip."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstrata.curate.extract_rules import RuleExtractor
+from memstrata.curate.frames import frames_in
+from memstrata.model import Episode, Role, Scope
+
+
+def _said(text: str, people: dict[str, str] | None = None) -> list[tuple[str, str, bool]]:
+    found = frames_in(text, [], text, text, people if people is not None else {})
+    return [(f.slot, f.value, f.negated) for f in found]
+
+
+def _facts(*turns: str) -> list[tuple[str | None, str]]:
+    said_at = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    episodes = [
+        Episode(
+            id=f"ep_{i}",
+            scope=Scope("u"),
+            surface="chat",
+            session_id="s1",
+            speaker="user",
+            role=Role.USER,
+            text=text,
+            time=said_at + timedelta(minutes=i),
+        )
+        for i, text in enumerate(turns)
+    ]
+    return [(c.slot, c.text) for c in RuleExtractor().extract(episodes).candidates]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("Also migraines, twice a month", "condition:migraine"),
+        ("my migraines are back", "condition:migraine"),
+        ("I get migraines when I skip coffee", "condition:migraine"),
+        ("got diagnosed with anaemia last month", "condition:anaemia"),
+        ("the doctor says it's asthma", "condition:asthma"),
+        ("偏头痛偶尔发作", "condition:migraine"),
+        ("偏头痛最近很频繁，一周两三次", "condition:migraine"),
+        ("体检血红蛋白偏低，医生说缺铁性贫血", "condition:anaemia"),
+    ],
+)
+def test_a_condition_said_without_i_have_is_the_speakers(said: str, slot: str) -> None:
+    assert slot in [s for s, _, negated in _said(said) if not negated]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My mom has migraines",
+        "上礼拜五老周喘不上气 半夜送的华西 住了五天院 医生说是慢阻肺急性加重",
+        "但Ethan上周哮喘发作了一次，半夜去了玛丽医院急诊",
+        "体检结果出来了，一切正常，没有高血压",
+        "她偏头痛发作了",
+    ],
+)
+def test_a_condition_of_someone_else_or_denied_is_not_the_speakers(said: str) -> None:
+    mine = [s for s, _, _ in _said(said) if s.startswith("condition") and "/" not in s]
+    assert mine == []  # a person's own, as cared_for reads it, is "condition:mom/migraine"
+
+
+def test_a_condition_read_from_a_clause_that_says_more_is_said_plainly() -> None:
+    assert ("condition:anaemia", "用户有贫血") in _facts(
+        "还有 体检血红蛋白偏低，医生说缺铁性贫血，让我吃铁剂，说vegetarian的话要特别注意"
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("still have to carry the epipen for cashew/pistachio tho", "medication:epinephrine"),
+        ("I have to carry two EpiPens everywhere", "medication:epinephrine"),
+        ("开了氯雷他定让我随身带着", "medication:loratadine"),
+        ("我每天吃阿托伐他汀，控制血脂", "medication:statins"),
+        ("每天早上吃一片氨氯地平", "medication:amlodipine"),
+    ],
+)
+def test_a_medicine_carried_prescribed_or_named_by_its_class_is_read(said: str, slot: str) -> None:
+    assert slot in [s for s, _, negated in _said(said) if not negated]
+
+
+def test_a_medicine_swapped_for_another_ends_the_first() -> None:
+    found = _said("医生说是氨氯地平的副作用，给我换成缬沙坦了")
+    assert ("medication:valsartan", "缬沙坦", False) in found
+    assert ("medication:amlodipine", "氨氯地平", True) in found
+
+
+def test_an_activity_stopped_in_a_clause_about_medicine_is_no_medicine() -> None:
+    found = _facts("看了医生 拍了核磁 腰椎间盘突出 开了塞来昔布 一天两次 羽毛球先停了")
+    slots = [slot for slot, _ in found]
+    assert "medication:celecoxib" in slots and "condition:back pain" in slots
+    assert not [s for s in slots if s and s.startswith("medication:羽毛球")]
+
+
+def test_a_drug_whose_name_holds_ta_is_no_one_else() -> None:
+    """他 in 氯雷他定 or 阿托伐他汀 is no "he": the clause is still the speaker's."""
+    assert ("medication:loratadine", "开了氯雷他定让用户随身带着") in _facts(
+        "上周去医院过敏科做了检查 结果除了芒果还对腰果过敏 开了氯雷他定让我随身带着"
+    )
+
+
+def test_allergies_said_besides_each_other_are_both() -> None:
+    assert _said("结果除了芒果还对腰果过敏")[0][0] == "allergy:cashew+mango"
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [("我不能吃海鲜", "avoids:shellfish"), ("海鲜不能吃", "avoids:shellfish")],
+)
+def test_a_food_one_cannot_eat_is_avoided_whichever_side_it_is_said(said: str, slot: str) -> None:
+    assert [s for s, _, _ in _said(said)] == [slot]
+
+
+def test_a_need_of_a_person_named_before_is_theirs() -> None:
+    daughter = {"朵朵": "女儿朵朵"}
+    assert _said("朵朵鸡蛋过敏，吃了会起疹子", daughter) == [("allergy:朵朵/egg", "鸡蛋", False)]
+    assert _said("对了朵朵鸡蛋过敏", daughter) == [("allergy:朵朵/egg", "鸡蛋", False)]
+    assert _said("朵朵不能吃鸡蛋", daughter) == [("avoids:朵朵/egg", "鸡蛋", False)]
+    # a word of time or of a checkup after the relation is no name
+    assert _said("我妈体检查出高血压", {}) == [("condition:妈/hypertension", "高血压", False)]
+
+
+def test_a_hospital_stay_is_no_home_and_a_visit_no_trip() -> None:
+    assert [s for s, _, _ in _said("上礼拜住了五天院")] == []
+    assert [s for s, _, _ in _said("半夜去了玛丽医院急诊")] == []
+    assert [s for s, _, _ in _said("我住在杭州西湖区")] == ["residence"]
