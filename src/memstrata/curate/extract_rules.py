@@ -41,6 +41,7 @@ from memstrata.curate import patterns as re
 from memstrata.curate.cared_for import people_of
 from memstrata.curate.discourse import is_question, restore_subject, self_contained, strip_markers
 from memstrata.curate.frames import EARLIER, Frame, frames_in
+from memstrata.curate.hanzi import as_read
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person
 from memstrata.curate.quality import assess
 from memstrata.curate.referents import companion_in, resolve_we
@@ -328,7 +329,8 @@ class RuleExtractor:
             subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
             earlier = _previous_turns(episodes, index)
-            said_text = chat_spelling(episode.text)
+            # traditional characters and written Cantonese read as simplified Mandarin
+            said_text = chat_spelling(as_read(episode.text))
             said = sentences(said_text)
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
@@ -655,5 +657,5 @@ def _previous_turns(episodes: Sequence[Episode], index: int) -> list[tuple[str, 
         if not own and seen_other:
             break
         seen_other = seen_other or not own
-        out.append((before.text, own))
+        out.append((as_read(before.text), own))
     return out

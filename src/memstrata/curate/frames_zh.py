@@ -570,6 +570,16 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         text,
     ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
     if match is None:
+        # a medicine named in Latin letters, started or carried in a Chinese clause ("start 了
+        # levothyroxine 50mcg", "有 EpiPen always 在袋里"): a known one only
+        for named in re.finditer(
+            r"(?:开始|开始吃|start(?:ed)?|换了|加了|带着?|有)\s*(?:了\s*)?(?P<x>[A-Za-z][\w-]{3,})",
+            text,
+            re.IGNORECASE,
+        ):
+            for key in lexicon.canonical(lexicon.MEDICATIONS, named["x"]):
+                if not any(f.key == key for f in out):
+                    out.append(Frame("medication", named["x"], key, plain=True))
         return out
     said = _clean(match["x"])
     keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
