@@ -125,13 +125,22 @@ def test_a_question_with_no_break_has_no_statement() -> None:
             "Playing video games and watching movies are my main hobbies.",
             "Playing video games and watching movies are Caroline's main hobbies.",
         ),
-        ("Iron Man is my top pick.", "Iron Man is Caroline's top pick."),
         ("我的老家在成都。", "Caroline的老家在成都。"),
         ("画画是我的爱好。", "画画是Caroline的爱好。"),
     ],
 )
 def test_an_attribute_of_what_is_the_speakers_is_a_fact(said: str, fact: str) -> None:
     assert _extract(said) == [(fact, "attribute")]
+
+
+def test_a_favourite_said_after_its_value_is_a_favourite_with_its_slot() -> None:
+    """ "X is my top pick" and "X is my go-to for Y" name a favourite, as "my favourite Y is X"."""
+    assert _extract("Iron Man is my top pick.") == [
+        ("Iron Man is Caroline's top pick.", "frame:favorite")
+    ]
+    assert _extract("Dance is pretty much my go-to for stress relief.") == [
+        ("Dance is pretty much Caroline's go-to for stress relief.", "frame:favorite")
+    ]
 
 
 def test_an_attribute_sentence_about_a_pronoun_is_not_one() -> None:

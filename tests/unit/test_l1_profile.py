@@ -406,3 +406,27 @@ def test_a_better_supported_item_takes_the_place_of_a_weaker_one(memory: Memory)
 def _undated(text: str) -> str:
     """A bullet's text without the date curation serves it with ("(as of 2023-05-01)")."""
     return re.sub(r" \((?:since )?[^()]*\d{4}[^()]*\)$", "", text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "fill"),
+    [
+        ("Iron Man is Nate's top pick.", "Nate", SlotFill("favorite", "Iron Man")),
+        (
+            "Jon loves all dances, but contemporary is Jon's top pick.",
+            "Jon",
+            SlotFill("favorite", "contemporary"),
+        ),
+        (
+            "Wow Jon, same here! Dance is pretty much Gina's go-to for stress relief.",
+            "Gina",
+            SlotFill("favorite", "Dance"),
+        ),
+        ("Pizza is Tim's favorite food.", "Tim", SlotFill("favorite food", "Pizza")),
+        ("That is Tim's favorite.", "Tim", None),
+    ],
+)
+def test_a_favourite_said_before_whose_it_is_fills_the_slot(
+    text: str, name: str, fill: SlotFill | None
+) -> None:
+    assert slots_in(text, name) == ([] if fill is None else [fill])

@@ -1116,6 +1116,20 @@ def _likes(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
         if value and not re.match(r"(?:it|that|this|them)\b", value, _I):
             out.append(Frame("favorite", f"{what}: {value}", what))
         return out
+    if match := re.search(  # "Dance is pretty much my go-to for stress relief", "X is my top pick"
+        r"(?:^|[,;]\s*(?:but\s+|and\s+)?|\bbut\s+)(?P<x>[A-Za-z][\w' -]{1,40}?)\s+(?:is|are)\s+"
+        r"(?:(?:pretty much|really|definitely|totally|always|still|now|also|kind of)\s+)?my\s+"
+        r"(?:all-time\s+)?(?:fav(?:ou?)?rite|fave|go-to|top pick)(?:\s+(?P<w>(?!(?:for|to|when|"
+        r"in|on|at|with|of|one|too)\b)[a-z]+))?(?:\s+for\s+(?P<f>[\w -]{2,30}))?",
+        text,
+        _I,
+    ):
+        value = _clean(match["x"])
+        what = (match["w"] or match["f"] or "").casefold().strip()
+        if value and not re.match(r"(?:it|that|this|they|these|those|he|she)\b", value, _I):
+            label = f"{what}: {value}" if what else value
+            out.append(Frame("favorite", label, what or _key(value)))
+            return out
     match = re.search(
         rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|never\s+|don't really\s+)?"
         rf"{_ADVERBS}(?P<v>love|like|enjoy|prefer|adore|hate|dislike|can't stand|cannot stand|"

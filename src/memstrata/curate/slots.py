@@ -230,15 +230,19 @@ def _english(text: str, name: str) -> list[SlotFill]:
     ):
         out.append(SlotFill("instruments", match["o"].lower()))
     match = _rx.search(
-        rf"{own} fav(?:o|ou)rite(?: (?P<k>[\w -]{{1,30}}?))? is (?P<o>.+)", text, flags
+        rf"{own} (?:fav(?:o|ou)rite|top pick|go-to)(?: (?P<k>[\w -]{{1,30}}?))? is (?P<o>.+)",
+        text,
+        flags,
     )
     if match:
         kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
         out.append(SlotFill(kind, _clip(match["o"])))
     else:
         match = _rx.search(
-            rf"^(?P<o>[\w\"'“” -]{{2,60}}?)(?:'s| is| are)\s+(?:one of )?{own} "
-            rf"(?:fav(?:o|ou)rite|fave)s?(?: (?P<k>[a-z]+))?\b",
+            rf"(?:^|[,.!?]\s*(?:but\s+|and\s+)?|\bbut\s+)(?P<o>[\w\"'“” -]{{2,60}}?)"
+            rf"(?:'s| is| are)\s+(?:(?:pretty much|really|definitely|totally|always|still|now|"
+            rf"also) )?(?:one of )?{own} (?:fav(?:o|ou)rite|fave|top pick|go-to)s?"
+            rf"(?: (?P<k>(?!(?:for|to|when|in|on|at|with|of)\b)[a-z]+))?\b",
             text,
             flags,
         )
