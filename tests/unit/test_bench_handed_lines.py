@@ -205,3 +205,11 @@ def test_cut_values(line: str) -> None:
 )
 def test_lines_that_are_not_cut_values(line: str) -> None:
     assert not cut_value(line)
+
+
+def test_an_item_is_found_whichever_script_writes_its_chinese() -> None:
+    from memstrata.bench.handed_lines import holds
+
+    assert holds((("甲減",),), "用户有甲减 (2025-10-01)")
+    assert holds((("过敏", "花生"),), "我對花生過敏")
+    assert not holds((("甲減",),), "用户有高血压")

@@ -134,3 +134,12 @@ def test_a_hospital_stay_is_no_home_and_a_visit_no_trip() -> None:
     assert [s for s, _, _ in _said("上礼拜住了五天院")] == []
     assert [s for s, _, _ in _said("半夜去了玛丽医院急诊")] == []
     assert [s for s, _, _ in _said("我住在杭州西湖区")] == ["residence"]
+
+
+def test_a_reaction_to_what_was_taken_is_an_allergy_and_a_correction_ends_the_first() -> None:
+    found = _facts(
+        "我自己有高血压 吃的缬沙坦 我对青霉素过敏",
+        "对了 上回我跟你说青霉素 说错了 是头孢 那年打头孢起了一身疹子 青霉素我打过的没得事",
+    )
+    assert ("allergy:cephalosporin", "用户对头孢过敏") in found
+    assert ("allergy:penicillin", "用户对青霉素不过敏") in found  # it ends the earlier one

@@ -4,8 +4,9 @@ A *served line* is a line of the ``<memory>`` block other than its tags, a headi
 line, HTML-unescaped, a bullet's leading ``- `` dropped (lines outside the block, such as what
 ``wake_up`` says it left out, are not served lines; a text without a block is read whole). An
 item is *found* in a line that holds every term of one of its alternatives: substrings,
-case-insensitive. The detectors read one line each: a past marker, a change stated, a date, a
-value cut short. Their word lists are kept here and nowhere else.
+case-insensitive, Chinese compared in simplified characters. The detectors read one line
+each: a past marker, a change stated, a date, a value cut short. Their word lists are kept
+here and nowhere else.
 """
 
 from __future__ import annotations
@@ -179,9 +180,16 @@ def served_lines(text: str) -> list[str]:
 
 
 def holds(alternatives: Alternatives, line: str) -> bool:
-    """Whether ``line`` holds every term of one of the alternatives."""
-    folded = line.casefold()
-    return any(all(term.casefold() in folded for term in alt) for alt in alternatives)
+    """Whether ``line`` holds every term of one of the alternatives, whichever script either
+    writes its Chinese in ("甲減" is found in "用户有甲减")."""
+    folded = _one_script(line)
+    return any(all(_one_script(term) in folded for term in alt) for alt in alternatives)
+
+
+def _one_script(text: str) -> str:
+    from memstrata.curate.hanzi import simplified
+
+    return simplified(text).casefold()
 
 
 def found_in(alternatives: Alternatives, lines: Sequence[str]) -> list[int]:

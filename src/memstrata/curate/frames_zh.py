@@ -398,6 +398,18 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         else:
             negated = bool(match["neg"])
         out += _allergens(said, negated=negated, exclusive=exclusive and not negated)
+    if not out and (
+        reacted
+        := re.search(  # "那年打头孢起了一身疹子": a reaction to what was taken is an allergy
+            rf"(?:打了?|吃了?|用了?)(?P<x>{_SPAN}{{1,8}}?)(?:以后|之后|后)?(?:就|会|都)?"
+            r"(?:起了?|出了?|长了?)(?:一身|满身)?(?:疹子|红疹|荨麻疹|风团)|"
+            rf"(?:打了?|吃了?|用了?)(?P<y>{_SPAN}{{1,8}}?)(?:以后|之后|后)?(?:就|会)?(?:休克|喘不上气|过敏)",
+            text,
+        )
+    ):
+        said = _clean(reacted["x"] or reacted["y"])
+        if lexicon.canonical(lexicon.FOODS, said):
+            out += _allergens(said, negated=False, exclusive=False)
     said_not = [  # "海鲜不能吃", "我不能吃海鲜": the food before, or after
         found
         for found in (
@@ -418,7 +430,9 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             out += [Frame(kind, _clean(match["x"]), "+".join(sorted(keys)))]
     if not out and (
         match := re.search(
-            rf"(?P<x>{_SPAN}{{1,8}}?)(?:其实)?(?:没问题|没事|可以吃|能吃|不过敏)(?:了)?", text
+            rf"(?P<x>{_SPAN}{{1,8}}?)(?:其实)?(?:我)?(?:打过的|吃过的|用过的)?(?:没问题|没事|没得事|"
+            rf"没啥事|可以吃|能吃|不过敏)(?:了)?",
+            text,
         )
     ):
         corrects = re.search(r"其实|原来|后来|现在|复查|检查|医生说", sentence or text)
