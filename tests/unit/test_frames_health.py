@@ -143,3 +143,48 @@ def test_a_reaction_to_what_was_taken_is_an_allergy_and_a_correction_ends_the_fi
     )
     assert ("allergy:cephalosporin", "用户对头孢过敏") in found
     assert ("allergy:penicillin", "用户对青霉素不过敏") in found  # it ends the earlier one
+
+
+def test_every_condition_of_a_sentence_is_read() -> None:
+    slots = [s for s, _ in _facts("fyi I'm lactose intolerant and I have mild asthma")]
+    assert "condition:lactose intolerance" in slots and "condition:asthma" in slots
+
+
+def test_a_switch_from_a_medicine_of_several_words() -> None:
+    found = _said("doctor switched me from the blue inhaler to Symbicort, twice a day")
+    assert ("medication:inhaler", "blue inhaler", True) in found
+    assert ("medication:budesonide-formoterol", "Symbicort", False) in found
+
+
+def test_what_was_found_out_of_a_person_named_before_is_theirs() -> None:
+    found = _facts(
+        "my partner Sam is coming too, he's a nurse",
+        "also Sam found out he's allergic to penicillin, had a rash after the antibiotics",
+    )
+    assert ("allergy:sam/penicillin", "The user's partner Sam is allergic to penicillin") in found
+
+
+@pytest.mark.parametrize("said", ["settled in Vancouver finally.", "moved to Vancouver last week"])
+def test_a_move_said_without_its_subject_sets_the_home(said: str) -> None:
+    assert "residence" in [s for s, _ in _facts(said)]
+
+
+def test_not_allergic_said_before_the_allergen_ends_it() -> None:
+    assert _said("我不是对虾子过敏") == [("allergy:shrimp", "虾子", True)]
+    assert _facts("我不是对虾子过敏，是对螃蟹过敏") == [
+        ("allergy:shrimp", "用户不是对虾子过敏"),
+        ("allergy:crab", "用户对螃蟹过敏"),
+    ]
+
+
+def test_a_one_character_allergen_is_read() -> None:
+    assert _said("我对猫过敏") == [("allergy:cats", "猫", False)]
+    assert ("allergy:阿哲/cats", "猫", False) in _said("我男朋友阿哲对猫过敏", {})
+
+
+def test_a_chinese_plan_moved_and_a_state_of_the_body_are_said_as_people_say_them() -> None:
+    assert ("plan:日本", "用户日本的计划改到明年三月") in _facts("去日本的行程延到明年三月了。")
+    assert _facts("最近胃不好，医生说是胃食道逆流") == [
+        ("condition:stomach problems", "用户胃不好"),
+        ("condition:gerd", "用户有胃食道逆流"),
+    ]

@@ -36,6 +36,13 @@ _REL_ZH: Final = "|".join(
 )
 #: the verbs after the person, and what they are after "I"
 _VERB_EN: Final = {
+    # what was found out of them: "Sam found out he's allergic to penicillin"
+    "found out he's": "'m",
+    "found out she's": "'m",
+    "found out he is": "am",
+    "found out she is": "am",
+    "found out he has": "have",
+    "found out she has": "have",
     "is": "am",
     "'s": "'m",
     "has": "have",
@@ -66,7 +73,8 @@ _NOT_NAMES_ZH: Final = frozenset(
         "之前", "後来", "后来", "年轻", "晚上", "早上", "一般", "经常", "总是", "好像",
     }
 )  # fmt: skip
-_ZH_NEXT: Final = rf"(?={_ZH_VERBS}|[^，。；！？,.;!?\s]{{1,8}}?过敏)"  # "朵朵鸡蛋过敏"
+# "朵朵鸡蛋过敏": what one is allergic to, said before 过敏 (no 对: "阿哲对猫过敏" names 阿哲)
+_ZH_NEXT: Final = rf"(?={_ZH_VERBS}|(?:(?!对)[^，。；！？,.;!?\s]){{1,8}}?过敏)"
 
 
 def people_of(frames: Sequence[Frame]) -> dict[str, str]:

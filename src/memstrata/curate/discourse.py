@@ -94,7 +94,11 @@ _IT_LEFT_OUT: Final = re.compile(
 )
 # A participle that says how one feels, before what about: "Excited to see what's next".
 _FEELING_FIRST: Final = re.compile(
-    r"(?!used\b)[A-Za-z]+ed\s+(?:to|about|for|with|by|of|in|that)\b", re.I
+    # "Excited to", "worried about"; not a deed ("moved to Berlin", "settled in Vancouver")
+    r"(?!(?:used|moved|relocated|settled|switched|changed|married|engaged|started|joined|"
+    r"signed|transferred|promoted|enrolled|accepted|signed|returned|headed|flew|travel+ed|"
+    r"retired|graduated|hired|transferred)\b)[A-Za-z]+ed\s+(?:to|about|for|with|by|of|in|that)\b",
+    re.I,
 )
 _QUESTION_EN: Final = re.compile(r"^(?:what an?|how)\b[^.]*!$", re.IGNORECASE)
 _QUESTION_ZH: Final = re.compile(r"(?:吗|呢|么)[。！!？?…~～]*$")

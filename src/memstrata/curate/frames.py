@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
+from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.model import Category
 
@@ -195,7 +196,7 @@ def frames_in(
         found += frames_zh.frames(text, earlier, _normal(sentence) or text)
     if re.search(r"[A-Za-z]{2,}", text):
         found += frames_en.frames(text, earlier, _normal(turn))
-    found = [f for f in found if complete(f.value) and _bounded(f)]
+    found = [f for f in found if (complete(f.value) or _named(f)) and _bounded(f)]
     if any(f.kind != "life" for f in found):  # "adopted a puppy named Max": the pet says it
         found = [f for f in found if f.kind != "life"]
     left = {f.value.casefold().split()[0] for f in found if f.kind == "employer" and f.negated}
@@ -233,6 +234,24 @@ def _bounded(frame: Frame) -> bool:
     """Whether a frame's value and slot are of a size a state has (a run-on turn of thousands
     of characters with no break is no value)."""
     return len(frame.value) <= MAX_VALUE and len(frame.slot) <= 200
+
+
+#: the kinds whose value may be one word the lexicon knows
+_LEXICAL: Final = frozenset({"allergy", "avoids", "drink", "medication", "condition", "diet"})
+
+
+def _named(frame: Frame) -> bool:
+    """Whether a value too short to be a phrase is a word the lexicon knows ("对猫过敏": 猫),
+    for a kind whose values the lexicon lists."""
+    value = frame.value
+    return bool(
+        frame.kind in _LEXICAL
+        and len(value.strip()) <= 2
+        and any(
+            lexicon.canonical(table, value)
+            for table in (lexicon.FOODS, lexicon.DRINKS, lexicon.MEDICATIONS, lexicon.CONDITIONS)
+        )
+    )
 
 
 def complete(value: str) -> bool:

@@ -506,7 +506,8 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
         return out  # a move to come is a plan (_plans)
     if match := re.search(
-        rf"\b(?:I|we)\s+{_ADVERBS}(?:'ve |have |had )?(?:just\s+)?(?:moved|relocated|settled)"
+        rf"(?:\b(?:I|we)\s+|^)(?:finally\s+)?{_ADVERBS}(?:'ve |have |had )?(?:just\s+)?"
+        rf"(?:moved|relocated|settled)"
         rf"(?:\s+back)?(?:\s+(?:here|house|home))?\s+(?:from\s+(?P<from>[^,.;!?]+?)\s+)?"
         rf"(?:to|into|in)\s+{_PLACE}",
         text,
@@ -748,7 +749,7 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         items = lexicon.canonical(lexicon.FOODS, _phrase(match["x"], 0))
         kind = "allergy" if re.search(r"allerg", text, _I) else "avoids"
         out += [Frame(kind, item, item) for item in items if not any(f.key == item for f in out)]
-    if match := re.search(
+    for match in re.finditer(  # each one said ("I'm lactose intolerant and I have asthma")
         rf"\bI\s+(?:(?:also|still|now)\s+)?(?:have|'ve got|have got|was diagnosed with|got "
         rf"diagnosed with|suffer from|live with|struggle with|(?:'m|am) dealing with|"
         rf"developed)\s+(?P<x>[^,.;!?]+)|\bI(?:'m| am)\s+{_ADVERBS}(?P<y>diabetic|asthmatic|"
@@ -765,6 +766,7 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         negated = bool(match["not"]) or bool(
             re.search(r"\b(?:no longer|not|don't|isn't)\b", text, _I)
         )
+        keys = [k for k in keys if not any(f.kind == "condition" and f.key == k for f in out)]
         out += [Frame("condition", _condition_value(said, key), key, negated) for key in keys]
         if keys and (
             also := re.search(r"\band\s+(?:also\s+)?(?P<m>(?:take|use|am on|'m on)\s+.+)", said, _I)
@@ -907,8 +909,8 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
     medical = medical or bool(_MEDICAL.search(text))
     if medical and (
         switch := re.search(
-            r"\bswitched\s+(?:me\s+)?(?:off|from)\s+(?P<old>[\w-]+)\s+(?:to|onto)\s+"
-            r"(?P<new>[\w-]+)",
+            r"\bswitched\s+(?:me\s+)?(?:off|from)\s+(?:(?:the|my)\s+)?(?P<old>[\w-]+(?:\s+[\w-]+){0,2}?)"
+            r"\s+(?:to|onto)\s+(?P<new>[\w-]+)",
             text,
             _I,
         )

@@ -393,8 +393,11 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         besides = re.search(rf"除了(?P<a>{_SPAN}{{1,10}}?)(?:以外|之外)?[，,]?(?:还|也)对", text)
         if besides:
             said = f"{_clean(besides['a'])}、{said}"  # "除了芒果还对腰果过敏": both
+        before = text[max(0, match.start() - 4) : match.start()]
         if match["neg"] is None and re.search(r"不过敏|没有过敏|不再过敏", text):
             negated = True
+        elif re.search(r"(?:不是|并不|并没有|没有|从来不|从没)$", before):
+            negated = True  # "我不是对虾子过敏，是对螃蟹过敏"
         else:
             negated = bool(match["neg"])
         out += _allergens(said, negated=negated, exclusive=exclusive and not negated)

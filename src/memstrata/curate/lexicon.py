@@ -141,6 +141,7 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "stomach problems": ("stomach problems", "胃病", "胃不好", "胃炎"),
     "back pain": ("chronic back pain", "a bad back", "腰椎间盘突出", "腰不好"),
+    "gerd": ("gerd", "acid reflux", "reflux", "胃食管反流", "胃食道逆流", "反流性食管炎"),
     "knee injury": (
         "bad knee",
         "bad knees",

@@ -129,6 +129,15 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     if frame.who:  # the need of a person in the user's care: said of them
         who = f"{who}的{frame.who}" if chinese else f"{who}'s {frame.who}"
     value = frame.value
+    if chinese and frame.kind == "condition" and not frame.negated and _STATE_ZH.search(value):
+        template = "{s}{v}"  # "胃不好", "血糖高": a state said as one, not a thing one has
+    if (
+        chinese and frame.kind == "plan"
+    ):  # "日本，改到明年三月", "三亚，取消了": the plan's new state
+        obj, sep, change = value.partition("，")
+        if sep and change.startswith(("改到", "取消")):
+            plan = obj if obj.endswith(("计划", "行程", "旅行", "之行")) else f"{obj}的计划"
+            return re.sub(r"(?<![自忘唯])我(?!们)", who, f"{who}{plan}{change}")
     if not chinese and frame.kind in ("like", "routine") and mood != "given up":  # it agrees
         verb, _, rest = value.partition(" ")
         value = f"{agree(verb)} {rest}".strip()
@@ -152,6 +161,10 @@ _VERB_FIRST: Final = re.compile(
     r"[打踢练跑游骑爬跳唱弹画做去学看读写上吸抽喝]",
     re.IGNORECASE,
 )
+
+
+#: a Chinese condition said as a state of the body ("胃不好", "血压偏高")
+_STATE_ZH: Final = re.compile(r"(?:不好|不太好|高|低|偏高|偏低|有点高|不行)$")
 
 
 def _article(noun: str) -> str:
