@@ -98,7 +98,8 @@ def test_scale_bench_rows_exact_then_approximate() -> None:
     assert (
         approximate["graph_mb"] > 0 and approximate["index_arrays_mb"] == exact["index_arrays_mb"]
     )
-    assert approximate["index_build_s"] >= approximate["graph_build_s"] > 0
+    # times are reported, never asserted on: a graph of 200 may build in under the rounding
+    assert approximate["index_build_s"] >= approximate["graph_build_s"] >= 0
     assert isinstance(result["peak_rss_mb"], float) and result["peak_rss_mb"] > 0
 
 

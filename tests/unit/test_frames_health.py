@@ -188,3 +188,57 @@ def test_a_chinese_plan_moved_and_a_state_of_the_body_are_said_as_people_say_the
         ("condition:stomach problems", "用户胃不好"),
         ("condition:gerd", "用户有胃食道逆流"),
     ]
+
+
+def test_an_allergy_to_a_medicine_said_with_it_first() -> None:
+    found = _facts("医生说别嘌醇换成非布司他，别嘌醇我过敏起疹子了")
+    assert ("allergy:allopurinol", "用户对别嘌醇过敏") in found
+    assert "medication:febuxostat" in [slot for slot, _ in found]
+    assert _said("我对布洛芬过敏") == [("allergy:ibuprofen", "布洛芬", False)]
+
+
+def _whens(*turns: str) -> dict[str | None, str | None]:
+    said_at = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    episodes = [
+        Episode(
+            id=f"ep_{i}",
+            scope=Scope("u"),
+            surface="chat",
+            session_id="s1",
+            speaker="user",
+            role=Role.USER,
+            text=text,
+            time=said_at,
+        )
+        for i, text in enumerate(turns)
+    ]
+    return {
+        c.slot: (c.when.text if c.when else None)
+        for c in RuleExtractor().extract(episodes).candidates
+    }
+
+
+def test_a_state_is_dated_by_the_time_of_its_own_clause() -> None:
+    whens = _whens("我老婆Lily怀孕了，预产期是六月，她对芒果过敏")
+    assert whens["allergy:lily/mango"] is None  # June is the due date, not the allergy's
+    assert _whens("Last Friday, I moved to Berlin.")["residence"] == "Last Friday"
+    assert _whens("上周五，我搬到了杭州")["residence"] == "上周五"
+    assert _whens("我跟林晓分手了 上周的事")["partner"] == "上周"  # said in the clause beside
+
+
+def test_a_job_change_and_a_move_are_no_trips_and_a_stay_is_no_place() -> None:
+    slots = _whens("我上个月跳槽去了蚂蚁，做senior PM")
+    assert slots == {"employer": "上个月", "job": "上个月"}  # the job began then too
+    assert ("job", "用户是senior PM") in _facts("我上个月跳槽去了蚂蚁，做senior PM")
+    assert [s for s, _ in _facts("十月去了京都，玩了五天")] == ["trip:京都"]
+
+
+def test_a_move_to_come_is_a_plan_and_a_move_made_a_home() -> None:
+    assert _facts("我们下个月搬去杭州，离公司近一点") == [
+        ("plan:搬去杭州", "用户打算下个月搬去杭州")
+    ]
+    assert [s for s, _ in _facts("我搬到杭州了")] == ["residence"]
+
+
+def test_an_activity_stopped_with_a_word_between() -> None:
+    assert ("routine:羽毛球", "用户停了羽毛球") in _facts("羽毛球最近不打了，带娃没时间")

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Final
 
@@ -545,8 +545,14 @@ def _frame_candidates(
             text = statement(frame, subject, chinese=chinese)
         if assess(text, subject).any:
             continue  # a fact must stand on its own: the turn stays in the archive
-        near = _around(sentence, frame.value) if frame.spec.section == framing.PROFILE else sentence
-        when = _when(near, episode.time, frame.kind in _TENSE_FUTURE)
+        # the time of a state is said in its clause (or a short one before it: "Last week, I
+        # moved"), not anywhere in the sentence ("我老婆怀孕了，预产期是六月，她对芒果过敏")
+        future = frame.kind in _TENSE_FUTURE
+        clause = _clause_of(sentence, frame.value)
+        if _when(clause, episode.time, future) is None:
+            clause = _OTHERS_DATE.sub("", sentence)  # said in a clause beside ("分手了 上周的事")
+        near = _around(clause, frame.value) if frame.spec.section == framing.PROFILE else clause
+        when = _when(near, episode.time, future)
         if when is not None and frame.spec.section == framing.PROFILE and not _CHANGE.search(near):
             when = None  # "my boyfriend says I'm crazy for running in january": not his date
         spec = frame.spec
@@ -611,6 +617,57 @@ class _Clauses:
             if all(w in folded for w in words):
                 return clause
         return None
+
+
+#: a clause that gives the date of something else: its time dates no state beside it
+#: ("预产期是六月", "her birthday is in May")
+_OTHERS_DATE: Final = re.compile(
+    r"[^，,。；;]*(?:预产期|生日|截止|纪念日|周年|due date|birthday|deadline|anniversary)"
+    r"[^，,。；;]*[，,；;]?",
+    re.IGNORECASE,
+)
+#: the longest clause before a state's that may be its time said first ("Last Friday", "上周五")
+_LEAD_CLAUSE: Final = 14
+
+
+def _clause_of(sentence: str, value: str) -> str:
+    """The clause of ``sentence`` that says ``value``, with the clause before it when that is
+    short (a time said first); the whole sentence when no one clause says it."""
+    parts = [p for p in _SEVERAL.split(sentence) if p and p.strip(" ,，")]
+    if len(parts) <= 1:
+        return sentence
+    words = _words_of(value)
+    for i, part in enumerate(parts):
+        folded = part.casefold()
+        if words and all(w in folded for w in words):
+            lead = parts[i - 1] if i > 0 and _only_a_time(parts[i - 1]) else ""
+            return f"{lead}, {part}" if lead else part
+    return sentence
+
+
+#: what may stand beside a time said first ("On Friday", "就在上周五")
+_TIME_LEAD_WORDS: Final = re.compile(
+    r"\b(?:on|in|at|last|this|back|so|and|but)\b|[在就那是，,\s]", re.I
+)
+
+
+def _only_a_time(clause: str) -> bool:
+    """Whether a short clause says a time and nothing else ("Last Friday", "上周五"): one
+    that says something of its own ("预产期是六月") dates that, not the next clause."""
+    text = clause.strip()
+    if len(text) > _LEAD_CLAUSE:
+        return False
+    found = timeref.mentions(text, _ANY_DAY)
+    if not found:
+        return False
+    rest = text
+    for mention in reversed(found):
+        rest = rest[: mention.span[0]] + rest[mention.span[1] :]
+    return not _TIME_LEAD_WORDS.sub("", rest).strip()
+
+
+#: a day to read a clause's time words against: only where they stand is asked
+_ANY_DAY: Final = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _words_of(value: str) -> list[str]:

@@ -413,7 +413,7 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     ):
         role = match["role"]  # "… at Clio. ML engineer."
     if role:
-        role = _clean(role)
+        role = _clean(re.sub(r"^(?:做|当|是|担任)", "", role))  # "做senior PM" after 跳槽去了蚂蚁
         if role and not re.match(r"(?:it|that|this|them|there)\b", role, _I):
             out.append(Frame("job", role))
     if org:

@@ -196,7 +196,7 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         ):
             role = found["role"]
     if role:
-        role = _clean(role)
+        role = _clean(re.sub(r"^(?:做|当|是|担任)", "", role.strip()))  # "做senior PM"
         if role:
             out.append(Frame("job", role))
     if org:
@@ -247,8 +247,10 @@ _TRAVEL: Final = re.compile(
 
 def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     out: list[Frame] = []
-    if re.search(r"(?:打算|准备|计划|要|想|将)(?:要)?(?:搬|移居)", text):
-        return out  # a move to come is a plan
+    if re.search(r"(?:打算|准备|计划|要|想|将)(?:要)?(?:搬|移居)", text) or re.search(
+        rf"{_SOON}[^，。；！？]{{0,4}}?(?:就|会)?(?:搬|移居)", text
+    ):
+        return out  # a move to come is a plan ("下个月搬去杭州")
     travel = bool(_TRAVEL.search(sentence or text))  # "住在双廊" on a trip is no home
     if (
         match := re.search(rf"在(?P<place>{_SPAN}{{2,12}}?)(?:安顿下来|安家|定居|扎根)", text)
@@ -378,8 +380,12 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     match: re.Match[str] | None
     out: list[Frame] = []
     exclusive = bool(re.search(r"只(?:是)?(?:对|有)", text))
-    bare = re.search(r"(?P<x>[^，。；！？、我\s]{1,8}?)(?P<neg>不)?过敏", text)  # "我海鲜过敏"
-    if bare is not None and not lexicon.canonical(lexicon.FOODS, bare["x"]):
+    # "我海鲜过敏", and the allergen said first: "别嘌醇我过敏起疹子了"
+    bare = re.search(r"(?P<x>[^，。；！？、我\s]{1,8}?)(?:我)?(?:也|都)?(?P<neg>不)?过敏", text)
+    if bare is not None and not (
+        lexicon.canonical(lexicon.FOODS, bare["x"])
+        or lexicon.canonical(lexicon.MEDICATIONS, bare["x"])
+    ):
         bare = None
     if (
         match := re.search(
@@ -515,7 +521,8 @@ def _someone_else(text: str) -> bool:
 def _allergens(said: str, *, negated: bool, exclusive: bool) -> list[Frame]:
     if not said:
         return []
-    keys = lexicon.canonical(lexicon.FOODS, said)
+    # a food, or a medicine ("对别嘌醇过敏"): the lexicon's key either way
+    keys = lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(lexicon.MEDICATIONS, said)
     if not keys:
         keys = [k for k in re.split(r"[和、跟与及,，]", said) if k]
     if not keys:
@@ -702,7 +709,8 @@ _ACTIVITIES: Final = re.compile(
 _STOPPED_ACTIVITY: Final = re.compile(
     r"(?:停了|不再|放弃了|戒了)(?P<a>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|"
     r"广场舞|麻将|太极拳?|攀岩|骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法)|"
-    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)(?:也)?(?:不打了|不踢了|不跳了|不练了|"
+    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)(?:也|最近|现在|已经|暂时|先|就){0,2}"
+    r"(?:不打了|不踢了|不跳了|不练了|"
     r"不玩了|停了)"
 )
 
@@ -745,6 +753,8 @@ def _hobbies(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fr
 
 
 def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if moving := _move_to_come(text):
+        return moving
     if match := re.search(
         rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的事|的计划|的行程|之行|旅行|旅游|行程)?(?:被)?(?:改到|推迟到|延期到|推到|挪到|延到|改成|推迟至|改在)"
         rf"(?:了)?(?P<t>{_SPAN}{{1,12}})",
@@ -781,19 +791,37 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     return [Frame("plan", what, _plan_object(what) or what[:6])]
 
 
+#: a time to come a move or a plan is said with
+_SOON: Final = r"(?:下(?:个)?(?:周|星期|礼拜|月)|明年|年底|月底|下半年|过两天|过几天|过完年|年后)"
+
+
+def _move_to_come(text: str) -> list[Frame]:
+    """A move said with its time to come ("我们下个月搬去杭州"): a plan, not yet a home."""
+    if match := re.search(
+        rf"(?P<t>{_SOON})[^，。；！？]{{0,4}}?(?:就|会|要)?(?P<x>(?:搬|移居)(?:家)?(?:去|到)(?P<p>{_SPAN}{{2,10}}))",
+        text,
+    ):
+        place = _clean(match["p"])
+        if place:
+            return [Frame("plan", f"{match['t']}{_clean(match['x'])}", f"搬去{place}")]
+    return []
+
+
 def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     """A trip made ("十月去了京都", "从成都回来了"): what closes the plan to make it."""
     match = re.search(
-        rf"(?:去了|到了|去过|游览了|玩了|逛了)(?P<p>[\u4e00-\u9fffA-Z][\u4e00-\u9fffA-Za-z]{{1,8}})"
+        rf"(?<!搬)(?<!搬家)(?:去了|到了|去过|游览了|玩了|逛了)(?P<p>[\u4e00-\u9fffA-Z][\u4e00-\u9fffA-Za-z]{{1,8}})"
         rf"|从(?P<q>{_SPAN}{{2,8}}?)回来(?:了)?",
         text,
     )
     if match is None or re.search(r"打算|计划|准备|想|要去|会去", text):
         return []
+    if re.search(r"跳槽|入职|加入|上班|工作|搬", text):
+        return []  # "跳槽去了蚂蚁", "搬到了杭州": a new job or home, no trip
     place = _clean(match["p"] or match["q"])
     place = re.sub(r"(?:玩|旅游|旅行|出差|看看)$", "", place)
-    if re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place):
-        return []  # "去了玛丽医院急诊": a visit to a doctor, no trip
+    if re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place) or _DURATION.match(place):
+        return []  # "去了玛丽医院急诊": a visit to a doctor; "玩了五天": for how long
     said = re.sub(r"^(?:我们|我)", "", text.strip(" ，。；！？、,.;!?"))
     return [Frame("trip", said, place)] if place and said else []
 
