@@ -1078,6 +1078,18 @@ def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         keys = lexicon.canonical(lexicon.DRINKS, said)
         if keys:  # "I'm on rooibos now, like 4 cups a day"
             return [Frame("drink", said, keys[0], exclusive=True)]
+    if match := re.search(  # said without a verb: "matcha in the morning now", "matcha only"
+        r"(?:^|[,;]\s*)(?:(?:and|now|so|just|but)\s+)?(?P<x>[\w -]{2,30}?)\s+(?P<when>only|in the "
+        r"mornings?|every (?:day|morning)|each morning|these days|instead)(?:\s+now)?\b|"
+        r"(?:^|[,;]\s*)(?:(?:and|so|just|but)\s+)?(?P<y>[\w -]{2,30}?)\s+now\s*$",
+        text.strip(" .!"),
+        _I,
+    ):
+        said = _clean(match["x"] or match["y"])
+        keys = lexicon.canonical(lexicon.DRINKS, said)
+        if keys and len(said.split()) <= 3:
+            only = (match["when"] or "").casefold() == "only" or match["y"] is not None
+            return [Frame("drink", said, keys[0], exclusive=only, plain=True)]
     match = re.search(
         rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|never\s+|stopped\s+|quit\s+|"
         rf"gave up\s+|cut out\s+|have stopped\s+|'ve stopped\s+)?{_ADVERBS}"
