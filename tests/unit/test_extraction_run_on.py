@@ -5,28 +5,16 @@ tests count the work done and check what comes out."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from memstrata.curate import extract_rules, lexicon
 from memstrata.curate.extract_rules import RuleExtractor
-from memstrata.model import Episode, Role, Scope
-
-SAID_AT = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+from memstrata.model import Episode
+from tests.unit.said import user_turns
 
 
 def _turn(text: str) -> Episode:
-    return Episode(
-        id="ep_1",
-        scope=Scope("u"),
-        surface="chat",
-        session_id="s1",
-        speaker="user",
-        role=Role.USER,
-        text=text,
-        time=SAID_AT,
-    )
+    return user_turns(text)[0]
 
 
 @pytest.mark.parametrize(

@@ -5,36 +5,16 @@ else, never a medicine that is an activity, a hospital stay or visit that is no 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
-from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.curate.frames import frames_in
-from memstrata.model import Episode, Role, Scope
+from tests.unit.said import candidates
+from tests.unit.said import facts as _facts
 
 
 def _said(text: str, people: dict[str, str] | None = None) -> list[tuple[str, str, bool]]:
     found = frames_in(text, [], text, text, people if people is not None else {})
     return [(f.slot, f.value, f.negated) for f in found]
-
-
-def _facts(*turns: str) -> list[tuple[str | None, str]]:
-    said_at = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
-    episodes = [
-        Episode(
-            id=f"ep_{i}",
-            scope=Scope("u"),
-            surface="chat",
-            session_id="s1",
-            speaker="user",
-            role=Role.USER,
-            text=text,
-            time=said_at + timedelta(minutes=i),
-        )
-        for i, text in enumerate(turns)
-    ]
-    return [(c.slot, c.text) for c in RuleExtractor().extract(episodes).candidates]
 
 
 @pytest.mark.parametrize(
@@ -198,24 +178,7 @@ def test_an_allergy_to_a_medicine_said_with_it_first() -> None:
 
 
 def _whens(*turns: str) -> dict[str | None, str | None]:
-    said_at = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
-    episodes = [
-        Episode(
-            id=f"ep_{i}",
-            scope=Scope("u"),
-            surface="chat",
-            session_id="s1",
-            speaker="user",
-            role=Role.USER,
-            text=text,
-            time=said_at,
-        )
-        for i, text in enumerate(turns)
-    ]
-    return {
-        c.slot: (c.when.text if c.when else None)
-        for c in RuleExtractor().extract(episodes).candidates
-    }
+    return {c.slot: (c.when.text if c.when else None) for c in candidates(*turns)}
 
 
 def test_a_state_is_dated_by_the_time_of_its_own_clause() -> None:

@@ -3,27 +3,10 @@ simplified Mandarin. The fact is said so; the turn it cites keeps every word as 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from memstrata.curate import hanzi
-from memstrata.curate.extract_rules import RuleExtractor
-from memstrata.model import Episode, Role, Scope
-
-
-def _facts(text: str) -> list[tuple[str | None, str]]:
-    turn = Episode(
-        id="ep_1",
-        scope=Scope("u"),
-        surface="chat",
-        session_id="s1",
-        speaker="user",
-        role=Role.USER,
-        text=text,
-        time=datetime(2026, 5, 1, tzinfo=UTC),
-    )
-    return [(c.slot, c.text) for c in RuleExtractor().extract([turn]).candidates]
+from tests.unit.said import facts as _facts
 
 
 @pytest.mark.parametrize(
