@@ -38,6 +38,8 @@ def since(fact: Fact) -> str:
     else the day it was said (it held as of then)."""
     label = when_label(fact)
     if label is not None and fact.when is not None and fact.when.start <= fact.valid_from:
+        if " to " in label:  # a span up to now ("一个月了", "for three years"): since its start
+            label = fact.when.start.date().isoformat()
         return f"since {label}"
     return said(fact)
 

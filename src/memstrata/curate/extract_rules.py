@@ -340,9 +340,19 @@ class RuleExtractor:
                 found = _frames_of(resolved, stated, said_text, known)
                 stated += found
                 known.update(people_of(found))
-                made = _frame_candidates(found, resolved, episode, subject, listeners)
+                # a clause no state was read from may still say something of the speaker
+                # ("I work at Klook and I volunteer at the food bank on Tuesdays"); then each
+                # state is told in its own clause
+                others = [
+                    _candidate(rule, part, episode, subject)
+                    for part in (_unread_clauses(resolved, found, listeners) if found else [])
+                    if (rule := self._rule_for(part)) is not None
+                ]
+                made = _frame_candidates(
+                    found, resolved, episode, subject, listeners, whole_told=not others
+                )
                 if made or (found and all(f.kind == "name" for f in found)):
-                    candidates += made  # a name that is the speaker's own says nothing more
+                    candidates += made + others  # a name that is the speaker's own says no more
                     continue
                 for part in self_contained(resolved, listeners):
                     rule = self._rule_for(part)
@@ -508,12 +518,15 @@ def _frame_candidates(
     episode: Episode,
     subject: str,
     listeners: Collection[str],
+    *,
+    whole_told: bool = True,
 ) -> list[Candidate]:
     """One candidate per state, in the person's words (the sentence, or its clause that says
     the state, in the third person) when they stand alone and say it; else a plain statement
     of the state. A sentence that names the speaker ("I'm Lin Wei, a product manager at
     Tencent") is said plainly, state by state, never as "Lin Wei is Lin Wei, ..."; a name that
-    is the speaker's own is no fact."""
+    is the speaker's own is no fact. ``whole_told``: False when another clause of the sentence
+    says something else, so each state is told in its own clause."""
     parts = self_contained(sentence, {n for n in listeners if n})
     whole = parts[0] if len(parts) == 1 else None
     if any(f.kind == "name" for f in found):
@@ -526,7 +539,7 @@ def _frame_candidates(
     # dog Quillon": the liking, not the dog); another state said there is said plainly
     clause_of: dict[int, str | None] = {}
     taken: set[str] = set()
-    clauses = _Clauses(whole, alone=len(found) == 1) if whole else None
+    clauses = _Clauses(whole, alone=len(found) == 1 and whole_told) if whole else None
     for i in sorted(range(len(found)), key=lambda i: -len(found[i].value)):
         said = clauses.holding(found[i].value) if clauses else None
         clause_of[i] = None if said in taken else said
@@ -668,6 +681,23 @@ def _only_a_time(clause: str) -> bool:
 
 #: a day to read a clause's time words against: only where they stand is asked
 _ANY_DAY: Final = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _unread_clauses(sentence: str, found: Sequence[Frame], listeners: Collection[str]) -> list[str]:
+    """The clauses of a sentence that states were read from that hold none of them, each as
+    it can stand alone (:func:`self_contained`); none when the sentence is one clause."""
+    clauses = [c.strip(" ,，") for c in _CLAUSES.split(sentence)]
+    clauses = [c for c in clauses if c]
+    if len(clauses) <= 1:
+        return []
+    values = [_words_of(f.value) for f in found]
+    out: list[str] = []
+    for clause in clauses:
+        folded = clause.casefold()
+        if any(words and all(w in folded for w in words) for words in values):
+            continue
+        out += self_contained(clause, {n for n in listeners if n})
+    return out
 
 
 def _words_of(value: str) -> list[str]:

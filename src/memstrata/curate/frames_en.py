@@ -143,7 +143,9 @@ _NOT_NAMES: Final = frozenset(
 )
 _ORG_NAMED: Final = (
     r"(?:(?:the\s+)?(?:(?-i:[A-Z][\w&.'-]*)|[\u4e00-\u9fff]{2,12})"
-    r"(?:[ -](?:(?-i:[A-Z][\w&.'-]*)|of|and|&|for|de|[\u4e00-\u9fff]+))*"
+    # "Procter and Gamble", but not the "and I" after a name ("at Klook and I volunteer")
+    r"(?:[ -](?:(?-i:[A-Z][\w&.'-]*)|of|(?:and|&)(?=[ -](?!I\b)(?-i:[A-Z]))|for|de|"
+    r"[\u4e00-\u9fff]+))*"
     r"|(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:company|startup|start-up|firm|hospital|"
     r"clinic|school|university|college|bank|bakery|agency|store|shop|restaurant|cafe|café|"
     r"studio|lab|factory|hotel|nonprofit|non-profit|charity|magazine|newspaper|office|"
@@ -1241,8 +1243,19 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
     if match["neg"] and not negated:
         return out
     rest = text[match.start("act") :]
+    # up to where another clause begins ("and I volunteer"); how often, said in another
+    # clause, is not this one's ("I work at Klook and I volunteer on Tuesdays")
+    own = re.match(rf"(.+?){_STOP}", rest, _I)
+    if own and _NEW_CLAUSE.search(rest):
+        if not (match["neg"] or _RECURRING.search(own[1])):
+            return out
+        rest = own[1].strip(" ,")  # "swim twice a week", not "… and I love it"
     out.append(Frame("routine", _clean(rest) if len(rest) < 80 else act, key, negated=negated))
     return out
+
+
+#: another clause with its own subject ("and I volunteer", "but we")
+_NEW_CLAUSE: Final = re.compile(r"\b(?:and|but|so|while)\s+(?:I|we|my|he|she|they)\b", re.I)
 
 
 def _hobbies(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:

@@ -262,6 +262,20 @@ def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
             not travel
             and re.search(rf"{_ME}{_ADV}(?:住在|生活在|定居在|住)(?P<place>{_SPAN}{{2,12}})", text)
         )
+        # a home told by the room rented there, or by how long since one came to live there
+        or re.search(
+            rf"在(?P<place>{_SPAN}{{2,10}}?)(?:租了|租的|买了|买的)(?:个|一个|一套|套|间|一间)?"
+            rf"(?:房子|房|单间|公寓|一居室|两居室|三居室|小区)",
+            text,
+        )
+        or (
+            not travel
+            and re.search(
+                rf"(?:^|我)(?:来|到)(?P<place>{_SPAN}{{2,8}}?)(?:已经|快|差不多|有)?"
+                rf"(?:一|两|三|四|五|六|七|八|九|十|半|几|\d)+(?:个)?(?:月|年|周|星期)了",
+                text,
+            )
+        )
     ):
         place = _clean(re.sub(r"(?:了|住|生活|工作)$", "", match["place"]))
         if _DURATION.match(place):

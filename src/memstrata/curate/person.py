@@ -127,6 +127,14 @@ def _agree_after(rest: str) -> str:
     return rest
 
 
+#: "… at Klook and ", "… the gym and ": a clause's object before "and", not a subject
+_OBJECT_AND: Final = re.compile(
+    r"\b(?:at|in|on|for|with|to|from|by|of|the|a|an|my|our|every|each)\s+[\w'-]+(?:\s+[\w'-]+)?"
+    r",?\s+and\s*$",
+    re.IGNORECASE,
+)
+
+
 def _agree_each_subject(text: str) -> str:
     """``text`` with the verb after every subject "I" agreeing with a third person."""
     pos = 0
@@ -136,8 +144,12 @@ def _agree_each_subject(text: str) -> str:
             continue  # "can I say", "do I": I follows its verb, nothing to agree
         tail = text[match.end() :]
         before = text[: match.start()]
-        plural = (_AND_BEFORE.search(before) and not _SINGULAR_VERB.match(tail)) or (
-            _LOWER_AND_BEFORE.search(before) and _PLURAL_VERB.match(tail)
+        # "Mel and I love" is a plural subject; "I work at Klook and I volunteer" a new
+        # clause of the same "I" (what stands before "and" is the object of a preposition)
+        again = _OBJECT_AND.search(before) is not None and _SUBJECT_I.search(before) is not None
+        plural = not again and (
+            (_AND_BEFORE.search(before) and not _SINGULAR_VERB.match(tail))
+            or (_LOWER_AND_BEFORE.search(before) and _PLURAL_VERB.match(tail))
         )
         if plural or _AND_AFTER.match(tail):
             continue  # "Mel and I love", "I and my kids love": a plural subject

@@ -1,0 +1,57 @@
+"""A sentence of several clauses: each clause's state is read as its own, the clause no state
+was read from is still read by the other rules, a name ends before "and I", how often one
+thing is done is not said of another, and "and I" after an object is a new clause of the same
+"I", whose verb agrees."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.curate.person import third_person
+from tests.unit.said import candidates, facts
+
+
+def test_the_clause_no_state_was_read_from_is_read_by_the_other_rules() -> None:
+    found = facts("I work at Klook and I volunteer at the food bank on Tuesdays.")
+    assert ("employer", "The user works at Klook") in found
+    assert (None, "The user volunteers at the food bank on Tuesdays.") in found
+    assert not [slot for slot, _ in found if slot and slot.startswith("routine")]
+
+
+@pytest.mark.parametrize(
+    ("said", "employer"),
+    [
+        ("I work at Klook and I love it", "Klook"),
+        ("I work at Procter and Gamble.", "Procter and Gamble"),
+        ("I work at Johnson & Johnson now", "Johnson & Johnson"),
+    ],
+)
+def test_a_name_ends_before_and_i(said: str, employer: str) -> None:
+    assert [c.value for c in candidates(said) if c.slot == "employer"] == [employer]
+
+
+def test_a_routine_is_its_own_clause() -> None:
+    [routine] = candidates("I swim twice a week and I love it")
+    assert (routine.slot, routine.value) == ("routine:swim", "swim")  # not "… and I love it"
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "I work at Klook and I volunteer on Tuesdays",
+            "The user works at Klook and the user volunteers on Tuesdays",
+        ),
+        ("I go to the gym and I swim", "The user goes to the gym and the user swims"),
+        ("Mel and I love camping", "Mel and the user love camping"),
+        ("I think Mel and I love camping", "The user thinks Mel and the user love camping"),
+    ],
+)
+def test_and_i_after_an_object_is_the_same_i(said: str, told: str) -> None:
+    assert third_person(said, "The user") == told
+
+
+def test_a_home_told_by_the_room_rented_or_the_time_since_one_came() -> None:
+    found = facts("来北京快一个月了 在五道口租了个单间 跟同组的王凯住一个小区")
+    assert [t for slot, t in found if slot == "residence"] == ["用户住在北京", "用户住在五道口"]
+    assert facts("来三亚玩了一周了，明天回成都") == []  # a stay on a trip is no home
