@@ -55,3 +55,34 @@ def test_a_home_told_by_the_room_rented_or_the_time_since_one_came() -> None:
     found = facts("来北京快一个月了 在五道口租了个单间 跟同组的王凯住一个小区")
     assert [t for slot, t in found if slot == "residence"] == ["用户住在北京", "用户住在五道口"]
     assert facts("来三亚玩了一周了，明天回成都") == []  # a stay on a trip is no home
+
+
+def test_an_introduction_lists_age_and_home() -> None:
+    found = dict(facts("Hi, I'm Margaret, retired teacher, 71, living in Leeds with my husband"))
+    assert found["age"] == "The user is 71 years old"
+    assert found["residence"] == "The user lives in Leeds"
+    assert found["job"] == "The user is a retired teacher"
+    assert dict(facts("I'm retired now."))["job"] == "The user is retired now."
+
+
+def test_the_person_of_a_part_goes_on_into_the_next_and_their_doctor_s_switch_is_theirs() -> None:
+    found = facts(
+        "I live in Leeds with my husband Dennis.",
+        "Dennis has type 2 diabetes and takes metformin.",
+        "Dennis's doctor changed his metformin to Jardiance after his kidney test.",
+    )
+    assert ("medication:dennis/metformin", "The user's husband Dennis takes metformin") in found
+    assert (
+        "medication:dennis/metformin",
+        "The user's husband Dennis no longer takes metformin",
+    ) in found
+    assert ("medication:dennis/empagliflozin", "The user's husband Dennis takes Jardiance") in found
+    # a switch of something else is no medicine
+    assert not [s for s, _ in facts("I switched from the night shift to days.") if s]
+
+
+def test_an_activity_started_on_a_day_is_a_routine_and_a_group_joined_no_employer() -> None:
+    found = facts("I've started aqua aerobics on Wednesday mornings, good for the joints.")
+    assert [s for s, _ in found] == ["routine:aqua aerobics"]
+    assert [s for s, _ in facts("I joined a choir on Tuesday evenings")] == ["routine:choir"]
+    assert [s for s, _ in facts("I joined Google last month")] == ["employer"]

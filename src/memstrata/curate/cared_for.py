@@ -59,6 +59,7 @@ _VERB_EN: Final = {
     "had": "had",
     "started": "started",
     "stopped": "stopped",
+    "switched": "switched",
 }
 _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, reverse=True))
 #: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
@@ -206,17 +207,49 @@ def their_frames(
     long turn says "I look after my husband Ron who has Parkinson's, he has co-careldopa at 7,
     11, 3 and 7")."""
     out: list[Frame] = []
+    last: tuple[str, str] | None = None  # the person the part before spoke of
     for part, at in _parts(clause):
         # "he" is someone named before the part: in the turn, or (a run-on turn) just before
         before = turn if len(turn) <= _BEFORE * 3 else clause[max(0, at - _BEFORE) : at + len(part)]
-        about = cared_for(part, people, before)
+        about = cared_for(_their_doctor(part, people), people, before)
+        if about is None and last is not None and (go_on := _GOES_ON.match(part)):
+            # "Dennis has type 2 diabetes and takes metformin": the same person goes on
+            verb = _VERB_EN[go_on["verb"].casefold()]
+            joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
+            about = (*last, joined + part[go_on.end() :])
         if about is None:
+            last = None
             continue
         person, label, as_said = about
+        last = (person, label)
         key = person.casefold()
         found = [f for f in read(as_said) if f.kind in CARED]
         out += [replace(f, who=label, key=f"{key}/{f.key or ''}") for f in found]
     return out
+
+
+#: a part that goes on with the verb of the person the part before spoke of
+_GOES_ON: Final = re.compile(
+    rf"^(?:(?:also|still|now|then)\s+)?(?P<verb>{_VERBS_EN})(?![\w'])", re.IGNORECASE
+)
+
+
+def _their_doctor(part: str, people: Mapping[str, str]) -> str:
+    """ "Dennis's doctor changed his metformin to Jardiance" as Dennis would say it of
+    himself ("Dennis switched from metformin to Jardiance"); other parts as they are."""
+    names = "|".join(sorted((re.escape(n) for n in people), key=len, reverse=True))
+    whose = rf"(?:my|our)\s+(?:{_REL_EN})(?:\s+(?-i:[A-Z][a-z]+))?" + (f"|{names}" if names else "")
+    match = re.match(
+        rf"^(?P<who>{whose})'s\s+(?:new\s+)?(?:doctor|gp|consultant|specialist|nurse|"
+        r"neurologist|cardiologist|pharmacist)\s+(?:has\s+)?(?:changed|switched|moved)\s+"
+        r"(?:him|her)?\s*(?:from\s+|off\s+)?(?:his|her)?\s*(?P<old>[\w-]+)\s+(?:to|onto|for)\s+"
+        r"(?P<new>[\w-]+)",
+        part,
+        re.IGNORECASE,
+    )
+    if match is None:
+        return part
+    return f"{match['who']} switched from {match['old']} to {match['new']}"
 
 
 #: how far before a part of a run-on turn the person "he" or "she" is looked for (characters)

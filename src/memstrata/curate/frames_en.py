@@ -303,12 +303,26 @@ def _name_age(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
         text,
         _I,
     )
+    if match is None:  # an age among what an introduction lists: "I'm Margaret, retired, 71,"
+        match = re.search(
+            r"\bI(?:'m| am)\s+(?-i:[A-Z][a-z]+)(?:,\s*[^,.;!?]{1,40}?)*?,\s*(?P<a>[1-9]\d)"
+            r"(?=\s*(?:,|\.|!|$|\s+and\b|\s+years\b))",
+            text,
+        )
     if match:
         out.append(Frame("age", match["a"] or match["b"]))
     match = re.search(r"\bmy birthday is (?:on )?(?P<v>[^,.;!?]{3,30})", text, _I)
     if match:
         out.append(Frame("birthday", _clean(match["v"])))
     return out
+
+
+#: what one joins for a pastime: a group, never an employer
+_GROUP: Final = re.compile(
+    r"\b(?:choir|club|group|team|band|league|class|classes|society|circle|orchestra|gym|"
+    r"community|meetup|squad|crew|congregation|church)\b",
+    re.IGNORECASE,
+)
 
 
 def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
@@ -397,6 +411,8 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         named = match.groupdict()
         raw = named.get("org") or named.get("got") or named.get("starts") or named.get("start")
         org = _proper(raw) or (raw if raw and re.match(r"(?:a|an|the|my|our)\s", raw, _I) else None)
+        if org and re.search(r"\bjoined\b", match[0], _I) and _GROUP.search(org):
+            org = None  # "I joined a choir", "joined the running club": a pastime, not a job
     if (
         role is None
         and org
@@ -469,7 +485,10 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     ):
         out.append(Frame("employer", "between jobs", negated=True))
     if re.search(
-        r"\b(?:I|and)(?:'ve| have)?\s+(?:just |finally |officially )?retired\b", text, _I
+        r"\b(?:I|and)(?:'ve| have|'m| am)?\s+(?:just |finally |officially |now )?retired\b"
+        r"(?!\s+(?:teacher|nurse|doctor|engineer|police|officer|[a-z]+er)\b)",
+        text,
+        _I,
     ) and re.search(r"\bI\b", text):
         out.append(Frame("job", "retired"))
     return out
@@ -545,6 +564,11 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         )
         or re.search(
             rf"\b(?:I|we)(?:'ve| have) been (?:living |based )?in\s+{_PLACE}\s+since\b", text, _I
+        )
+        or re.search(  # what an introduction lists: "I'm Margaret, retired, living in Leeds"
+            rf"\bI(?:'m| am)\b[^.;!?]*?,\s*(?:now\s+)?(?:living|based|settled)\s+in\s+{_PLACE}",
+            text,
+            _I,
         )
     ):
         out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
@@ -909,16 +933,18 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
     ``medical``)."""
     out: list[Frame] = []
     medical = medical or bool(_MEDICAL.search(text))
-    if medical and (
-        switch := re.search(
-            r"\bswitched\s+(?:me\s+)?(?:off|from)\s+(?:(?:the|my)\s+)?(?P<old>[\w-]+(?:\s+[\w-]+){0,2}?)"
-            r"\s+(?:to|onto)\s+(?P<new>[\w-]+)",
-            text,
-            _I,
-        )
+    if switch := re.search(
+        r"\bswitched\s+(?:me\s+)?(?:off|from)\s+(?:(?:the|my)\s+)?(?P<old>[\w-]+(?:\s+[\w-]+){0,2}?)"
+        r"\s+(?:to|onto)\s+(?P<new>[\w-]+)",
+        text,
+        _I,
     ):
         old, new = switch["old"], switch["new"]
-        if not (lexicon.common(old) or lexicon.common(new)):
+        known = any(
+            lexicon.is_medication(w) or lexicon.canonical(lexicon.MEDICATIONS, w)
+            for w in (old, new)
+        )
+        if (medical or known) and not (lexicon.common(old) or lexicon.common(new)):
             return [
                 Frame("medication", old, _med_key(old), negated=True),
                 Frame("medication", new, _med_key(new)),
@@ -1216,6 +1242,18 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
             and not lexicon.canonical(lexicon.DRINKS, what)
         ):
             return [Frame("routine", what, _key(what, 2), negated=True)]
+    if begun := re.search(  # "I've started aqua aerobics on Wednesday mornings"
+        rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:started|begun|taken up|took up|joined)\s+"
+        r"(?:a\s+|an\s+|the\s+)?(?P<act>[a-z][\w -]{2,30}?)\s+(?P<when>on\s+(?:\w+days?|weekends)"
+        r"(?:\s+(?:mornings|evenings|afternoons|nights))?|every\s+\w+(?:\s+(?:morning|evening|"
+        r"night))?|(?:once|twice|three times)\s+a\s+week)\b",
+        text,
+        _I,
+    ):
+        act = _clean(begun["act"])
+        if act and not lexicon.common(act.split()[0]) and not _NEW_CLAUSE.search(act):
+            said = f"{act} {begun['when']}"
+            return [Frame("routine", said, _key(act, 2))]
     match = re.search(
         rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|stopped\s+|quit\s+)?"
         rf"{_ADVERBS}(?P<act>(?:go|do|play|practice|practise|run|swim|walk|hike|bike|cycle|ride|"

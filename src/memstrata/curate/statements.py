@@ -144,7 +144,7 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     if not chinese and frame.kind in ("life", "trip"):  # said as the person said it
         return third_person(f"I {value}" if frame.kind == "life" else value, who)
     article = (
-        "" if re.match(r"(?:an?|the)\b|retired\b", frame.value, re.I) else _article(frame.value)
+        "" if re.match(r"(?:an?|the)\b|retired$", frame.value, re.I) else _article(frame.value)
     )
     told = template.format(s=who, v=value, a=article)
     if chinese:
