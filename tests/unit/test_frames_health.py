@@ -215,3 +215,26 @@ def test_a_drink_said_without_a_verb_is_the_speakers_and_said_plainly() -> None:
         ("drink:green tea", "The user only drinks matcha")
     ]
     assert _facts("the weather now") == []
+
+
+def test_a_spouse_s_state_of_the_body_and_the_medicine_the_doctor_gave_them_are_theirs() -> None:
+    assert _facts("我老伴血压高，医生让他吃氨氯地平，他老是忘") == [
+        ("partner", "用户的老伴"),
+        ("condition:老伴/hypertension", "用户的老伴血压高"),
+        ("medication:老伴/amlodipine", "用户的老伴在用氨氯地平"),
+    ]
+
+
+def test_a_medicine_the_doctor_says_to_stop_and_a_condition_healed() -> None:
+    assert _facts("医生说甲巯咪唑可以停了") == [("medication:甲巯咪唑", "用户停了甲巯咪唑")]
+    assert _facts("我有甲亢，每天吃甲巯咪唑", "甲亢复查好了")[-1] == (
+        "condition:thyroid condition",
+        "用户的甲亢已经好了",
+    )
+
+
+def test_about_to_retire_is_no_retirement_and_an_age_said_this_year_is_one() -> None:
+    found = dict(_facts("你好，我姓刘，今年58，在郑州一家医院当护士长，快退休了"))
+    assert found["age"] == "用户58岁" and found["job"] == "用户是护士长"
+    assert "life:退休" not in found
+    assert dict(_facts("六月底正式退休了！"))["job"] == "用户六月底正式退休了！"

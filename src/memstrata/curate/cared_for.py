@@ -65,7 +65,11 @@ _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, re
 #: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
 _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
 #: what a Chinese health clause says right after its subject
-_ZH_VERBS: Final = r"对|有|得了|患有|确诊|查出|在吃|在用|要吃|每天|一直|吃|用|不能|过敏|也"
+#: the body a Chinese health clause may open with after its subject ("我老伴血压高")
+_BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
+_ZH_VERBS: Final = (
+    rf"对|有|得了|患有|确诊|查出|在吃|在用|要吃|每天|一直|吃|用|不能|过敏|也|{_BODY_ZH}"
+)
 #: words that stand where a name may after a relation, and are none
 _NOT_NAMES_ZH: Final = frozenset(
     {
@@ -106,12 +110,12 @@ def _is_name_en(text: str) -> bool:
 #: the relations that are a man and a woman, for "he" and "she"
 _HE: Final = frozenset(
     "husband boyfriend son father dad brother grandfather grandpa grandson uncle nephew "  # noqa: SIM905
-    "老公 丈夫 先生 男朋友 儿子 爸爸 爸 父亲 哥哥 弟弟 爷爷 外公 孙子 外孙".split()
+    "老公 丈夫 先生 男朋友 儿子 爸爸 爸 父亲 哥哥 弟弟 爷爷 外公 孙子 外孙 老伴 爱人".split()
 )
 _SHE: Final = frozenset(
     "wife girlfriend daughter mother mom mum sister grandmother grandma granddaughter "  # noqa: SIM905
     "aunt niece 老婆 妻子 太太 媳妇 女朋友 女儿 闺女 妈妈 妈 母亲 姐姐 妹妹 奶奶 外婆 "
-    "孙女 外孙女".split()
+    "孙女 外孙女 老伴 爱人".split()
 )
 
 
@@ -129,7 +133,8 @@ def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple
             pattern = (
                 rf"\b(?:my|our)\s+{re.escape(rel)}\b(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?"
                 if rel.isascii()
-                else rf"我(?:的|家)?{rel}(?P<n>{_ZH_NAME}{{2,3}})?(?=[，,。！？\s]|$|{_ZH_VERBS})"
+                else rf"我(?:的|家)?{rel}(?P<n>(?!{_BODY_ZH}){_ZH_NAME}{{2,3}})?"
+                rf"(?=[，,。！？\s]|$|{_ZH_VERBS})"
             )
             for said in re.finditer(pattern, turn, re.IGNORECASE):
                 name = said["n"]
@@ -168,7 +173,7 @@ def cared_for(
         match := re.match(
             rf"^(?:(?:and|also|but|so|now)\s+)?(?P<p>he|she)(?:\s+(?:also|still|now|only|always|"
             rf"just|really))?\s+(?P<verb>{_VERBS_EN})(?![\w'])|"
-            r"^(?P<pz>他|她)(?=有|得了|患有|在吃|在用|对|要吃|每天)",
+            r"^(?:(?:医生|大夫)(?:让|叫|要|给)?)?(?P<pz>他|她)(?=有|得了|患有|在吃|在用|对|要吃|每天|吃|用)",
             text,
             re.IGNORECASE,
         )

@@ -299,7 +299,7 @@ _HYPOTHETICAL: Final = re.compile(
 #: a drug's name is no one ("阿托伐他汀", "氯雷他定", "他克莫司")
 _SOMEONE_ELSE_ZH: Final = re.compile(
     r"^(?:[^，。；！？]{0,4})(?:他(?![汀定克莫达司唑])|她|他们|她们|朋友|同事|邻居|室友|同学|老板|"
-    r"我(?:的|家)?(?:老公|丈夫|老婆|妻子|男朋友|女朋友|儿子|女儿|孩子|妈妈|爸爸|父母|哥哥|姐姐|弟弟|"
+    r"我(?:的|家)?(?:老公|丈夫|老婆|老伴|妻子|男朋友|女朋友|儿子|女儿|孩子|妈妈|爸爸|父母|哥哥|姐姐|弟弟|"
     r"妹妹|奶奶|爷爷|外婆|外公|婆婆|公公|闺蜜|朋友))(?!们?的)"
 )
 #: the confidence of a state read by the frames (a health state: kept unless refused)

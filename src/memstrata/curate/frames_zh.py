@@ -144,8 +144,11 @@ def _name_age(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[F
             "叫" in match[0] or re.match(r"[，,。！!\s]|$", text[match.end() + len(name) :])
         ):
             out.append(Frame("name", name))
-    if match := re.search(r"我(?:今年|现在)?(?P<a>\d{1,3}|[一二三四五六七八九十]{1,3})岁", text):
-        out.append(Frame("age", f"{match['a']}岁"))
+    if match := re.search(
+        r"我(?:今年|现在)?(?P<a>\d{1,3}|[一二三四五六七八九十]{1,3})岁|今年(?P<b>[1-9]\d)(?:岁)?(?=[，,。\s了]|$)",
+        text,
+    ):
+        out.append(Frame("age", f"{match['a'] or match['b']}岁"))
     if match := re.search(rf"我的生日(?:是|在)(?P<v>{_SPAN}{{2,12}})", text):
         out.append(Frame("birthday", _clean(match["v"])))
     return out
@@ -210,8 +213,10 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
     ):
         left = _clean(match["org"] or match.groupdict().get("at") or "")
         out.append(Frame("employer", left or "没有工作", negated=True, target=left or None))
-    if re.search(r"我(?:已经)?退休(?:了)?", text):
-        out.append(Frame("job", "退休"))
+    if re.search(
+        r"(?:我|^)(?:已经|终于|也|正式|刚|刚刚)*(?<![快要将])退休(?:了)?", text
+    ) or re.search(rf"^{_SPAN}{{0,6}}?(?:正式|终于|已经)退休了", text):
+        out.append(Frame("job", "退休"))  # "六月底正式退休了"
     return out
 
 
@@ -490,8 +495,11 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         for key in lexicon.canonical(lexicon.CONDITIONS, text):
             word = next((w for w in lexicon.CONDITIONS[key] if not w.isascii() and w in text), key)
             if not re.search(rf"(?:没有|没|不是|排除了?|并非|无){re.escape(word)}", text):
-                # "没有高血压" says none; a condition read this way is said plainly
-                out.append(Frame("condition", word, key, plain=True))
+                # "没有高血压" says none; "甲亢复查好了" ends one; said plainly either way
+                cured = bool(
+                    re.search(rf"{re.escape(word)}\S{{0,4}}?(?:好了|痊愈|治好了|没了)", text)
+                )
+                out.append(Frame("condition", word, key, negated=cured, plain=True))
     out += _medication(text, sentence)
     out += _diet(text)
     out += _access(text)
@@ -501,13 +509,13 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
 #: what says a condition is the speaker's without 我有: it comes on, is diagnosed, or a doctor
 #: names it
 _CONDITION_CUE: Final = re.compile(
-    r"发作|又犯|犯了|复发|频繁|加重|越来越严重|诊断|确诊|查出|结果|核磁|拍了片|体检|检查|"
+    r"发作|又犯|犯了|复发|频繁|加重|越来越严重|诊断|确诊|查出|结果|核磁|拍了片|体检|检查|复查|"
     r"(?:医生|大夫|doctor|dr)\s*(?:说|讲|話|话)",
     re.IGNORECASE,
 )
 #: another person spoken of in the clause: their condition is not the speaker's
 _SOMEONE_ELSE: Final = re.compile(
-    r"[他她它]|老公|老婆|丈夫|妻子|爸|妈|儿子|女儿|孩子|宝宝|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|朋友|同事"
+    r"[他她它]|老公|老婆|老伴|丈夫|妻子|爸|妈|儿子|女儿|孩子|宝宝|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|朋友|同事"
 )
 
 
@@ -595,8 +603,10 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         for stop in re.finditer(
             r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
         ):
-            said = re.sub(r"^(?:医生说|说|把)", "", stop["x"])
-            said = re.sub(r"(?:先|也|都|就|还|暂时)+$", "", said)
+            said = re.sub(r"^.*?(?:医生说|说|把)", "", stop["x"])  # "医生说甲巯咪唑可以停了"
+            said = re.sub(r"(?:可以|先|也|都|就|还|暂时)+$", "", said)
+            if named := re.search(_ZH_MEDICATIONS, said):
+                said = named[0]
             if _not_a_medicine(said):
                 continue  # "羽毛球先停了": an activity stopped, not a medicine
             if len(said) >= 2 and (lexicon.canonical(lexicon.MEDICATIONS, said) or medical):
@@ -864,7 +874,7 @@ def _goals(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
 
 _LIFE: Final = re.compile(
     r"(?P<ev>结婚了|订婚了|离婚了|生了(?:个|一个)?(?:儿子|女儿|宝宝|孩子)|(?:大学|研究生|硕士|博士)?毕业了|"
-    r"升职了|退休了|买(?:了)?(?:房子|房|车)(?:了)?|分手了|做了(?:个)?手术|住院了|骨折了|确诊了\S{0,6}|"
+    r"升职了|(?<![快要将])退休了|买(?:了)?(?:房子|房|车)(?:了)?|分手了|做了(?:个)?手术|住院了|骨折了|确诊了\S{0,6}|"
     r"领养了\S{0,6}|考上了\S{0,8}|入职了\S{0,8}|开了(?:一家|家)?\S{0,6}(?:店|公司|工作室)|去世了)"
 )
 

@@ -335,6 +335,8 @@ RELATIONS_ZH: Final[dict[str, str]] = {
     "丈夫": "partner",
     "先生": "partner",
     "爱人": "partner",
+    "老伴": "partner",
+    "老伴儿": "partner",
     "老婆": "partner",
     "妻子": "partner",
     "太太": "partner",
