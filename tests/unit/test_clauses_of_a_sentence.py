@@ -86,3 +86,11 @@ def test_an_activity_started_on_a_day_is_a_routine_and_a_group_joined_no_employe
     assert [s for s, _ in found] == ["routine:aqua aerobics"]
     assert [s for s, _ in facts("I joined a choir on Tuesday evenings")] == ["routine:choir"]
     assert [s for s, _ in facts("I joined Google last month")] == ["employer"]
+
+
+def test_a_forum_joined_is_no_employer_and_a_clause_about_the_one_before_not_alone() -> None:
+    found = facts("Last night I joined a fantasy literature forum and had a great talk.")
+    assert "employer" not in [s for s, _ in found]
+    assert ("employer", "The user joined Google") in facts("I joined Google and my team is great")
+    found = facts("In my downtime, I love to get lost in books, and this series is one of my faves")
+    assert not [t for _, t in found if t.casefold().startswith(("and this", "this series"))]

@@ -645,6 +645,8 @@ def _without_others_dates(sentence: str) -> str:
         return sentence
     parts = re.split(r"(?<=[，,。；;])", sentence)
     return "".join(p for p in parts if not _OTHERS_DATE.search(p))
+
+
 #: the longest clause before a state's that may be its time said first ("Last Friday", "上周五")
 _LEAD_CLAUSE: Final = 14
 
@@ -689,6 +691,13 @@ def _only_a_time(clause: str) -> bool:
 _ANY_DAY: Final = datetime(2026, 1, 1, tzinfo=UTC)
 
 
+#: a clause that opens on what the clause before named ("and this series…", "那个…")
+_POINTS_BACK: Final = re.compile(
+    r"^(?:(?:and|but|so|also|plus)\s+)?(?:this|that|these|those|it|they|there)\b|^(?:这|那|它)",
+    re.IGNORECASE,
+)
+
+
 def _unread_clauses(sentence: str, found: Sequence[Frame], listeners: Collection[str]) -> list[str]:
     """The clauses of a sentence that states were read from that hold none of them, each as
     it can stand alone (:func:`self_contained`); none when the sentence is one clause."""
@@ -702,6 +711,8 @@ def _unread_clauses(sentence: str, found: Sequence[Frame], listeners: Collection
         folded = clause.casefold()
         if any(words and all(w in folded for w in words) for words in values):
             continue
+        if _POINTS_BACK.match(clause):
+            continue  # "and this series is one of my favorites": about the clause before
         out += self_contained(clause, {n for n in listeners if n})
     return out
 

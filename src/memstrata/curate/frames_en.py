@@ -320,7 +320,7 @@ def _name_age(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
 #: what one joins for a pastime: a group, never an employer
 _GROUP: Final = re.compile(
     r"\b(?:choir|club|group|team|band|league|class|classes|society|circle|orchestra|gym|"
-    r"community|meetup|squad|crew|congregation|church)\b",
+    r"community|meetup|squad|crew|congregation|church|forum|server|subreddit|book club)\b",
     re.IGNORECASE,
 )
 
@@ -411,7 +411,9 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         named = match.groupdict()
         raw = named.get("org") or named.get("got") or named.get("starts") or named.get("start")
         org = _proper(raw) or (raw if raw and re.match(r"(?:a|an|the|my|our)\s", raw, _I) else None)
-        if org and re.search(r"\bjoined\b", match[0], _I) and _GROUP.search(org):
+        joined = re.search(r"\bjoined\b", match[0], _I)
+        after = text[match.end() : match.end() + 16].lstrip()  # "a fantasy literature forum"
+        if org and joined and (_GROUP.search(org) or _GROUP.match(after)):
             org = None  # "I joined a choir", "joined the running club": a pastime, not a job
     if (
         role is None

@@ -246,7 +246,9 @@ def _english(text: str, name: str) -> list[SlotFill]:
             text,
             flags,
         )
-        if match and not _rx.match(r"(?:it|this|that|they|these|those)\b", match["o"], flags):
+        if match and not _rx.match(
+            r"(?:(?:and|but|so)\s+)?(?:it|this|that|they|these|those)\b", match["o"], flags
+        ):
             kind = f"favorite {match['k'].lower()}" if match["k"] else "favorite"
             value = _clip(match["o"])
             first_word, _, rest = value.partition(" ")
