@@ -238,3 +238,26 @@ def test_about_to_retire_is_no_retirement_and_an_age_said_this_year_is_one() -> 
     assert found["age"] == "用户58岁" and found["job"] == "用户是护士长"
     assert "life:退休" not in found
     assert dict(_facts("六月底正式退休了！"))["job"] == "用户六月底正式退休了！"
+
+
+def test_a_medicine_taken_off_or_stopped_as_it_ends_and_a_negative_test_ends_an_allergy() -> None:
+    found = _facts("the GP took me off the amlodipine and I'm on losartan now")
+    assert ("medication:amlodipine", "The user no longer takes amlodipine") in found
+    found = _facts("The metformin upset my stomach, so I stopped it and now I take Jardiance")
+    assert ("medication:metformin", "The user no longer takes metformin") in found
+    assert ("medication:empagliflozin", "The user takes Jardiance") in found  # said plainly
+    [tested] = candidates("上次做了过敏原检测 芒果是阴性 削了皮吃就没事")
+    assert (tested.slot, tested.ended) == ("allergy:mango", "")  # it ends the mango allergy
+    assert _facts("no more ventolin, its symbicort now")[0] == (
+        "medication:salbutamol",
+        "The user no longer takes ventolin",
+    )
+
+
+def test_a_sport_with_no_more_ends_and_a_breakup_said_without_its_subject() -> None:
+    assert ("routine:futsal", "The user has given up futsal") in _facts(
+        "Physio says no more futsal. So Ben and I started badminton, Wednesday nights"
+    )
+    assert _facts("no more excuses") == []
+    [(slot, _)] = _facts("跟林晓分手了 上周的事")
+    assert slot == "partner"

@@ -475,6 +475,10 @@ def _mostly_chinese(text: str) -> bool:
 #: run-on turn ("I drink far too much tea, builder's, six cups a day, the GP said ...") is
 #: said plainly, and the turn it cites keeps every word
 _LONGEST_TOLD: Final = 120
+#: a pronoun for a thing in a told clause: what it stands for may be outside the clause
+_IT_TOLD: Final = re.compile(
+    r"\b(?:stopped|quit|started|took|take|takes|switched)\s+(?:it|them)\b", re.I
+)
 #: the kinds whose ending is said plainly ("The user no longer takes Ventolin")
 _SAID_PLAINLY_ENDED: Final = frozenset({"routine", "hobby", "drink", "medication"})
 #: verbs of a change of state: the time beside one is when a state began ("moved last week")
@@ -554,6 +558,8 @@ def _frame_candidates(
         text = _told(said, subject) if said and not plain else None
         if text is not None and len(text) > _LONGEST_TOLD:
             text = None  # a run-on clause is no line to scan: the state said plainly
+        if text is not None and _IT_TOLD.search(text):
+            text = None  # "… stopped it and now takes Jardiance": "it" needs the clause before
         if text is None or assess(text, subject).any:
             text = statement(frame, subject, chinese=chinese)
         if assess(text, subject).any:

@@ -951,7 +951,28 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
                 Frame("medication", old, _med_key(old), negated=True),
                 Frame("medication", new, _med_key(new)),
             ]
-    if (medical or bool(_MEDICAL.search(context))) and (
+    if off := re.search(  # "the GP took me off the amlodipine", "I came off sertraline"
+        r"\b(?:took|taken|takes|take|came|come|coming|got|get|going)\s+(?:me\s+|him\s+|her\s+)?"
+        r"off\s+(?:the\s+|my\s+|his\s+|her\s+)?(?P<x>[\w-]+)",
+        text,
+        _I,
+    ):
+        name = off["x"]
+        if lexicon.is_medication(name) or lexicon.canonical(lexicon.MEDICATIONS, name):
+            out.append(Frame("medication", name, _med_key(name), negated=True))
+    gone = re.search(r"\b(?:stopped|quit|came off|stopped taking)\s+(?:it|them)\b", text, _I)
+    named = [
+        w
+        for w in re.findall(r"[A-Za-z][\w-]{3,}", text[: gone.start()] if gone else "")
+        if lexicon.canonical(lexicon.MEDICATIONS, w) or lexicon.is_medication(w)
+    ]
+    if named and len({_med_key(w) for w in named}) == 1:
+        # "The metformin was upsetting my stomach, so I stopped it": the one named before
+        out.append(Frame("medication", named[-1], _med_key(named[-1]), negated=True))
+    names_one = any(
+        lexicon.canonical(lexicon.MEDICATIONS, w) for w in re.findall(r"[A-Za-z][\w-]{3,}", text)
+    )  # a known medicine named makes the clause one about medicine
+    if (medical or names_one or bool(_MEDICAL.search(context))) and (
         swap := re.search(
             r"\breplaced\s+(?:my\s+|the\s+)?(?P<old>[\w-]+)\s+with\s+(?P<new>[\w-]+)|"
             r"\b(?P<old2>[\w-]+)\s+(?:was|got|has been|is)\s+replaced\s+(?:by|with)\s+"
@@ -1246,9 +1267,10 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
             return [Frame("routine", what, _key(what, 2), negated=True)]
     if begun := re.search(  # "I've started aqua aerobics on Wednesday mornings"
         rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:started|begun|taken up|took up|joined)\s+"
-        r"(?:a\s+|an\s+|the\s+)?(?P<act>[a-z][\w -]{2,30}?)\s+(?P<when>on\s+(?:\w+days?|weekends)"
-        r"(?:\s+(?:mornings|evenings|afternoons|nights))?|every\s+\w+(?:\s+(?:morning|evening|"
-        r"night))?|(?:once|twice|three times)\s+a\s+week)\b",
+        r"(?:a\s+|an\s+|the\s+)?(?P<act>[a-z][\w -]{2,30}?),?\s+(?P<when>(?:on\s+)?"
+        r"(?:(?-i:[A-Z])\w+days?|weekends)(?:\s+(?:mornings|evenings|afternoons|nights))?|"
+        r"on\s+\w+days?|every\s+\w+"
+        r"(?:\s+(?:morning|evening|night))?|(?:once|twice|three times)\s+a\s+week)\b",
         text,
         _I,
     ):
@@ -1256,6 +1278,11 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
         if act and not lexicon.common(act.split()[0]) and not _NEW_CLAUSE.search(act):
             said = f"{act} {begun['when']}"
             return [Frame("routine", said, _key(act, 2))]
+    if no_more := re.search(rf"\bno more\s+(?P<x>{_SPORTS})\b", text, _I):
+        # "Physio says no more futsal": an activity ended (a medicine's "no more" is read
+        # by _medication, a drink's by _drinks)
+        what = no_more["x"]
+        return [Frame("routine", what, _key(what, 2), negated=True)]
     match = re.search(
         rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|stopped\s+|quit\s+)?"
         rf"{_ADVERBS}(?P<act>(?:go|do|play|practice|practise|run|swim|walk|hike|bike|cycle|ride|"
@@ -1294,6 +1321,13 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
     return out
 
 
+#: sports and activities people take up and give up, a closed class
+_SPORTS: Final = (
+    r"futsal|football|soccer|tennis|badminton|golf|running|jogging|swimming|yoga|pilates|"
+    r"climbing|bouldering|cycling|hiking|choir|dancing|boxing|crossfit|basketball|volleyball|"
+    r"squash|rugby|cricket|netball|hockey|skiing|surfing|karate|judo|taekwondo|aerobics|zumba|"
+    r"spin(?: class)?|rowing|baseball|softball|pickleball|padel|bowling|martial arts"
+)
 #: another clause with its own subject ("and I volunteer", "but we")
 _NEW_CLAUSE: Final = re.compile(r"\b(?:and|but|so|while)\s+(?:I|we|my|he|she|they)\b", re.I)
 

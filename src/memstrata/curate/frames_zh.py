@@ -339,7 +339,7 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     if match := re.search(
         r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了)", text
     ) or re.search(
-        rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|我(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
+        rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|(?:我|^)(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
         text,
     ):
         status = _clean(match["s"] or match["s2"])
@@ -427,6 +427,16 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             negated = bool(match["neg"])
         out += _allergens(said, negated=negated, exclusive=exclusive and not negated)
     if not out and (
+        tested := re.search(  # "过敏原检测 芒果是阴性": no allergy to it
+            rf"(?P<x>{_SPAN}{{1,8}}?)(?:是|也是|结果是|测出来是)?阴性", text
+        )
+    ):
+        said = re.sub(r"^(?:结果|检测|测试)", "", _clean(tested["x"]))
+        if lexicon.canonical(lexicon.FOODS, said) and re.search(
+            r"过敏|检测|测试", sentence or text
+        ):
+            out += _allergens(said, negated=True, exclusive=False)
+    if not out and (
         reacted
         := re.search(  # "那年打头孢起了一身疹子": a reaction to what was taken is an allergy
             rf"(?:打了?|吃了?|用了?)(?P<x>{_SPAN}{{1,8}}?)(?:以后|之后|后)?(?:就|会|都)?"
@@ -466,7 +476,11 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         corrects = re.search(r"其实|原来|后来|现在|复查|检查|医生说", sentence or text)
         if any(f.kind in ("allergy", "avoids") for f in earlier) or "过敏" in text or corrects:
             said = re.sub(r"^(?:其实|但是|不过|但)", "", _clean(match["x"]))
-            out += _allergens(said, negated=True, exclusive=False)
+            # what is fine is a food or a medicine ("螃蟹没问题"), not "削了皮吃就没事"
+            if lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(
+                lexicon.MEDICATIONS, said
+            ):
+                out += _allergens(said, negated=True, exclusive=False)
     if (
         match := re.search(
             rf"(?:我|^)(?:自己|本人)?{_ADV}(?:有|得了|患有|查出(?:了)?|被诊断(?:出|为)?(?:了)?|确诊(?:了)?|是)"
