@@ -261,3 +261,13 @@ def test_a_sport_with_no_more_ends_and_a_breakup_said_without_its_subject() -> N
     assert _facts("no more excuses") == []
     [(slot, _)] = _facts("跟林晓分手了 上周的事")
     assert slot == "partner"
+
+
+def test_stopped_it_ends_no_medicine_it_does_not_name() -> None:
+    found = _facts("I take warfarin every day. The cream gave me a rash so I stopped it.")
+    assert ("medication:blood thinners", "The user takes warfarin every day.") in found
+    assert not [
+        c
+        for c in candidates("I take warfarin. The cream gave me a rash so I stopped it.")
+        if c.ended is not None
+    ]

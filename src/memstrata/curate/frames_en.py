@@ -960,15 +960,24 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
         name = off["x"]
         if lexicon.is_medication(name) or lexicon.canonical(lexicon.MEDICATIONS, name):
             out.append(Frame("medication", name, _med_key(name), negated=True))
-    gone = re.search(r"\b(?:stopped|quit|came off|stopped taking)\s+(?:it|them)\b", text, _I)
-    named = [
-        w
-        for w in re.findall(r"[A-Za-z][\w-]{3,}", text[: gone.start()] if gone else "")
-        if lexicon.canonical(lexicon.MEDICATIONS, w) or lexicon.is_medication(w)
-    ]
-    if named and len({_med_key(w) for w in named}) == 1:
-        # "The metformin was upsetting my stomach, so I stopped it": the one named before
-        out.append(Frame("medication", named[-1], _med_key(named[-1]), negated=True))
+    # "The metformin was upsetting my stomach, so I stopped it": the medicine is what the
+    # clause before is about, and the only one the sentence names (an ending is never guessed)
+    if (
+        gone := re.search(
+            r"\b(?:the\s+|my\s+)?(?P<x>[A-Za-z][\w-]{3,})\s+(?:was|were|kept|had|upset|made|gave|"
+            r"caused|did|wasn't)\b[^.;!?]*?"
+            r"\b(?:so|and)\s+I\s+(?:stopped|quit|came off|stopped taking)\s+(?:it|them)\b",
+            text,
+            _I,
+        )
+    ) and (lexicon.canonical(lexicon.MEDICATIONS, gone["x"]) or lexicon.is_medication(gone["x"])):
+        named = {
+            _med_key(w)
+            for w in re.findall(r"[A-Za-z][\w-]{3,}", text[: gone.end()])
+            if lexicon.canonical(lexicon.MEDICATIONS, w) or lexicon.is_medication(w)
+        }
+        if named == {_med_key(gone["x"])}:
+            out.append(Frame("medication", gone["x"], _med_key(gone["x"]), negated=True))
     names_one = any(
         lexicon.canonical(lexicon.MEDICATIONS, w) for w in re.findall(r"[A-Za-z][\w-]{3,}", text)
     )  # a known medicine named makes the clause one about medicine
