@@ -322,15 +322,17 @@ class RuleExtractor:
         people = [e for e in episodes if not _not_a_person(e)]
         speakers = {e.speaker for e in people if e.speaker not in (None, "user")}
         cared_by: dict[str | None, dict[str, str]] = {}
+        # each turn as the rules read it, once: traditional characters and written Cantonese
+        # as simplified Mandarin (a turn is read again as the context of the next ones)
+        read = [as_read(e.text) for e in episodes]
         for index, episode in enumerate(episodes):
             if _not_a_person(episode):
                 continue  # what the assistant said is not a fact about the user
             name = episode.speaker if episode.speaker in speakers else None
             subject = name or DEFAULT_SUBJECT
             listeners = speakers - {episode.speaker}
-            earlier = _previous_turns(episodes, index)
-            # traditional characters and written Cantonese read as simplified Mandarin
-            said_text = chat_spelling(as_read(episode.text))
+            earlier = _previous_turns(episodes, read, index)
+            said_text = chat_spelling(read[index])
             said = sentences(said_text)
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
@@ -538,6 +540,7 @@ def _frame_candidates(
     # a state said twice in one sentence is one state (a run-on paste repeats itself)
     found = list(dict.fromkeys(f for f in found if not (f.kind == "name" and f.value == subject)))
     chinese = _mostly_chinese(sentence)
+    parts_of_sentence = _parts_of(sentence)
     out = []
     # each clause says one state, the one whose words cover most of it ("I love hiking with my
     # dog Quillon": the liking, not the dog); another state said there is said plainly
@@ -567,7 +570,7 @@ def _frame_candidates(
         # the time of a state is said in its clause (or a short one before it: "Last week, I
         # moved"), not anywhere in the sentence ("我老婆怀孕了，预产期是六月，她对芒果过敏")
         future = frame.kind in _TENSE_FUTURE
-        clause = _clause_of(sentence, frame.value)
+        clause = _clause_of(sentence, parts_of_sentence, frame.value)
         if _when(clause, episode.time, future) is None:
             clause = _without_others_dates(sentence)  # said beside it ("分手了 上周的事")
         near = _around(clause, frame.value) if frame.spec.section == framing.PROFILE else clause
@@ -653,14 +656,19 @@ def _without_others_dates(sentence: str) -> str:
     return "".join(p for p in parts if not _OTHERS_DATE.search(p))
 
 
+def _parts_of(sentence: str) -> list[str]:
+    """The clauses of a sentence, commas included: split once for all its states."""
+    return [p for p in _SEVERAL.split(sentence) if p and p.strip(" ,，")]
+
+
 #: the longest clause before a state's that may be its time said first ("Last Friday", "上周五")
 _LEAD_CLAUSE: Final = 14
 
 
-def _clause_of(sentence: str, value: str) -> str:
-    """The clause of ``sentence`` that says ``value``, with the clause before it when that is
-    short (a time said first); the whole sentence when no one clause says it."""
-    parts = [p for p in _SEVERAL.split(sentence) if p and p.strip(" ,，")]
+def _clause_of(sentence: str, parts: Sequence[str], value: str) -> str:
+    """The clause of ``sentence`` (split into ``parts`` by :func:`_parts_of`) that says
+    ``value``, with the clause before it when that is short (a time said first); the whole
+    sentence when no one clause says it."""
     if len(parts) <= 1:
         return sentence
     words = _words_of(value)
@@ -754,18 +762,22 @@ def _candidate(rule: Rule, sentence: str, episode: Episode, subject: str) -> Can
     )
 
 
-def _previous_turns(episodes: Sequence[Episode], index: int) -> list[tuple[str, bool]]:
+def _previous_turns(
+    episodes: Sequence[Episode], read: Sequence[str], index: int
+) -> list[tuple[str, bool]]:
     """The speaker's previous turn and the listener's, in the same session, nearest first,
-    each as ``(text, spoken by the same speaker)``."""
+    each as ``(text as read, spoken by the same speaker)``; ``read``: each turn's text as the
+    rules read it."""
     episode = episodes[index]
     out: list[tuple[str, bool]] = []
     seen_other = False
-    for before in reversed(episodes[max(0, index - 2) : index]):
+    for at in range(index - 1, max(0, index - 2) - 1, -1):
+        before = episodes[at]
         if before.session_id != episode.session_id:
             break
         own = before.speaker == episode.speaker
         if not own and seen_other:
             break
         seen_other = seen_other or not own
-        out.append((as_read(before.text), own))
+        out.append((read[at], own))
     return out

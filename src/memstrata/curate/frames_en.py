@@ -978,9 +978,8 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
         }
         if named == {_med_key(gone["x"])}:
             out.append(Frame("medication", gone["x"], _med_key(gone["x"]), negated=True))
-    names_one = any(
-        lexicon.canonical(lexicon.MEDICATIONS, w) for w in re.findall(r"[A-Za-z][\w-]{3,}", text)
-    )  # a known medicine named makes the clause one about medicine
+    # a known medicine named makes the clause one about medicine
+    names_one = bool(lexicon.canonical(lexicon.MEDICATIONS, text))
     if (medical or names_one or bool(_MEDICAL.search(context))) and (
         swap := re.search(
             r"\breplaced\s+(?:my\s+|the\s+)?(?P<old>[\w-]+)\s+with\s+(?P<new>[\w-]+)|"
