@@ -125,12 +125,28 @@ def test_each_malformed_file_is_refused_saying_where(
 def test_a_file_that_is_not_json_or_not_utf8_is_refused(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"id": "x",\n  "language": }', encoding="utf-8")
-    with pytest.raises(ImportFormatError, match=r"broken\.json:2: not JSON"):
+    with pytest.raises(ImportFormatError, match=r"broken\.json:2: invalid JSON"):
         load_conversation(broken)
     latin = tmp_path / "latin.json"
     latin.write_bytes('{"id": "café"}'.encode("latin-1"))
     with pytest.raises(ImportFormatError, match="not UTF-8"):
         load_conversation(latin)
+
+
+def test_a_file_nested_too_deeply_or_too_large_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="nested too deeply"):
+        load_conversation(deep)
+    from memstrata.bench import handed_files
+
+    monkeypatch.setattr(handed_files, "MAX_FILE_BYTES", 10)
+    big = tmp_path / "big.json"
+    big.write_text('{"id": "a-long-one"}', encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="larger than"):
+        load_conversation(big)
 
 
 def test_a_conversation_id_is_unique_across_files(tmp_path: Path) -> None:

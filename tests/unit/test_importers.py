@@ -76,6 +76,13 @@ class TestLocomo:
         with pytest.raises(ImportFormatError, match=r"bad.json:1.*invalid JSON"):
             importers.load(bad, "locomo")
 
+    @pytest.mark.parametrize("kind", ["locomo", "mempalace"])
+    def test_json_nested_too_deeply_is_refused_not_a_crash(self, tmp_path: Path, kind: str) -> None:
+        deep = tmp_path / "deep.json"
+        deep.write_text(('{"a": ' if kind == "mempalace" else "[") * 100_000)
+        with pytest.raises(ImportFormatError, match=r"deep.json.*nested too deeply"):
+            importers.load(deep, kind)
+
 
 class TestLongMemEval:
     def test_mini_fixture(self) -> None:

@@ -9,7 +9,6 @@ file per conversation, with its sessions of turns, what is expected of the memor
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any, Final, NoReturn
 
 from memstrata.bench.handed_lines import Alternatives, valid_expected_date
 from memstrata.errors import ImportFormatError, InvalidInputError
+from memstrata.importers.base import read_json
 from memstrata.model import Role, Turn
 
 SETS_DIR: Final = Path(__file__).with_name("handed")
@@ -257,17 +257,20 @@ def _questions(f: _File, raw: Any) -> tuple[Question, ...]:
     return tuple(out)
 
 
+#: the largest conversation file read (a file of months of sessions is well under 1 MB)
+MAX_FILE_BYTES: Final = 20_000_000
+
+
 def load_conversation(path: Path, set_name: str = "") -> HandedConversation:
     """Read and check one conversation file; a malformed one is refused, saying where."""
     f = _File(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        f.fail("", f"not UTF-8 ({exc.reason} at byte {exc.start})")
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(f"not JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+        too_large = path.stat().st_size > MAX_FILE_BYTES
     except OSError as exc:
         f.fail("", f"cannot be read: {exc.strerror}")
+    if too_large:
+        f.fail("", f"larger than {MAX_FILE_BYTES // 1_000_000} MB: no conversation file is")
+    raw = read_json(path)  # not UTF-8, not JSON, nested too deeply: refused saying where
     keys = ("id", "language", "description", "speakers", "now", "sessions", "expect")
     top = f.obj(raw, "top level", (*keys, "questions"))
     conv_id = f.text(top["id"], "id")

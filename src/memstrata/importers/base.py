@@ -138,13 +138,18 @@ def read_text(path: Path) -> str:
 
 def read_json(path: Path) -> Any:
     """Read a whole JSON file, turning every failure into an :class:`ImportFormatError`."""
-    text = read_text(path)
+    return parse_json(read_text(path), source=str(path))
+
+
+def parse_json(text: str, *, source: str) -> Any:
+    """``text`` as JSON; malformed or nested too deeply to read is an
+    :class:`ImportFormatError` naming ``source`` (and the line)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ImportFormatError(
-            f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno
-        ) from exc
+        raise ImportFormatError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
+    except RecursionError:
+        raise ImportFormatError("JSON nested too deeply to read", source=source) from None
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], *, source: str, where: str) -> Any:

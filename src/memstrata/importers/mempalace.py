@@ -29,7 +29,6 @@ wing, its session the room and its metadata naming ``topic`` ``<wing>/<room>``.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -41,6 +40,7 @@ from memstrata.importers.base import (
     ImportBatch,
     Skipped,
     iso_time,
+    parse_json,
     read_text,
     thread_key,
 )
@@ -139,13 +139,7 @@ def load_mempalace(path: Path) -> ImportBatch:
     source = str(path)
     text = read_text(path)
     if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(
-                f"invalid JSON: {exc.msg}", source=source, line=exc.lineno
-            ) from exc
-        drawers = _from_json(data, source)
+        drawers = _from_json(parse_json(text, source=source), source)
     else:
         drawers = _from_markdown(text, source)
     skipped: list[Skipped] = []
