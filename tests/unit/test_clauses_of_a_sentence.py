@@ -94,3 +94,26 @@ def test_a_forum_joined_is_no_employer_and_a_clause_about_the_one_before_not_alo
     assert ("employer", "The user joined Google") in facts("I joined Google and my team is great")
     found = facts("In my downtime, I love to get lost in books, and this series is one of my faves")
     assert not [t for _, t in found if t.casefold().startswith(("and this", "this series"))]
+
+
+def test_we_as_i_and_my_kids_is_no_routine_and_and_is_no_verb() -> None:
+    found = facts(
+        "Seeing my kids' faces so happy at the beach was the best!",
+        "We don't go often, usually only once or twice a year.",
+    )
+    # "we" is the user and the kids; "and" after "I" is no verb to read a routine from
+    assert (
+        "child:kids",
+        "The user and their kids don't go often, usually only once or twice a year.",
+    ) in found
+    assert not [s for s, _ in found if s and s.startswith("routine")]
+    assert (
+        third_person("I and my kids go camping", "Melanie") == "Melanie and their kids go camping"
+    )
+
+
+def test_a_value_of_how_many_alone_is_no_value() -> None:
+    from memstrata.curate.frames import complete
+
+    assert not complete("a few") and not complete("some") and complete("a few paintings")
+    assert not [s for s, _ in facts("I'm planning a few.") if s and s.startswith("plan")]

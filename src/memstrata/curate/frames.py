@@ -254,6 +254,14 @@ def _named(frame: Frame) -> bool:
     )
 
 
+#: a value that says how many and not of what ("a few", "some", "a couple")
+_ONLY_HOW_MANY: Final = re.compile(
+    r"^(?:a few|a couple|a couple of|some|several|many|a lot|lots|one|a bunch|more|"
+    r"few|plenty)[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def complete(value: str) -> bool:
     """Whether a value is a complete phrase that stands on its own: it names something (a
     word of three letters or more, or two Chinese characters), does not end in a word that
@@ -262,6 +270,8 @@ def complete(value: str) -> bool:
     text = value.strip()
     if not re.search(r"[A-Za-z]{3,}|\d|[\u4e00-\u9fff]{2,}", text):
         return False
+    if _ONLY_HOW_MANY.match(text):
+        return False  # "planning a few": a few of what the sentence before named
     return not (_OPEN_END.search(text) or _POINTS_AWAY.search(text))
 
 

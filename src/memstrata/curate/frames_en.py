@@ -1301,7 +1301,8 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
         r"got|can|will|would|could|should|must|may|might|do|did|just|really|also|still|enjoy|"
         r"hate|miss|wish|prefer|believe|remember|forget|try|plan|wonder|worry|look|seem|mind|"
         r"care|agree|doubt|bet|suppose|understand|appreciate|adore|dislike|spend|use|make|"
-        r"find|keep|tell|ask|let|put|leave|bring|buy|pay|eat|drink|sleep|wake|wear)\b)"
+        r"find|keep|tell|ask|let|put|leave|bring|buy|pay|eat|drink|sleep|wake|wear|"
+        r"and|or|but|nor|the|our|his|her|their|its|not)\b)"  # "I and my kids": no verb
         r"[a-z]{3,})(?:\s+[^,.;!?]+?)?)(?=\s*$|"
         r"\s*[,.;!?]|\s+(?:every|each|on|most|daily|weekly|once|twice|three|with|at|in the|"
         r"before|after|because|but|and)\b)",

@@ -111,6 +111,10 @@ def agree(verb: str) -> str:
     return out[0].upper() + out[1:] if verb[0].isupper() else out
 
 
+#: words that can follow a subject "I" and are no verb to agree
+_NOT_VERBS: Final = frozenset({"and", "or", "but", "nor"})
+
+
 def _agree_after(rest: str) -> str:
     """``rest`` (what follows a subject) with its first verb, past any adverbs, agreeing."""
     pos = 0
@@ -123,6 +127,8 @@ def _agree_after(rest: str) -> str:
             continue
         if word.lower() in _SAME_IN_PAST and _past_in(rest):
             return rest
+        if word.lower() in _NOT_VERBS:
+            return rest  # "I and my kids don't go": the subject goes on, no verb yet
         return rest[: match.start()] + agree(word) + rest[match.end() :]
     return rest
 
