@@ -73,6 +73,22 @@ def test_patch_sets_changes_and_clears_them(http: TestClient) -> None:
     assert r.json()["when"] is None and r.json()["slot"] is None
 
 
+def test_patch_sets_a_slot_value_for_its_owner_only(http: TestClient) -> None:
+    """The value the schema offers is one the facade takes: set, bounded, cleared, and never
+    reachable from another user."""
+    fact = _add(http, slot="employer")
+    url = f"/v1/items/{fact['id']}"
+    r = http.patch(url, params=A, json={"changes": {"value": "宁德时代 CATL"}})
+    assert r.status_code == 200, r.text
+    assert r.json()["value"] == "宁德时代 CATL" and r.json()["version"] == 2
+    too_long = http.patch(url, params=A, json={"changes": {"value": "x" * 501}})
+    assert too_long.status_code == 422
+    other = http.patch(url, params={"user": "bob"}, json={"changes": {"value": "x"}})
+    assert other.status_code == 404
+    r = http.patch(url, params=A, json={"changes": {"value": None}})
+    assert r.status_code == 200 and r.json()["value"] is None
+
+
 def test_get_facts_filters_by_slot_and_kind(http: TestClient) -> None:
     made = {
         slot: _add(http, slot=slot)["id"]

@@ -74,6 +74,7 @@ FACT_FIELDS: Final = frozenset(
         "superseded_by",
         "when",
         "slot",
+        "value",
     }
 )
 #: the keys of a fact's ``when`` given as a mapping (``text`` may be left out)
