@@ -285,3 +285,76 @@ def test_a_run_on_clause_is_said_plainly_and_a_state_is_dated_only_by_its_own_wo
     )
     found = {c.slot: c for c in RuleExtractor().extract([episode]).candidates}
     assert found["partner"].when is None  # the diagnosis is four years old, not the marriage
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # a home said in the everyday ways: how long one has lived there, a room bought, "this"
+        ("但我在上海住了十几年了", [("residence", "上海", "")]),
+        ("我到广州一个多月啦 住在闺女家 海珠区", [("residence", "广州", "")]),
+        ("在三亚湾买了个两室一厅 二手的", [("residence", "三亚湾", "")]),
+        ("香港这个flat小得可怜 but 楼里有pool", [("residence", "香港", "")]),
+        ("metrotown 呢间屋好细", [("residence", "metrotown", "")]),
+        # no home: a verb whose result 住 is, a stay that ends, someone else's home, an opinion
+        ("没事，年轻人扛得住哈哈", []),
+        ("现在住月子中心 住到二月底", []),
+        ("对了上回我说闺女住天河区", []),
+        ("我觉得这房子太贵", []),
+    ],
+)
+def test_a_chinese_home_is_where_the_speaker_lives_not_a_stay_nor_another_persons(
+    said: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert _states(said) == expected
+
+
+def test_a_greeting_from_where_one_has_been_for_weeks_is_a_home_a_trips_is_not() -> None:
+    from tests.unit.said import facts
+
+    moved = "Hello from Tucson! We've been here a little over a month now. The house is unpacked."
+    assert ("residence", "The user lives in Tucson") in facts(moved)
+    trip = "Hello from Lisbon! We've been here two days and the hotel is lovely."
+    assert not [slot for slot, _ in facts(trip) if slot == "residence"]
+    # a move wished for is no home ("if 我有日 move 返香港，一定要住西贡")
+    wished = facts("if 我有日 move 返香港，一定要住西贡，近海")
+    assert not [slot for slot, _ in wished if slot == "residence"]
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # a drink named first and then given up; someone's advice is not what one drinks
+        ("茉莉花茶我也不喝了", [("drink:tea", "茉莉花茶", "not")]),
+        ("啤酒干脆戒了", [("drink:beer", "啤酒", "not")]),
+        ("闺女说广州天气燥 让我喝菊花茶", []),
+        (
+            "医生说吃止痛药期间别喝酒",
+            [("medication:painkillers", "止痛药", ""), ("drink:alcohol", "酒", "not")],
+        ),
+        # an activity stopped as the doctor says, or not done for long; one taken up instead
+        ("医生说羽毛球以后也别打了", [("routine:羽毛球", "羽毛球", "not")]),
+        ("篮球好久没打了", [("routine:篮球", "篮球", "not")]),
+        ("改游泳了 一周两三次", [("routine:游泳", "游泳，一周两三次", "")]),
+        # a medicine stopped at once is no medicine named 马上; one taken as a child is not taken
+        ("马上停了", []),
+        ("我小时候吃磺胺的药也起过疹子", []),
+        ("说是磺胺过敏", [("allergy:sulfa drugs", "磺胺", "")]),
+        # a plan known by what it is, not by its holiday or its adverb
+        ("国庆日本也不去了", [("plan:日本", "日本，取消了", "not")]),
+        ("刚入职请不了假", []),  # what follows joining is no employer
+    ],
+)
+def test_chinese_changes_of_habit_medicine_and_plan(
+    said: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert _states(said) == expected
+
+
+def test_a_state_is_told_in_the_speakers_own_clause_not_in_the_advice_given_them() -> None:
+    from tests.unit.said import facts
+
+    said = "茉莉花茶我也不喝了 闺女说广州天气燥 让我喝菊花茶 我喝了一阵觉得挺好 现在天天喝菊花茶"
+    told = dict(facts(said))
+    assert told["drink:herbal tea"] == "用户喝菊花茶"
+    assert told["drink:tea"] == "用户不再喝茉莉花茶"

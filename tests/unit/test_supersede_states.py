@@ -154,3 +154,42 @@ def test_a_medicine_replaced_under_its_brand_name_closes_the_one_it_replaces(
 def test_a_break_up_said_in_chinese_ends_the_partner(memory: Memory) -> None:
     _say(memory, ["我女朋友林晓在上海读研"], ["我跟林晓分手了 上周的事"])
     assert [f.value for f in _current(memory, "partner")] == [None]  # ended, nobody current
+
+
+def test_only_one_allergen_of_those_held_together_is_a_change_not_a_repeat(memory: Memory) -> None:
+    _say(
+        memory,
+        ["im allergic to sesame and basically all seeds, poppy sunflower chia everything"],
+        ["allergy update!! the allergist did the skin prick test, turns out its only sesame."],
+    )
+    assert _values(memory, "allergy") == ["sesame"]
+
+
+def test_a_move_the_speaker_greets_from_and_a_home_shown_as_this_one_close_the_old_home(
+    memory: Memory,
+) -> None:
+    _say(
+        memory,
+        ["I work full time (data engineer, remote, from my place in toronto)"],
+        ["hi from vancouver 🌧 we've been here 3 weeks. started the new job last monday"],
+    )
+    assert _values(memory, "residence") == ["vancouver"]
+    _say(memory, ["我在上海住了十几年了"], ["香港这个flat小得可怜 but 楼里有pool"], later=2)
+    assert _values(memory, "residence") == ["香港"]
+
+
+def test_an_activity_given_up_or_swapped_for_another_closes_the_habit_said_before(
+    memory: Memory,
+) -> None:
+    _say(
+        memory,
+        ["And Sundays I play futsal with some guys in Carlton", "我每天晚上在小区跳广场舞"],
+        [
+            "Physio says no more futsal, too many sudden stops.",
+            "医生说广场舞那种蹦蹦跳跳的别跳了 我现在改打太极拳了",
+        ],
+    )
+    current = {f.slot: f.value for f in _current(memory, "routine")}
+    assert current.get("routine:太极拳") == "太极拳"
+    held = [v for v in current.values() if v and ("futsal" in v or "广场舞" in v)]
+    assert held == []  # ended, not served beside their ends

@@ -38,8 +38,14 @@ _MARKER_WORDS: Final = (
     r"second(?:ly)?|third(?:ly)?|lastly|finally|another thing|in other news|other news"
 )
 # Leading markers, optionally followed by a vocative name ("Woah Joanna,"), then a break.
+#: capitalised words after a marker that name a time, not whom one speaks to ("And Sundays I
+#: play futsal", "So Monday we fly"): they stay
+_NO_VOCATIVE: Final = (
+    r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|April|May|June|"
+    r"July|August|September|October|November|December|Christmas|Easter)\b"
+)
 _LEADING_EN: Final = re.compile(
-    rf"^(?:(?:{_MARKER_WORDS})\b(?:\s+(?:{_MARKER_WORDS})\b)*(?-i:\s+[A-Z][a-z]+)?\s*"
+    rf"^(?:(?:{_MARKER_WORDS})\b(?:\s+(?:{_MARKER_WORDS})\b)*(?-i:\s+(?!{_NO_VOCATIVE})[A-Z][a-z]+)?\s*"
     rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z])))|"
     rf"(?:{_MARKER_WORDS})\s*$)",
     re.IGNORECASE,

@@ -292,6 +292,7 @@ NOT_A_PERSON: Final = frozenset({Role.ASSISTANT, Role.SYSTEM, Role.TOOL})
 _HYPOTHETICAL: Final = re.compile(
     r"\b(?:if I|if we|if only|I wish|I'd love to|I would love to|would be|would have|"
     r"imagine|suppose|in case|someday|one day I|maybe one day|hypothetically|unless)\b|"
+    r"\bif\s*(?=[\u4e00-\u9fff])|"
     r"如果|(?<![主需只就还都])要是|假如|万一|假设|但愿|希望有一天|(?<![那])哪天",
     re.IGNORECASE,
 )
@@ -636,9 +637,16 @@ class _Clauses:
         """The first part that says every word of ``value`` (every character, in Chinese)."""
         words = _words_of(value)
         for clause, folded in self.parts:
-            if all(w in folded for w in words):
+            if all(w in folded for w in words) and not _ADVISED.search(
+                folded[: folded.find(words[0])] if words else ""
+            ):
                 return clause
         return None
+
+
+#: someone else's advice to the speaker, right before what it names ("闺女让我喝菊花茶"): a
+#: clause that does not tell the speaker's own state
+_ADVISED: Final = re.compile(r"(?:让|叫|劝|建议|要求)我\S{0,2}$")
 
 
 #: what a clause gives the date of when it dates something else: its time dates no state

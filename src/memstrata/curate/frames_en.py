@@ -524,6 +524,12 @@ def _school(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     return out
 
 
+#: words of a trip: where one says hello from on one is not where one lives
+_TRIP_WORDS: Final = re.compile(
+    r"\b(?:trip|holiday|vacation|hotel|hostel|airbnb|resort|honeymoon|conference|tour)\b", _I
+)
+
+
 def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
@@ -566,6 +572,18 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         )
         or re.search(
             rf"\b(?:I|we)(?:'ve| have) been (?:living |based )?in\s+{_PLACE}\s+since\b", text, _I
+        )
+        or (  # greeting from a place one has been for a while: "Hello from Tucson! We've been
+            # here a little over a month now" (not a trip's "hi from Paris, the hotel is lovely")
+            re.search(
+                r"\b(?:I|we)(?:'ve| have) (?:now |already )?been here (?:for )?(?:about |almost |"
+                r"nearly |over |a little over |just over )?(?:a|an|one|two|three|four|five|six|"
+                r"few|couple(?: of)?|\d+)\b",
+                context or text,
+                _I,
+            )
+            and not _TRIP_WORDS.search(context or text)
+            and re.search(rf"^(?:hi|hello|hey|greetings|howdy)\s+from\s+{_PLACE}", text, _I)
         )
         or re.search(  # what an introduction lists: "I'm Margaret, retired, living in Leeds"
             rf"\bI(?:'m| am)\b[^.;!?]*?,\s*(?:now\s+)?(?:living|based|settled)\s+in\s+{_PLACE}",

@@ -204,6 +204,8 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
             out.append(Frame("job", role))
     if org:
         org = _clean(re.sub(r"^(?:一家|一个|家)", "", org))
+        if re.search(r"[不没]|^(?:请|就|才|以后|之后|后)", org):
+            org = ""  # "刚入职请不了假": what follows joining, not where
         if org and org not in ("家", "这里", "那里", "这边", "公司"):
             out.append(Frame("employer", org))
     if match := re.search(
@@ -244,6 +246,71 @@ def _school(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     return out
 
 
+#: who may stand before the 住 of a home: the speaker, or nothing (the speaker left out); not
+#: another person ("闺女住天河区") nor a verb whose result 住 is ("扛得住", "记住")
+_LIVER: Final = r"(?:(?<![^\s，。；！？、,.;!?~～])|(?<=我们)|(?<=我)|(?<=咱们)|(?<=咱))"
+#: a stay that ends, or a stay of a while: not a home ("住到二月底", "住两个月")
+_STAY: Final = re.compile(
+    r"住(?:到|至)|住(?:上|了)?(?:一|两|三|四|五|六|七|八|九|十|几|半|\d)+(?:个)?(?:天|晚|周|礼拜|星期|月)(?!了)"
+)
+_IN_HOSPITAL: Final = re.compile(r"住(?:了|过)?[^，。！？\s]{0,4}院")
+#: a relative's home ("住在闺女家"): whose home, not where
+_KIN_HOME: Final = re.compile(rf"^(?:{_REL}|{_NAMED_KIN})家$")
+
+#: the ways a home is said, in the order they are tried, each with whether it is a move (which
+#: holds whatever the words around it; "住在双廊" on a trip, "住到二月底", are no home)
+_HOMES: Final = (
+    (re.compile(rf"在(?P<place>{_SPAN}{{2,12}}?)(?:安顿下来|安家|定居|扎根)"), True),
+    (
+        re.compile(
+            rf"(?:从(?P<old>{_SPAN}{{2,10}}?))?(?:搬到|搬去|搬家到|移居到?|定居在?|落户)(?:了)?"
+            rf"(?P<place>{_SPAN}{{2,12}})"
+        ),
+        True,
+    ),
+    # how long since one came to live there ("我到广州一个多月啦")
+    (
+        re.compile(
+            rf"(?:^|我)(?:来|到)(?P<place>{_SPAN}{{2,8}}?)(?:已经|快|差不多|有)?"
+            rf"(?:一|两|三|四|五|六|七|八|九|十|半|几|\d)+(?:多)?(?:个)?(?:多)?(?:月|年|周|星期)"
+            r"(?:了|啦|喽)"
+        ),
+        False,
+    ),
+    (
+        re.compile(
+            rf"{_LIVER}{_ADV}(?:住在|生活在|定居在|住(?![了过着到至得]))(?P<place>{_SPAN}{{2,12}})"
+        ),
+        False,
+    ),
+    # where one has lived so long ("我在上海住了十几年了")
+    (
+        re.compile(
+            rf"{_LIVER}{_ADV}在(?P<place>{_SPAN}{{2,10}}?){_ADV}(?:住|生活)(?:了|过)?"
+            r"(?:一辈子|很多年|好多年|多年|这么多年|(?:一|两|三|四|五|六|七|八|九|十|几|\d)+(?:多)?(?:个)?"
+            r"(?:月|年))"
+        ),
+        False,
+    ),
+    # a home shown as "this" one ("香港这个flat小得可怜", "metrotown 呢间屋好细")
+    (
+        re.compile(
+            rf"(?:^|(?<=[\s，。；！？、,.;!?~～]))(?P<place>(?:(?![我你他她它咱说想看觉得是有的喜爱])"
+            rf"{_SPAN}){{2,12}}?)\s?(?:这|呢)(?:个|间|套)?\s?"
+            r"(?:flat|apartment|condo|房子|屋|公寓|新家)"
+        ),
+        False,
+    ),
+    # a home told by the room rented or bought there
+    (
+        re.compile(
+            rf"在(?P<place>{_SPAN}{{2,10}}?)(?:租了|租的|买了|买的)(?:个|一个|一套|套|间|一间)?"
+            r"(?:房子|房|单间|公寓|一居室|两居室|三居室|小区|[一二两三四]室[一二两]?厅)"
+        ),
+        True,
+    ),
+)
+
 #: words of a trip: a place stayed at on one is not where one lives
 _TRAVEL: Final = re.compile(
     r"玩|旅游|旅行|出差|度假|酒店|民宿|宾馆|海景房|订好|订了|机票|飞|trip|hotel|airbnb", re.I
@@ -257,41 +324,21 @@ def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
     ):
         return out  # a move to come is a plan ("下个月搬去杭州")
     travel = bool(_TRAVEL.search(sentence or text))  # "住在双廊" on a trip is no home
-    if (
-        match := re.search(rf"在(?P<place>{_SPAN}{{2,12}}?)(?:安顿下来|安家|定居|扎根)", text)
-        or re.search(
-            rf"(?:从(?P<old>{_SPAN}{{2,10}}?))?(?:搬到|搬去|搬家到|移居到?|定居在?|落户)(?:了)?(?P<place>{_SPAN}{{2,12}})",
-            text,
-        )
-        or (
-            not travel
-            and re.search(rf"{_ME}{_ADV}(?:住在|生活在|定居在|住)(?P<place>{_SPAN}{{2,12}})", text)
-        )
-        # a home told by the room rented there, or by how long since one came to live there
-        or re.search(
-            rf"在(?P<place>{_SPAN}{{2,10}}?)(?:租了|租的|买了|买的)(?:个|一个|一套|套|间|一间)?"
-            rf"(?:房子|房|单间|公寓|一居室|两居室|三居室|小区)",
-            text,
-        )
-        or (
-            not travel
-            and re.search(
-                rf"(?:^|我)(?:来|到)(?P<place>{_SPAN}{{2,8}}?)(?:已经|快|差不多|有)?"
-                rf"(?:一|两|三|四|五|六|七|八|九|十|半|几|\d)+(?:个)?(?:月|年|周|星期)了",
-                text,
-            )
-        )
-    ):
+    # "住了五天院", "住到二月底": a stay, not a home
+    stay = bool(_STAY.search(sentence or text) or _IN_HOSPITAL.search(text))
+    for pattern, moved in _HOMES:
+        match = pattern.search(text)
+        if match is None or ((travel or stay) and not moved):
+            continue
         place = _clean(re.sub(r"(?:了|住|生活|工作)$", "", match["place"]))
         if _DURATION.match(place):
-            place = ""  # "住两个月": for how long, not where
+            continue  # "住两个月": for how long, not where
         place = re.sub(r"^(?:一个|一家|这个|那个|一套|一间)", "", place)
-        if place in _NO_PLACE:
-            place = ""  # "住在一个小区": a kind of home, not where
-        if re.search(r"住(?:了|过)?[^，。！？\s]{0,4}院", text):
-            place = ""  # "住了五天院": a stay in hospital, not a home
-        if place and not re.search(r"以前|之前|小时候", text):
+        if place in _NO_PLACE or _KIN_HOME.match(place):
+            continue  # "住在一个小区", "住在闺女家": a kind of home, whose home; not where
+        if not re.search(r"以前|之前|小时候", text):
             out.append(Frame("residence", place))
+        break
     if match := re.search(
         rf"我(?:是(?P<a>{_SPAN}{{2,6}}?)人{_END}|老家(?:在|是)(?P<b>{_SPAN}{{2,10}})|来自(?P<c>{_SPAN}{{2,10}})|"
         rf"在(?P<d>{_SPAN}{{2,8}}?)长大|出生在(?P<e>{_SPAN}{{2,8}}))",
@@ -414,7 +461,7 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         or bare
     ):
         said = _clean(match["x"])
-        said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重)+", "", said)
+        said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重|说是|据说|医生说|是)+", "", said)
         besides = re.search(rf"除了(?P<a>{_SPAN}{{1,10}}?)(?:以外|之外)?[，,]?(?:还|也)对", text)
         if besides:
             said = f"{_clean(besides['a'])}、{said}"  # "除了芒果还对腰果过敏": both
@@ -618,7 +665,9 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
             r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
         ):
             said = re.sub(r"^.*?(?:医生说|说|把)", "", stop["x"])  # "医生说甲巯咪唑可以停了"
-            said = re.sub(r"(?:可以|先|也|都|就|还|暂时)+$", "", said)
+            said = re.sub(
+                r"(?:可以|先|也|都|就|还|暂时|马上|立刻|立马|赶紧|已经|直接|全)+$", "", said
+            )
             if named := re.search(_ZH_MEDICATIONS, said):
                 said = named[0]
             if _not_a_medicine(said):
@@ -631,6 +680,8 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?:[一两半二三四五]?[片粒颗支])?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
         text,
     ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
+    if match is not None and not match["neg"] and re.search(r"小时候|以前|之前|当年|那时候", text):
+        match = None  # "我小时候吃磺胺的药也起过疹子": taken once, not now
     if match is None:
         # a medicine named in Latin letters, started or carried in a Chinese clause ("start 了
         # levothyroxine 50mcg", "有 EpiPen always 在袋里"): a known one only
@@ -697,10 +748,12 @@ def _drinks(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         out += [Frame("drink", _clean(match["x"]), k, exclusive=True) for k in keys[:1]]
         return out
     for match in re.finditer(
-        rf"(?P<neg>不再|不|没|戒了|已经不|很少)?(?:现在|每天|一般|平时|也|还|都|经常|天天|早上|晚上)*"
+        rf"(?P<neg>不再|不要|不能|不|没|别|戒了|已经不|很少)?(?:现在|每天|一般|平时|也|还|都|经常|天天|早上|晚上|再)*"
         rf"(?P<only>只)?(?:喝|戒)(?P<x>{_SPAN}{{1,20}})",
         text,
     ):
+        if re.search(r"(?:让|叫|要|劝|建议)我$", text[max(0, match.start() - 3) : match.start()]):
+            continue  # "闺女让我喝菊花茶": advice given, not what the speaker drinks
         keys = lexicon.canonical(lexicon.DRINKS, match["x"])
         if not keys and (match["only"] or "现在" in match[0]) and re.match(r"[A-Za-z]", match["x"]):
             keys = [_clean(match["x"]).casefold()]  # "我现在喝 barley water": a drink unnamed
@@ -709,6 +762,16 @@ def _drinks(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         negated = (bool(match["neg"]) and match["neg"] != "很少") or "戒" in match[0]
         said = _clean(match["x"])
         out.append(Frame("drink", said, keys[0], negated=negated, exclusive=bool(match["only"])))
+    # the drink said first, then that it is given up ("茉莉花茶我也不喝了", "奶茶戒了")
+    for match in re.finditer(
+        rf"(?P<x>{_SPAN}{{2,8}}?)(?:我)?(?:也|都|现在|已经|早就|早|干脆|索性|直接|彻底|就)*"
+        r"(?:不喝了|不再喝了|戒了|喝不了了)",
+        text,
+    ):
+        said = re.sub(r"^(?:我|连)", "", _clean(match["x"]))
+        keys = lexicon.canonical(lexicon.DRINKS, said)
+        if keys and not any(f.key == keys[0] for f in out):
+            out.append(Frame("drink", said, keys[0], negated=True))
     return out
 
 
@@ -734,6 +797,7 @@ def _likes(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
 
 
 _RECURRING: Final = re.compile(
+    r"(?:每|一)(?:周|个?星期|个?礼拜)[一二两三四五六七几\d]+(?:到[一二两三四五六七几\d]+)?次|"
     r"每天|每周|每个?星期|每个?周末|周末|每晚|每天早上|天天|一般|平时|经常|常常|每个月|每年"
 )
 
@@ -747,9 +811,16 @@ _ACTIVITIES: Final = re.compile(
 _STOPPED_ACTIVITY: Final = re.compile(
     r"(?:停了|不再|放弃了|戒了)(?P<a>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|"
     r"广场舞|麻将|太极拳?|攀岩|骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法)|"
-    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)(?:也|最近|现在|已经|暂时|先|就){0,2}"
-    r"(?:不打了|不踢了|不跳了|不练了|"
-    r"不玩了|停了)"
+    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)"
+    r"(?:也|最近|现在|已经|暂时|先|就|以后|那种[^，。；！？\s]{0,8}?的?){0,3}?"
+    r"(?:不打了|不踢了|不跳了|不练了|不玩了|停了|(?:别|不能|不让)(?:再)?(?:打|踢|跳|练|玩)了|"
+    r"(?:好久|很久|早就|已经)?没(?:再)?(?:打|踢|跳|练|玩)了)"
+)
+
+
+#: an activity taken up in place of another ("改游泳了", "现在改打太极拳了", "换成瑜伽")
+_TAKEN_UP: Final = re.compile(
+    rf"(?:改|换成|改成|转)(?:了)?(?:打|练|学|跳|去|做|玩)?(?P<a>{_ACTIVITIES.pattern})(?!课)"
 )
 
 
@@ -758,15 +829,24 @@ def _routines(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[F
         return []
     if quit_smoking := re.search(r"(?P<x>戒烟|戒了烟|不抽烟了|烟(?:也)?戒了)", text):
         return [Frame("routine", "吸烟", "吸烟", negated=True)] if quit_smoking else []
-    if stopped := _STOPPED_ACTIVITY.search(text):
-        act = stopped["a"] or stopped["b"]
-        return [Frame("routine", act, act, negated=True)]
+    out = [
+        Frame("routine", act, act, negated=True)
+        for act in dict.fromkeys(m["a"] or m["b"] for m in _STOPPED_ACTIVITY.finditer(text))
+    ]
+    if switched := _TAKEN_UP.search(text):  # "不打了 改游泳了 一周两三次": the one taken up
+        act = switched["a"]
+        said = sentence if text in sentence else text  # how often: said after it
+        often = _RECURRING.search(said, max(said.find(text), 0) + switched.end())
+        value = f"{act}，{often[0]}" if often else act
+        return [*out, Frame("routine", value, act)]
+    if out:
+        return out
     if not _RECURRING.search(text):
         return []
     match = re.search(
         rf"(?:去|在)?(?:{_SPAN}{{0,8}}?(?:边|那儿|那里|里|上))?(?P<act>跑步|健身|游泳|打\S{{1,3}}|踢\S{{1,2}}|"
         rf"练\S{{1,3}}|骑车|骑行|爬山|徒步|散步|遛狗|瑜伽|做饭|画画|弹\S{{1,3}}|学\S{{1,4}}|看书|读书|写作|"
-        rf"冥想|唱歌|跳舞|钓鱼|上课|值夜班|加班|做义工|做志愿者|去教堂|礼拜|买菜)",
+        rf"冥想|唱歌|跳舞|跳广场舞|钓鱼|上课|值夜班|加班|做义工|做志愿者|去教堂|礼拜|买菜)",
         text,
     )
     if match is None:
@@ -864,12 +944,21 @@ def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     return [Frame("trip", said, place)] if place and said else []
 
 
+#: the holidays a plan is said for ("五一去日本", "国庆日本也不去了")
+_HOLIDAYS_ZH: Final = (
+    r"国庆节?|五一|劳动节|春节|过年|元旦|中秋节?|端午节?|清明节?|暑假|寒假|圣诞节?|新年"
+)
+
+
 def _plan_object(phrase: str) -> str:
     """What a plan is known by: the place or thing after 去/到, without 的计划, 之行..."""
     phrase = _clean(
         re.sub(r"(?:的计划|的行程|之行|旅行|旅游|行程|的事|那个|这个|我们的|我的)", "", phrase)
     )
     phrase = re.sub(r"^(?:我们|我|咱们|的|去|到|打算|计划|准备|要)+", "", phrase)
+    # when it was for and how it is said are not what it is ("国庆日本也不去了": 日本)
+    phrase = re.sub(rf"^(?:{_HOLIDAYS_ZH})", "", phrase)
+    phrase = re.sub(r"(?:也|都|还|就|又|再|那个|这个)+$", "", phrase)
     if match := re.search(r"(?:去|到|飞)(?P<p>[\u4e00-\u9fffA-Za-z]{2,8})", phrase):
         return _clean(match["p"])
     return phrase[:8]

@@ -107,7 +107,9 @@ def extract_into(
         if same is not None and not _same_state(same, candidate.slot, value):
             same = None
         if same is None and candidate.slot is not None and value is not None:
-            same = _holding(store, scope, fact_scope, candidate.slot, value, index)
+            same = _holding(
+                store, scope, fact_scope, candidate.slot, value, index, only=candidate.exclusive
+            )
         if same is not None and same.scope == fact_scope:
             merged = _merge(store, scope, same, candidate.sources, candidate.importance, now)
             index.put(merged)
@@ -151,11 +153,19 @@ def _holding(
     slot: str,
     value: str,
     index: RepeatIndex,
+    *,
+    only: bool = False,
 ) -> Fact | None:
     """The current fact that already sets ``slot`` to ``value`` (the same thing said again in
-    other words: "I'm from Sweden" and "I'm from Sweden, it was hard to leave"), if any."""
+    other words: "I'm from Sweden" and "I'm from Sweden, it was hard to leave"), if any;
+    ``only``: the value is said to be the only one ("turns out it's only sesame"), which
+    repeats no fact that holds more than it ("sesame and basically all seeds")."""
     for fact in store.iter_facts(scope, FactFilter(current_only=True, slot=slot)):
-        if fact.scope == fact_scope and index.current(fact.id) and same_value(fact.value, value):
+        if fact.scope != fact_scope or not index.current(fact.id):
+            continue
+        if same_value(fact.value, value) and not (
+            only and (fact.value or "").casefold().strip() != value.casefold().strip()
+        ):
             return fact
     return None
 
