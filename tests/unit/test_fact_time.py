@@ -370,3 +370,46 @@ def test_a_health_fact_without_a_topic_is_served_and_consolidated(memory: Memory
     memory.consolidate("alice")
     markdown, _ = memory.doc_markdown("health", "alice")
     assert "## Health" in markdown and "Takes insulin every morning" in markdown
+
+
+@pytest.mark.parametrize(
+    ("said", "at", "words", "day"),
+    [
+        # the time a change puts it at, not the other time of the clause
+        (
+            "转正答辩推迟了 我导师下周出差 改到4月9号",
+            datetime(2026, 3, 17, tzinfo=UTC),
+            "4月9号",
+            "2026-04-09",
+        ),
+        # a week said, then the day in it
+        (
+            "下下周小雯生日 三月十号 我想给她寄点芒果干",
+            datetime(2026, 2, 24, tzinfo=UTC),
+            "三月十号",
+            "2026-03-10",
+        ),
+        # a plan said in the progressive is a coming one, whatever was said before it
+        (
+            "we found an apartment in mount pleasant, moving the last week of may",
+            datetime(2026, 4, 20, tzinfo=UTC),
+            "the last week of may",
+            "2026-05-25",
+        ),
+        # a Chinese clause after a pause says its own tense: "三月底交房" is the coming March
+        (
+            "房子定了 在三亚湾买了个两室一厅 三月底交房",
+            datetime(2026, 2, 24, tzinfo=UTC),
+            "三月底",
+            "2026-03-21",
+        ),
+    ],
+)
+def test_a_fact_is_dated_by_the_time_its_words_put_it_at(
+    said: str, at: datetime, words: str, day: str
+) -> None:
+    from memstrata.curate.extract_rules import RuleExtractor
+    from tests.unit.said import user_turns
+
+    dated = [c.when for c in RuleExtractor().extract(user_turns(said, at=at)).candidates if c.when]
+    assert dated and all(w.text == words and w.start.date().isoformat() == day for w in dated)

@@ -358,3 +358,15 @@ def test_a_state_is_told_in_the_speakers_own_clause_not_in_the_advice_given_them
     told = dict(facts(said))
     assert told["drink:herbal tea"] == "用户喝菊花茶"
     assert told["drink:tea"] == "用户不再喝茉莉花茶"
+
+
+def test_a_wish_says_nothing_from_its_if_on_but_what_comes_before_it_stands() -> None:
+    from tests.unit.said import candidates, facts
+
+    said = candidates(
+        "我在成都住了一辈子 在春熙路那边开了个服装店 要是去三亚就得把店转出去 舍不得哦"
+    )
+    assert [(c.slot, c.value) for c in said if c.slot == "residence"] == [("residence", "成都")]
+    english = facts("I live in Paris, but if I moved to Rome I would learn Italian")
+    assert [slot for slot, _ in english if slot] == ["residence"]
+    assert facts("If I ever move to Canada, I will get a dog") == []

@@ -47,6 +47,7 @@ from memstrata.curate.quality import assess
 from memstrata.curate.referents import companion_in, resolve_we
 from memstrata.curate.statements import statement
 from memstrata.model import Candidate, Category, Episode, Extraction, Role, When
+from memstrata.timeref.tense import direct_future
 
 __all__ = ["RULES", "Rule", "RuleExtractor", "chat_spelling", "sentences", "third_person"]
 
@@ -419,14 +420,33 @@ def _frames_of(
     Chinese clause about someone else; where "we" is still unresolved ("we went to the beach
     together"), only a state a household shares (a home, a pet, a child, a plan)."""
     text = restore_subject(strip_markers(sentence))
-    if not text or is_question(text) or _HYPOTHETICAL.search(text):
+    if not text or is_question(text):
         return []
+    if wish := _HYPOTHETICAL.search(text):
+        # what is not (yet) so is said from the clause of its "if" on; what comes before it
+        # is said as so ("我在成都住了一辈子 … 要是去三亚就得把店转出去")
+        text = _before_clause_of(text, wish.start())
+        if not _worth_it(text):
+            return []
     said = f"{sentence} {text}" if sentence != text else text  # its cues ("actually", 其实) too
     if _WE.search(text) and not _SINGULAR.search(text):
         return [
             f for f in _frames_in_clauses(text, earlier, turn, said, people) if f.kind in _SHARED
         ]
     return _frames_in_clauses(text, earlier, turn, said, people)
+
+
+def _before_clause_of(text: str, at: int) -> str:
+    """``text`` up to the clause holding ``text[at]`` (a comma, a semicolon, a dash or a
+    chat's pause between two Chinese characters ends a clause)."""
+    cut = 0
+    for brk in _CLAUSE_END.finditer(text, 0, at):
+        cut = brk.start()
+    return text[:cut].rstrip(" ,，;；-—")
+
+
+#: the end of a clause, for :func:`_before_clause_of`
+_CLAUSE_END: Final = re.compile(r"[,，;；—]|\s-\s|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
 #: where a Chinese sentence breaks into clauses: after a comma, or at a pause a chat writes as
@@ -515,8 +535,26 @@ def _when(text: str, said_at: datetime, future: bool) -> When | None:
     found = timeref.mentions(text, said_at, tense="future" if future else None)
     if not found:
         return None
+    chosen = _the_time(text, found)
+    return When(chosen.text, chosen.start, chosen.end)
+
+
+def _the_time(text: str, found: Sequence[timeref.TimeMention]) -> timeref.TimeMention:
+    """Which of a clause's times dates it: the one a change puts it at ("下周出差 改到4月9号",
+    "moved to the 24th"); else the first, said more precisely when a later time lies inside it
+    ("下下周小雯生日 三月十号": the day, not its week)."""
+    for mention in found:
+        if direct_future(text, mention.span[0]):
+            return mention
     first = found[0]
-    return When(first.text, first.start, first.end)
+    inside = [
+        m
+        for m in found[1:]
+        if first.start <= m.start
+        and m.end <= first.end
+        and m.end - m.start < first.end - first.start
+    ]
+    return min(inside, key=lambda m: m.end - m.start) if inside else first
 
 
 def _frame_candidates(

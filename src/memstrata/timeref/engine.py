@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Final
 
-from memstrata.timeref import chinese, english, habits, periods
+from memstrata.timeref import chinese, english, festivals, habits, periods
 from memstrata.timeref.grammar import Context, Found, Grain, span
 from memstrata.timeref.periods import Tense
 
-RULES: Final = (*english.RULES, *chinese.RULES)
+RULES: Final = (*english.RULES, *chinese.RULES, *festivals.RULES)
 
 WIDTH: Final = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
 """Full-width ASCII forms to ASCII, one character for one."""

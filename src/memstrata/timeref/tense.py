@@ -29,7 +29,8 @@ _WINDOW: Final = 240
 _SENTENCE_BREAK: Final = re.compile(r"[.!?。！？;；\n]")
 _CLAUSE_BREAK: Final = re.compile(
     r"[.!?。！？;；\n,，、:：]|(?<![A-Za-z])(?:but|and|so|because|while|although|though|whereas)"
-    r"(?![A-Za-z])|但是|可是|然后|所以|因为|不过"
+    r"(?![A-Za-z])|但是|可是|然后|所以|因为|不过|"
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"  # a chat's pause: "房子定了 三月底交房"
 )
 _CJK: Final = re.compile(r"[\u3400-\u9fff]")
 
@@ -66,13 +67,13 @@ _NOT_PAST: Final = frozenset(
 )
 """Words ending in -ed that are not a past tense (adjectives, nouns)."""
 _ZH_FUTURE: Final = (
-    r"打算|计划|准备|将要|即将|快要|就要|希望|争取|预计|下次|必须|务必|"
+    r"打算|计划|准备|将要|即将|快要|就要|希望|争取|预计|下次|必须|务必|不成(?=了)|"
     r"(?<![重主只需不])要(?![求是紧])|(?<![开机社学一宴聚约晚])会(?![议员场])|"
     r"(?<![思理感])想(?!念)|将(?!军)"
 )
 _ZH_PAST: Final = (
     r"已经|曾经|刚才|刚刚|上次|当时|那时|那会儿|曾|刚|"
-    r"(?<![为除罢])了(?!解|不起)|(?<![不难超通经路])过(?![年节来日生])"
+    r"(?<![为除罢不得])了(?!解|不起)|(?<![不难超通经路])过(?![年节来日生])"
 )
 _MARKERS: Final = re.compile(
     rf"(?P<future>(?<![A-Za-z'’])(?:{_EN_FUTURE})(?![A-Za-z])|{_EN_FUTURE_CONTRACTED}(?![A-Za-z])"
@@ -139,14 +140,23 @@ class Reader:
 
     def infer(self, start: int, end: int) -> Tense | None:
         """The tense of the clause (else the sentence) holding ``text[start:end]``, or None."""
-        if direct_future(self.text, start):
+        if direct_future(self.text, start) or _progressive_before(self.text, start):
             return "future"
         after_first = _CJK.search(self.text, start, end) is not None
         for a, b in (self.clause(start, end), self.sentence(start, end)):
             found = self.markers(a, b, start, end)
             if found:
                 return _nearest(found, start, end, after_first)
+            if after_first and _own_predicate(self.text, a, b, start, end):
+                return None  # "房子定了 三月底交房": its clause says its own, the nearest one
         return None
+
+
+def _own_predicate(text: str, a: int, b: int, start: int, end: int) -> bool:
+    """Whether the Chinese clause ``text[a:b]`` says something of its own beside the time in
+    it (two characters or more): the tense of other clauses is not its."""
+    rest = text[a:start] + text[end:b]
+    return len(_CJK.findall(rest)) >= 2
 
 
 def _nearest(found: list[tuple[int, Tense]], start: int, end: int, after_first: bool) -> Tense:
@@ -154,6 +164,31 @@ def _nearest(found: list[tuple[int, Tense]], start: int, end: int, after_first: 
     after = [f for f in found if f[0] >= end]
     first, second = (after, before[::-1]) if after_first else (before[::-1], after)
     return (first or second)[0][1]
+
+
+#: a verb in -ing right before a time, with no past auxiliary: the present progressive of a
+#: plan ("moving the last week of May", "flying out on the 5th", "we're leaving in June")
+_PROGRESSIVE: Final = re.compile(
+    r"(?<![A-Za-z'’])(?:(?P<aux>was|were|been|wasn't|weren't)\s+)?(?P<v>[a-z]{2,}ing)"
+    r"(?:\s+(?:out|in|back|off|over|up|down|home|away|there))?(?:\s+(?:on|in|at|by|around|for))?"
+    r"\s*$",
+    re.IGNORECASE,
+)
+_NOT_PROGRESSIVE: Final = frozenset(
+    (
+        *("morning", "evening", "during", "thing", "nothing", "something", "anything"),
+        *("everything", "spring", "string", "ring", "king", "wedding", "building", "ceiling"),
+        *("feeling", "sibling", "darling", "bring", "wing", "sing", "swing", "sting", "meeting"),
+        *("earring", "pudding", "stuffing", "clothing", "ending", "beginning", "evening"),
+    )
+)
+
+
+def _progressive_before(text: str, start: int) -> bool:
+    """Whether a present progressive stands right before ``start`` ("moving the last week of")."""
+    before = re.sub(r"\s*\bthe\s*$", "", text[max(0, start - 40) : start], flags=re.IGNORECASE)
+    found = _PROGRESSIVE.search(before)
+    return bool(found and not found["aux"] and found["v"].casefold() not in _NOT_PROGRESSIVE)
 
 
 def direct_future(text: str, start: int) -> bool:
