@@ -102,3 +102,62 @@ def test_the_users_only_allergy_never_replaces_a_childs(memory: Memory) -> None:
     assert current == ["allergy:duoduo/egg", "allergy:shrimp"]
     woken = memory.wake_up(ME).text
     assert "Duoduo is allergic to eggs" in woken and "only allergic to shrimp" in woken
+
+
+def _health(*turns: str) -> list[str | None]:
+    return [slot for slot, _ in _read(*turns) if slot and slot.split(":")[0] in _HEALTH]
+
+
+_HEALTH = frozenset(
+    {"allergy", "condition", "medication", "accessibility", "avoids", "restriction"}
+)
+
+
+def test_she_of_a_later_turn_is_the_person_spoken_of_last() -> None:
+    slots = _health(
+        "I've been looking after my mum Joan since Dad died last spring. She has dementia.",
+        "She's on donepezil, 10mg at night.",
+        "One thing I always tell the carers: she's allergic to penicillin, it gives her a rash.",
+        "The GP also put her on a blood thinner, apixaban, after a little stroke.",
+        "She uses a zimmer frame indoors and a wheelchair if we go anywhere further.",
+    )
+    assert slots == [
+        "condition:joan/dementia",
+        "medication:joan/donepezil",
+        "allergy:joan/penicillin",
+        "medication:joan/blood thinners",
+        "accessibility:joan/mobility aid",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("Mum has dementia now, she can't be left alone.", "condition:mum/dementia"),
+        ("Dad's on warfarin so he bruises easily.", "medication:dad/blood thinners"),
+        (
+            "My daughter Lily is allergic to peanuts, we carry an EpiPen for her.",
+            "allergy:lily/peanut",
+        ),
+        ("Oh and our Ben, my grandson, he's got a nut allergy.", "allergy:grandson/tree nut"),
+        # a Chinese clause without its subject goes on with the person before it
+        ("我妈有糖尿病，在打胰岛素。", "medication:妈/insulin"),
+        ("婆婆坐轮椅，出门不方便。", "accessibility:婆婆/wheelchair"),
+        ("小雨对花生过敏，一点都不能吃。", "allergy:小雨/peanut"),
+    ],
+)
+def test_the_needs_of_a_person_called_by_kin_by_name_or_by_the_clause_before(
+    said: str, slot: str
+) -> None:
+    slots = _health(said)
+    assert slot in slots
+    assert not [s for s in slots if "/" not in s]  # none of them is the speaker's own
+
+
+def test_a_death_in_a_clause_after_a_person_is_not_theirs() -> None:
+    from tests.unit.said import candidates
+
+    [joan] = [c for c in candidates("I look after my mum Joan since Dad died.") if c.slot]
+    assert (joan.slot, joan.ended) == ("family:Joan", None)
+    [dad] = [c for c in candidates("My dad Jim passed away last year.") if c.slot]
+    assert dad.ended is not None

@@ -226,7 +226,7 @@ def test_a_spouse_s_state_of_the_body_and_the_medicine_the_doctor_gave_them_are_
 
 
 def test_a_medicine_the_doctor_says_to_stop_and_a_condition_healed() -> None:
-    assert _facts("医生说甲巯咪唑可以停了") == [("medication:甲巯咪唑", "用户停了甲巯咪唑")]
+    assert _facts("医生说甲巯咪唑可以停了") == [("medication:methimazole", "用户停了甲巯咪唑")]
     assert _facts("我有甲亢，每天吃甲巯咪唑", "甲亢复查好了")[-1] == (
         "condition:thyroid condition",
         "用户的甲亢已经好了",
@@ -270,4 +270,135 @@ def test_stopped_it_ends_no_medicine_it_does_not_name() -> None:
         c
         for c in candidates("I take warfarin. The cream gave me a rash so I stopped it.")
         if c.ended is not None
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        # an allergy said by the reaction it gives
+        ("Shellfish gives me hives.", "allergy:shellfish"),
+        ("Penicillin makes me break out in a rash.", "allergy:penicillin"),
+        ("I react badly to latex.", "allergy:latex"),
+        # a diet kept, a medicine after a transplant
+        ("I keep halal, so no pork or alcohol in recipes.", "diet"),
+        (
+            "I had a kidney transplant, so I'm on immunosuppressants.",
+            "medication:immunosuppressants",
+        ),
+        # a condition said with nothing but 我 before it, by its months, in Latin letters
+        ("我甲亢，在吃甲巯咪唑。", "condition:thyroid condition"),
+        ("我甲亢，在吃甲巯咪唑。", "medication:methimazole"),
+        ("我怀孕五个月了。", "condition:pregnancy"),
+        ("我有 type 2 diabetes，在吃 metformin。", "condition:diabetes"),
+        ("我有 type 2 diabetes，在吃 metformin。", "medication:metformin"),
+    ],
+)
+def test_the_everyday_ways_a_health_need_is_said_are_read(said: str, slot: str) -> None:
+    assert slot in [s for s, _ in _facts(said)]
+
+
+@pytest.mark.parametrize(
+    "said", ["My job gives me hives lol", "The kids make me itch", "我有 iPhone"]
+)
+def test_a_figure_of_speech_or_a_thing_owned_is_no_health_need(said: str) -> None:
+    assert [s for s, _ in _facts(said) if s] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "value"),
+    [
+        # what a doctor or a therapist says must not be done, in English and Chinese
+        (
+            "The doctor says I mustn't lift anything heavy for six weeks.",
+            "restriction:lift anything",
+            "not to lift anything heavy for six weeks",
+        ),
+        ("Physio says no running for 6 weeks.", "restriction:running", "no running for 6 weeks"),
+        (
+            "I'm not allowed to fly until after the scan.",
+            "restriction:fly",
+            "not to fly until after the scan",
+        ),
+        ("医生让我三个月别提重物", "restriction:提重物", "别提重物"),
+        ("医生说 28 周以后最好不要长途飞行", "restriction:长途飞行", "最好不要长途飞行"),
+        ("医生说吃华法林期间别做剧烈运动", "restriction:做剧烈运动", "别做剧烈运动"),
+        # breastfeeding, in either language
+        (
+            "I'm breastfeeding, so I have to check every medicine.",
+            "condition:breastfeeding",
+            "breastfeeding",
+        ),
+        ("我在喂奶，吃药要注意", "condition:breastfeeding", "喂奶"),
+        ("我在 breastfeeding，所以吃药还是要小心", "condition:breastfeeding", "breastfeeding"),
+    ],
+)
+def test_a_restriction_and_breastfeeding_are_safety_needs(said: str, slot: str, value: str) -> None:
+    from tests.unit.said import candidates
+
+    found = {c.slot: c.value for c in candidates(said)}
+    assert found.get(slot) == value
+
+
+def test_a_doctors_word_that_comforts_or_names_a_medicine_or_stops_a_habit_is_no_restriction() -> (
+    None
+):
+    for said in (
+        "医生说别担心 没什么大问题",
+        "医生说别嘌醇不吃了，换成非布司他",
+        "医生说羽毛球以后也别打了",
+    ):
+        assert not [s for s, _ in _facts(said) if s and s.startswith("restriction")]
+
+
+def test_the_continued_words_of_a_doctor_are_restrictions_too() -> None:
+    found = [s for s, _ in _facts("医生说别久坐 别弯腰搬重物")]
+    assert found == ["restriction:久坐", "restriction:弯腰搬重物"]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        # a chat leaves out its "I'm", names the allergy first, or says it by what is avoided
+        ("allergic to penicillin btw", "allergy:penicillin"),
+        ("also allergic to latex", "allergy:latex"),
+        ("Peanut allergy here, so be careful with recipes.", "allergy:peanut"),
+        ("I have a severe allergy to sesame.", "allergy:sesame"),
+        ("no nuts for me, I'm the epipen kind of allergic", "allergy:tree nut"),
+        ("nuts are a no-go for me, anaphylactic", "allergy:tree nut"),
+        ("can't do dairy, it wrecks my stomach", "avoids:milk"),
+        ("gotta avoid shellfish, last time I ended up in A&E", "avoids:shellfish"),
+        ("I'm T1D, on an insulin pump", "condition:diabetes"),
+        ("I'm intolerant to gluten.", "condition:gluten intolerance"),
+        ("I'm recovering from knee surgery.", "condition:knee surgery"),
+        ("I've got a bad back so I can't lift heavy stuff", "condition:back pain"),
+        ("我 allergic to peanuts", "allergy:peanut"),
+        ("海鲜我碰不得，一吃就过敏", "allergy:shellfish"),
+        ("我吃不了辣，胃受不了", "avoids:spicy food"),
+        ("降压药一天一片，早上吃", "medication:blood pressure medication"),
+        ("我有过敏性鼻炎", "condition:allergic rhinitis"),
+    ],
+)
+def test_a_safety_need_said_the_way_a_chat_says_it_is_read(said: str, slot: str) -> None:
+    assert slot in [s for s, _ in _facts(said)]
+
+
+def test_the_value_of_an_allergy_leaves_the_chats_fillers_out() -> None:
+    from tests.unit.said import candidates
+
+    assert [c.value for c in candidates("allergic to penicillin btw") if c.slot] == ["penicillin"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm recovering from a breakup",
+        "这药一天三次",
+        "我不是对虾子过敏",
+    ],
+)
+def test_no_safety_need_is_read_where_none_is_said(said: str) -> None:
+    found = [s for s, _ in _facts(said) if s and not s.startswith("allergy:shrimp")]
+    assert not [
+        s for s in found if s.split(":")[0] in ("condition", "medication", "avoids", "allergy")
     ]

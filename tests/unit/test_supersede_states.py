@@ -193,3 +193,20 @@ def test_an_activity_given_up_or_swapped_for_another_closes_the_habit_said_befor
     assert current.get("routine:太极拳") == "太极拳"
     held = [v for v in current.values() if v and ("futsal" in v or "广场舞" in v)]
     assert held == []  # ended, not served beside their ends
+
+
+def test_a_birth_and_breastfeeding_end_the_pregnancy(memory: Memory) -> None:
+    _say(
+        memory,
+        ["我怀孕了！12 周，due date 是 7月2号"],
+        ["Baby 出生啦！！是个女儿，英文名 Chloe，中文名叫小满"],
+    )
+    assert _current(memory, "condition") == []
+    assert _values(memory, "child") == ["女儿Chloe/小满"]
+    _say(
+        memory,
+        ["I'm pregnant, 14 weeks!"],
+        ["I'm breastfeeding, so I check every medicine."],
+        later=2,
+    )
+    assert _values(memory, "condition") == ["breastfeeding"]

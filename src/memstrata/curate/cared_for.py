@@ -26,7 +26,9 @@ from memstrata.curate import patterns as re
 from memstrata.curate.frames import PEOPLE, Frame
 
 #: the kinds read for a person in the user's care
-CARED: Final = frozenset({"allergy", "condition", "medication", "avoids", "accessibility", "diet"})
+CARED: Final = frozenset(
+    {"allergy", "condition", "medication", "avoids", "accessibility", "diet", "restriction"}
+)
 
 _REL_EN: Final = "|".join(
     sorted((re.escape(r) for r in lexicon.RELATIONS_EN), key=len, reverse=True)
@@ -44,6 +46,8 @@ _VERB_EN: Final = {
     "found out he has": "have",
     "found out she has": "have",
     "is": "am",
+    "'s got": "'ve got",
+    "has got": "have got",
     "'s": "'m",
     "has": "have",
     "takes": "take",
@@ -61,6 +65,8 @@ _VERB_EN: Final = {
     "stopped": "stopped",
     "switched": "switched",
 }
+#: kin called by what they are, as a name ("Mum has dementia", "Dad's on warfarin")
+_KIN_AS_NAME: Final = r"(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)"
 _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, reverse=True))
 #: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
 _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
@@ -68,7 +74,8 @@ _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟�
 #: the body a Chinese health clause may open with after its subject ("我老伴血压高")
 _BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
 _ZH_VERBS: Final = (
-    rf"对|有|得了|患有|确诊|查出|在吃|在用|要吃|每天|一直|吃|用|不能|过敏|也|{_BODY_ZH}"
+    rf"对|有|得了|患有|确诊|查出|在吃|在用|在打|要吃|每天|一直|吃|用|打|坐|戴|需要|不能|过敏|也|"
+    rf"{_BODY_ZH}"
 )
 #: words that stand where a name may after a relation, and are none
 _NOT_NAMES_ZH: Final = frozenset(
@@ -141,6 +148,17 @@ def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple
                 label = (f"{rel} {name}" if rel.isascii() else f"{rel}{name}") if name else rel
                 named.append((name or rel, label))
     people_named = {label for _, label in named}
+    if not people_named:
+        # no one of that sex named in the turn: the one spoken of last ("I look after my mum
+        # Joan." … "She's on donepezil"); the people are kept in the order last spoken of
+        latest = [
+            (name, label)
+            for name, label in people.items()
+            if any(
+                re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", label, re.IGNORECASE) for w in sex
+            )
+        ]
+        return latest[-1] if latest else None
     return named[0] if len(people_named) == 1 else None
 
 
@@ -156,23 +174,24 @@ def cared_for(
     known = f"|(?P<known>{names})" if names else ""
     if match := re.match(
         rf"^(?:(?:and|also|but|plus|oh and|btw)\s+)?(?:(?:my|our)\s+(?P<rel>{_REL_EN})"
-        rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known})"
-        rf"(?:\s*\([^)]{{0,40}}\))?,?\s+(?:who\s+|who's\s+)?(?:(?:also|still|now|only|always|"
+        rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known}|(?P<kin>{_KIN_AS_NAME}))"
+        rf"(?:\s*\([^)]{{0,40}}\))?,?(?:\s+|(?=['’]s\b))(?:who\s+|who's\s+)?"
+        rf"(?:(?:also|still|now|only|always|"
         rf"just|really)\s+)?(?P<verb>{_VERBS_EN})(?![\w'])",
         text,
         re.IGNORECASE,
     ):
         found = match.groupdict()
         name = found["n"] or found.get("known")
-        rel = found["rel"]
+        rel = found["rel"] or (found["kin"].casefold() if found["kin"] else None)
         label = people.get(name or "") or (f"{rel} {name}" if rel and name else rel or name or "")
-        verb = _VERB_EN[match["verb"].casefold()]
+        verb = _VERB_EN[match["verb"].casefold().replace("’", "'")]
         joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
         return (name or rel or label), label, joined + text[match.end() :]
     if turn and (
         match := re.match(
             rf"^(?:(?:and|also|but|so|now)\s+)?(?P<p>he|she)(?:\s+(?:also|still|now|only|always|"
-            rf"just|really))?\s+(?P<verb>{_VERBS_EN})(?![\w'])|"
+            rf"just|really))?(?:\s+|(?=['’]s\b))(?P<verb>{_VERBS_EN})(?![\w'])|"
             r"^(?:(?:医生|大夫)(?:让|叫|要|给)?)?(?P<pz>他|她)(?=有|得了|患有|在吃|在用|对|要吃|每天|吃|用)",
             text,
             re.IGNORECASE,
@@ -190,11 +209,14 @@ def cared_for(
         return person, label, joined + text[match.end() :]
     if match := re.match(
         rf"^(?:对了|还有|另外|而且|然后|哦|对)?[，,\s]*(?:我(?:的|家)?)?"
-        rf"(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}){_ZH_NEXT}",
+        rf"(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}|"
+        rf"(?P<nick>[老小阿](?![时心是了点些的毛样候])[\u4e00-\u9fff])){_ZH_NEXT}",
         text,
     ):
         found = match.groupdict()
         rel = found["rel"]
+        if found["nick"]:  # "小雨对花生过敏": someone called by name, the conversation's or not
+            found["known"] = found["nick"]
         # "我妈体检查出高血压", "我妈最近在吃降压药": a word of time or of a checkup, no name
         name = (found["n"] if found["n"] not in _NOT_NAMES_ZH else None) or found.get("known")
         if rel is None and name is None:
@@ -244,6 +266,14 @@ def _their_doctor(part: str, people: Mapping[str, str]) -> str:
     himself ("Dennis switched from metformin to Jardiance"); other parts as they are."""
     names = "|".join(sorted((re.escape(n) for n in people), key=len, reverse=True))
     whose = rf"(?:my|our)\s+(?:{_REL_EN})(?:\s+(?-i:[A-Z][a-z]+))?" + (f"|{names}" if names else "")
+    if put := re.match(  # "The GP put her on apixaban": she takes it
+        r"^(?:the\s+|her\s+|his\s+)?(?:new\s+)?(?:doctor|gp|consultant|specialist|nurse|hospital|"
+        r"neurologist|cardiologist|psychiatrist)\s+(?:has\s+)?(?:also\s+)?(?:put|started)\s+"
+        r"(?P<p>her|him)\s+on\s+(?P<x>.+)$",
+        part,
+        re.IGNORECASE,
+    ):
+        return f"{'she' if put['p'].casefold() == 'her' else 'he'} takes {put['x']}"
     match = re.match(
         rf"^(?P<who>{whose})'s\s+(?:new\s+)?(?:doctor|gp|consultant|specialist|nurse|"
         r"neurologist|cardiologist|pharmacist)\s+(?:has\s+)?(?:changed|switched|moved)\s+"
@@ -270,7 +300,7 @@ def _parts(clause: str) -> list[tuple[str, int]]:
         return [(clause, 0)]
     out = []
     start = 0
-    for cut in [*re.finditer(r",\s*|;\s*|\s+(?:and|so|but|because)\s+", clause), None]:
+    for cut in [*re.finditer(r",\s*|;\s*|:\s+|\s+(?:and|so|but|because)\s+", clause), None]:
         end = cut.start() if cut is not None else len(clause)
         part = clause[start:end]
         if part:

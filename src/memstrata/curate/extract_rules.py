@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Final
 
 from memstrata import timeref
+from memstrata.curate import cared_for as cared
 from memstrata.curate import frames as framing
 from memstrata.curate import patterns as re
 from memstrata.curate.cared_for import people_of
@@ -343,7 +344,7 @@ class RuleExtractor:
                 known = cared_by.setdefault(episode.speaker, {})  # the speaker's own people
                 found = _frames_of(resolved, stated, said_text, known)
                 stated += found
-                known.update(people_of(found))
+                _spoken_of(known, found)
                 # a clause no state was read from may still say something of the speaker
                 # ("I work at Klook and I volunteer at the food bank on Tuesdays"); then each
                 # state is told in its own clause
@@ -406,6 +407,20 @@ def chat_spelling(text: str) -> str:
     return capital_i(_BARE_CONTRACTION.sub(spelled, text))
 
 
+def _spoken_of(known: dict[str, str], found: Sequence[Frame]) -> None:
+    """Keep ``known`` (name -> how the user calls them) in the order its people were last
+    spoken of: the people ``found`` names, and those whose needs it states, go last ("she" of
+    a later turn is the one spoken of last)."""
+    for name, label in people_of(found).items():
+        known.pop(name, None)
+        known[name] = label
+    for frame in found:
+        if frame.who is None:
+            continue
+        name = next((n for n, label in known.items() if label == frame.who), frame.who)
+        known[name] = known.pop(name, frame.who)
+
+
 def _not_a_person(episode: Episode) -> bool:
     return episode.role in NOT_A_PERSON or episode.speaker == "assistant"
 
@@ -423,30 +438,26 @@ def _frames_of(
     if not text or is_question(text):
         return []
     if wish := _HYPOTHETICAL.search(text):
-        # what is not (yet) so is said from the clause of its "if" on; what comes before it
-        # is said as so ("我在成都住了一辈子 … 要是去三亚就得把店转出去")
-        text = _before_clause_of(text, wish.start())
+        # what is not (yet) so is said from its "if" on; what comes before it is said as so
+        # ("我在成都住了一辈子 … 要是去三亚就得把店转出去", "she uses a wheelchair if we go out")
+        text = _before(text, wish.start())
         if not _worth_it(text):
             return []
     said = f"{sentence} {text}" if sentence != text else text  # its cues ("actually", 其实) too
     if _WE.search(text) and not _SINGULAR.search(text):
-        return [
-            f for f in _frames_in_clauses(text, earlier, turn, said, people) if f.kind in _SHARED
+        return [  # what a household shares, and the needs of the people it looks after
+            f
+            for f in _frames_in_clauses(text, earlier, turn, said, people)
+            if f.kind in _SHARED or f.who is not None
         ]
     return _frames_in_clauses(text, earlier, turn, said, people)
 
 
-def _before_clause_of(text: str, at: int) -> str:
-    """``text`` up to the clause holding ``text[at]`` (a comma, a semicolon, a dash or a
-    chat's pause between two Chinese characters ends a clause)."""
-    cut = 0
-    for brk in _CLAUSE_END.finditer(text, 0, at):
-        cut = brk.start()
-    return text[:cut].rstrip(" ,，;；-—")
-
-
-#: the end of a clause, for :func:`_before_clause_of`
-_CLAUSE_END: Final = re.compile(r"[,，;；—]|\s-\s|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+def _before(text: str, at: int) -> str:
+    """``text`` before ``text[at]``, without the words that only joined it to what follows
+    ("I live in Paris, but" -> "I live in Paris")."""
+    head = text[:at].rstrip()
+    return re.sub(r"(?:[\s,，;；—-]|\b(?:but|and|so|or|then|which|that)\b)+$", "", head, flags=re.I)
 
 
 #: where a Chinese sentence breaks into clauses: after a comma, or at a pause a chat writes as
@@ -454,7 +465,7 @@ _CLAUSE_END: Final = re.compile(r"[,，;；—]|\s-\s|(?<=[\u4e00-\u9fff])\s+(?=
 _CJK_CLAUSE: Final = re.compile(r"(?<=[，,；;])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 #: "we" left unresolved, and a first person singular beside it
 _WE: Final = re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]ur)\b|我们|咱们")
-_SINGULAR: Final = re.compile(r"\b(?:I|I'm|I've|my|me)\b|我(?!们)")
+_SINGULAR: Final = re.compile(r"\b(?:I|I'm|I've|[Mm]y|[Mm]e)\b|我(?!们)")
 #: the states a household shares, said with "we"
 _SHARED: Final = frozenset({"residence", "pet", "child", "plan", "partner"})
 
@@ -473,14 +484,38 @@ def _frames_in_clauses(
                 clauses[i - 1].rstrip("，,；; ") + clauses[i].lstrip("，,；; ")
             ]
     found: list[Frame] = []
+    whose: str | None = None  # the person the clause before spoke of, in Chinese
     for clause in clauses:
         before = [*earlier[-EARLIER:], *found[-EARLIER:]]
         read = frames_in(clause, before, said or text, turn, people)
-        if _cjk(clause) and _SOMEONE_ELSE_ZH.match(clause.lstrip("，,；; ")):
+        bare = clause.lstrip("，,；; ")
+        if _cjk(clause) and _SOMEONE_ELSE_ZH.match(bare):
             # who they are, and what they need, not the speaker's state
             read = [f for f in read if f.kind in framing.PEOPLE or f.who is not None]
+        elif whose is not None and _GOES_ON_ZH.match(bare):
+            # "我妈有糖尿病，在打胰岛素": a clause without its subject goes on with the person
+            # the clause before spoke of
+            theirs = [
+                f
+                for f in frames_in(f"我{whose}{bare}", before, said or text, turn, people)
+                if f.who
+            ]
+            if theirs:
+                read = [f for f in read if f.kind not in cared.CARED] + theirs
+        whos = {f.who for f in read if f.who}
+        whose = next(iter(whos)) if len(whos) == 1 and not _ascii_only(next(iter(whos))) else None
         found += read
     return found
+
+
+#: a Chinese clause that says what someone does, without saying who ("在打胰岛素")
+_GOES_ON_ZH: Final = re.compile(
+    r"^(?:也|还|都|一直|每天|现在|平时|正在|在|要|得)*(?:吃|打|用|服用|戴|坐|带|做)"
+)
+
+
+def _ascii_only(text: str) -> bool:
+    return text.isascii()
 
 
 def _cjk(text: str) -> bool:

@@ -76,6 +76,8 @@ KINDS: Final[dict[str, Kind]] = {
     "diet": Kind(Category.HEALTH, 0.9, True, SAFETY),
     "avoids": Kind(Category.HEALTH, 0.85, False, SAFETY),
     "accessibility": Kind(Category.HEALTH, 0.95, False, SAFETY),
+    # what a doctor or a therapist says the person must not do ("no lifting for six weeks")
+    "restriction": Kind(Category.HEALTH, 0.95, False, SAFETY),
     "drink": Kind(Category.PREFERENCE, 0.75, False, PREFERENCES),
     "like": Kind(Category.PREFERENCE, 0.7, False, PREFERENCES),
     "favorite": Kind(Category.PREFERENCE, 0.75, False, PREFERENCES),

@@ -626,7 +626,14 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         if name is None and kind in ("family", "friend"):
             continue  # a relative without a name is no state worth keeping
         value = f"{rel} {name}" if name else rel
-        if re.search(r"\b(?:passed away|died)\b", text[match.end("rel") : match.end() + 60], _I):
+        # died: this person, not one a clause after them speaks of ("my mum Joan since Dad died")
+        tail = re.split(
+            r"\b(?:since|when|after|before|because|but|(?-i:Mum|Mom|Dad|Nan|Gran|Grandma|Grandpa))\b",
+            text[match.end("rel") : match.end() + 60],
+            maxsplit=1,
+            flags=_I,
+        )[0]
+        if re.search(r"\b(?:passed away|died)\b", tail, _I):
             out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=True))
             continue
         out.append(Frame(kind, value, None if kind == "partner" else name or rel))
@@ -671,6 +678,17 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         _I,
     ):
         # "we just had a baby girl, Emma": a child, by name
+        name = _name(born["n"], text)
+        rel = {"girl": "daughter", "boy": "son"}.get(born["g"].casefold(), born["g"].casefold())
+        if name and not any(f.kind == "child" and f.key == name for f in out):
+            out.append(Frame("child", f"{rel} {name}", name))
+    elif born := re.search(
+        rf"\b(?:our|my)\s+(?:new\s+)?(?:baby\s+)?(?P<g>girl|boy|daughter|son)\b,?\s+(?P<n>{_NAME}),?\s+"
+        r"(?:was|is|has been)\s+(?:finally\s+)?(?:born|here|arrived)\b",
+        text,
+        _I,
+    ):
+        # "our baby girl Chloe was born on July 9": a child, by name
         name = _name(born["n"], text)
         rel = {"girl": "daughter", "boy": "son"}.get(born["g"].casefold(), born["g"].casefold())
         if name and not any(f.kind == "child" and f.key == name for f in out):
@@ -765,50 +783,86 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     out: list[Frame] = []
     exclusive = bool(re.search(r"\bonly\b", text, _I))
     if match := re.search(
-        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:(?:very|severely|seriously|deathly|mildly|slightly|"
+        rf"(?:\bI(?:'m| am)|我|^(?:(?:also|and|plus|oh and|btw|but)\s+)?(?=(?:\w+\s+)?allergic\b))"
+        rf"\s*{_ADVERBS}(?:(?:very|severely|seriously|deathly|mildly|slightly|"
         r"extremely|highly|super|so|quite|a (?:bit|little))\s+)*(?P<neg>not\s+|no longer\s+)?"
         r"(?:\w+\s+)?allergic\s+to\s+(?P<x>[^.;!?]+)",
         text,
         _I,
     ) or re.search(
-        r"\bI(?: also| still)? have (?:a |an )?(?:(?:severe|mild|serious|bad|life-threatening|"
-        r"bad|nasty)\s+)*(?P<x>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b|"
-        r"\bmy (?P<y>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b",
+        r"\bI(?: also| still)? (?:have|'ve got|have got) (?:a |an )?(?:\w+\s+){0,2}?"
+        r"allerg(?:y|ies) to (?P<x>[^.;!?]+)|"
+        r"\bI(?: also| still)?(?: have|'ve got| have got) (?:a |an )?(?:(?:severe|mild|serious|bad|"
+        r"life-threatening|bad|nasty)\s+)*(?P<w>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b|"
+        r"\bmy (?P<y>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b|"
+        # "Peanut allergy here", "also a shellfish allergy": the allergy named, the speaker's
+        r"^(?:(?:also|and|plus|oh and|btw)\s+)?(?:a\s+)?(?:(?:severe|mild|serious|bad|"
+        r"life-threatening)\s+)*(?P<z>[\w' -]{2,30}?)\s+allerg(?:y|ies)(?:\s+(?:here|over here))?"
+        r"\s*(?:[,.;!]|$)",
         text,
         _I,
     ):
-        said = match.groupdict().get("x") or match.groupdict().get("y") or ""
+        found = match.groupdict()
+        said = found.get("x") or found.get("w") or found.get("y") or found.get("z") or ""
+        if found.get("z") and (
+            not lexicon.canonical(lexicon.FOODS, said)
+            or re.search(r"\b(?:I|I've|I'm|have|has|got|my|he|she|we|they|is|are)\b", said, _I)
+        ):
+            said = ""  # "Hay fever allergy season": an allergen the lexicon knows, or none
         negated = bool(match.groupdict().get("neg")) or bool(
             re.search(r"\b(?:not|no longer|isn't|aren't)\b.*\banymore\b|\bafter all\b", text, _I)
             and re.search(r"\bnot\b", text, _I)
         )
         value = _listed(said, lexicon.FOODS) if said else ""
         out += _allergens(value, negated=negated, exclusive=exclusive and not negated)
+    elif reaction := _REACTION.search(text):  # "Shellfish gives me hives", "I react to latex"
+        said = _clean(next(v for v in reaction.groupdict().values() if v))
+        if lexicon.canonical(lexicon.FOODS, said):
+            out += _allergens(_listed(said, lexicon.FOODS), negated=False, exclusive=False)
     elif _ALLERGY_CUE.search(context) or any(f.kind in ("allergy", "avoids") for f in earlier):
         out += _allergy_update(text)
     if match := re.search(
-        r"\bI\s+(?:can't|cannot|can not|mustn't|shouldn't|am not allowed to)\s+(?:eat|have|"
-        r"touch|drink|take)\s+(?P<x>[^.;!?]+)",
+        r"(?:\bI\s+|^)(?:can't|cannot|can not|mustn't|shouldn't|am not allowed to)\s+(?:eat|have|"
+        r"touch|drink|take|do)\s+(?P<x>[^.;!?]+)|"
+        # "gotta avoid shellfish", "I have to avoid dairy", "no nuts for me", "nuts are a no-go"
+        r"(?:\bI\s+(?:have to|need to|must|try to|always)\s+|^(?:gotta|got to|have to|must)\s+|"
+        r"\bI\s+)avoid\s+(?P<y>[^.;!?,]+)|"
+        r"^(?:and\s+|also\s+)?no\s+(?P<z>[\w' -]{2,30}?)\s+for\s+me\b|"
+        r"^(?P<w>[\w' -]{2,30}?)\s+(?:is|are)\s+(?:a\s+)?(?:hard\s+|big\s+)?(?:no-go|no go|no)\s+"
+        r"(?:for me|zone)\b",
         text,
         _I,
     ):
-        items = lexicon.canonical(lexicon.FOODS, _phrase(match["x"], 0))
-        kind = "allergy" if re.search(r"allerg", text, _I) else "avoids"
+        said = match["x"] or match["y"] or match["z"] or match["w"]
+        items = lexicon.canonical(lexicon.FOODS, _phrase(said, 0))
+        kind = (
+            "allergy" if re.search(r"allerg|epi-?pen|anaphyla", context or text, _I) else "avoids"
+        )
         out += [Frame(kind, item, item) for item in items if not any(f.key == item for f in out)]
     for match in re.finditer(  # each one said ("I'm lactose intolerant and I have asthma")
-        rf"\bI\s+(?:(?:also|still|now)\s+)?(?:have|'ve got|have got|was diagnosed with|got "
-        rf"diagnosed with|suffer from|live with|struggle with|(?:'m|am) dealing with|"
-        rf"developed)\s+(?P<x>[^,.;!?]+)|\bI(?:'m| am)\s+{_ADVERBS}(?P<y>diabetic|asthmatic|"
-        rf"epileptic|pregnant|lactose intolerant|gluten intolerant|autistic|prediabetic)\b|"
+        rf"\bI(?:\s+(?:also|still|now))?(?:\s+(?:have|have got|was diagnosed with|got "
+        rf"diagnosed with|suffer from|live with|struggle with|am dealing with|developed|"
+        rf"am recovering from|am intolerant (?:to|of))|'ve got|'ve been diagnosed with|"
+        rf"'m dealing with|'m recovering from|'m intolerant (?:to|of))\s+(?P<x>[^,.;!?]+)|"
+        rf"\bI(?:'m| am)\s+(?:an?\s+)?{_ADVERBS}(?P<y>diabetic|asthmatic|t1d|t2d|type 1|"
+        rf"epileptic|pregnant|breastfeeding|breast-feeding|lactose intolerant|gluten intolerant|"
+        rf"autistic|prediabetic)\b|"
         rf"\bI(?:'m| am)\s+(?P<not>not|no longer)\s+(?:\w+\s+)?(?P<z>diabetic|asthmatic|pregnant|"
         rf"lactose intolerant|gluten intolerant|prediabetic)\b",
         text,
         _I,
     ):
         said = match["x"] or match["y"] or match["z"]
+        verb = match[0][: match.start("x") - match.start()] if match["x"] else ""
+        if "intolerant" in verb.casefold():
+            said = f"{_clean(said)} intolerant"  # "intolerant to gluten": gluten intolerant
         keys = lexicon.canonical(lexicon.CONDITIONS, said)
         if not keys and (named := _NAMED_CONDITION.match(_clean(said))):
             keys = [named[0].casefold()]  # "G6PD deficiency", "Hashimoto's disease"
+        if not keys and "recovering" in verb.casefold() and _MEDICAL_EVENT.search(said):
+            what = _clean(said)  # "recovering from knee surgery": a condition while it lasts
+            out.append(Frame("condition", f"recovering from {what}", _key(what, 3)))
+            continue
         negated = bool(match["not"]) or bool(
             re.search(r"\b(?:no longer|not|don't|isn't)\b", text, _I)
         )
@@ -833,8 +887,70 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     out += _medication(text, context, any(f.kind == "condition" for f in [*earlier, *out]))
     out += _diet(text)
     out += _access(text)
+    out += _restriction(text)
     return out
 
+
+#: what one recovers from that is a matter of health
+_MEDICAL_EVENT: Final = re.compile(
+    r"\b(?:surgery|operation|op|injury|fracture|broken|stroke|heart attack|covid|flu|pneumonia|"
+    r"chemo|chemotherapy|radiotherapy|c-section|transplant|replacement|concussion|infection|"
+    r"sepsis|burnout)\b",
+    _I,
+)
+#: who may tell a person what not to do for their health
+_CARER_EN: Final = (
+    r"(?:doctor|dr|gp|physio|physiotherapist|surgeon|consultant|specialist|nurse|midwife|"
+    r"cardiologist|neurologist|orthopedist|obgyn|therapist|hospital)"
+)
+#: what they say must not be done: "the doctor says I mustn't lift anything heavy", "physio
+#: says no running for 6 weeks", "I'm not allowed to fly until after the scan"
+_RESTRICTED_EN: Final = re.compile(
+    rf"\b{_CARER_EN}s?\.?\s+(?:says|said|told me|has told me|wants me|advised(?: me)?|"
+    r"insists)\s+(?:that\s+)?(?:I\s+)?(?:mustn't|must not|can't|cannot|shouldn't|"
+    r"should not|am not to|not to|to avoid|to stop|"
+    r"(?P<no>no)(?!\s+(?:idea|problem|worries|way|need)\b))"
+    r"\s+(?P<x>[^,.;!?]+)|"
+    r"\bI(?:'m| am)\s+(?:still\s+)?not (?:allowed|supposed|meant) to\s+(?P<y>[^,.;!?]+)|"
+    r"\b(?:I've been|I was|I got|I'm) (?:told|advised) (?:not to|to avoid|no)\s+(?P<z>[^,.;!?]+)",
+    _I,
+)
+#: a restriction lifted: "physio cleared me to run again", "I'm allowed to drive again"
+_LIFTED_EN: Final = re.compile(
+    r"\b(?:cleared me to|cleared to|allowed to)\s+(?P<x>[a-z][\w -]{2,30}?)\s+again\b", _I
+)
+
+
+def _restriction(text: str) -> list[Frame]:
+    """What a doctor or a therapist says the speaker must not do (:data:`_RESTRICTED_EN`), or
+    that it is allowed again; a food or a drink not to have is read by the diet and the
+    drinks."""
+    if match := _RESTRICTED_EN.search(text):
+        said = _clean(match["x"] or match["y"] or match["z"])
+        if said and not (
+            lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(lexicon.DRINKS, said)
+        ):
+            act = re.sub(
+                r"\s+(?:for|until|till|before|after|while|during)\b.*$", "", said, flags=_I
+            )
+            value = f"no {said}" if match["no"] else f"not to {said}"
+            return [Frame("restriction", value, _key(act, 2))]
+    if match := _LIFTED_EN.search(text):
+        act = _clean(match["x"])
+        return [Frame("restriction", act, _key(act, 2), negated=True)]
+    return []
+
+
+#: an allergy said by the reaction it gives ("Shellfish gives me hives", "Penicillin makes me
+#: break out in a rash", "I react badly to latex"): read for an allergen the lexicon knows
+_REACTION: Final = re.compile(
+    r"^(?:the\s+|any\s+)?(?P<x>[\w' -]{2,30}?)\s+(?:gives?|gave)\s+me\s+(?:hives|a rash|rashes|"
+    r"an allergic reaction|a bad reaction|a reaction|reactions|anaphylaxis)\b|"
+    r"^(?:the\s+|any\s+)?(?P<y>[\w' -]{2,30}?)\s+(?:makes?|made)\s+me\s+(?:break out|swell(?: up)?|"
+    r"itch|wheeze|come out in hives|go into anaphylaxis)\b|"
+    r"\bI\s+(?:always\s+)?(?:react|reacted)\s+(?:(?:really\s+)?badly\s+)?to\s+(?P<z>[^,.;!?]+)",
+    _I,
+)
 
 #: words that make a turn about an allergy: an elliptical clause of it speaks of one
 _ALLERGY_CUE: Final = re.compile(r"allerg|epi-?pen|anaphyla|hives|过敏", _I)
@@ -925,6 +1041,9 @@ def _condition_value(said: str, key: str) -> str:
 
 
 def _allergens(value: str, *, negated: bool, exclusive: bool) -> list[Frame]:
+    value = re.sub(
+        r"(?:\s+(?:btw|lol|haha|tho|though|too|as well|also|fyi|anyway))+$", "", value, flags=_I
+    )
     if not value:
         return []
     keys = lexicon.canonical(lexicon.FOODS, value)
@@ -1091,9 +1210,13 @@ def _diet(text: str) -> list[Frame]:
         rf"(?P<x>{diets})\b",
         text,
         _I,
+    ) or re.search(
+        rf"\bI\s+{_ADVERBS}(?:keep|eat|eat only|only eat)\s+(?P<x>halal|kosher)\b", text, _I
     ):
         key = lexicon.canonical(lexicon.DIETS, match["x"])
-        negated = bool(match["neg"]) or bool(re.search(r"\bnot\b.*\banymore\b", text, _I))
+        negated = bool(match.groupdict().get("neg")) or bool(
+            re.search(r"\bnot\b.*\banymore\b", text, _I)
+        )
         if key:
             out.append(Frame("diet", key[0], negated=negated))
     elif re.search(
@@ -1601,10 +1724,12 @@ _LIFE: Final = re.compile(
     r"grandmother|grandfather|husband|wife)|passed (?:my|the) (?:exam|bar|driving test|boards)|"
     r"started (?:a|my|our) (?:own )?(?:new )?(?:job|business|company|studio|shop|store)|"
     r"had (?:surgery|an operation|a (?:baby|miscarriage|stroke|heart attack))|"
+    r"had (?:a|an|my) (?:kidney|liver|heart|lung|bone marrow|cornea|hip|knee) "
+    r"(?:transplant|replacement)|"
     r"broke my (?:arm|leg|wrist|ankle|foot|hand)|"
     r"(?:was|got) (?:diagnosed|hospitali[sz]ed|admitted)|was in (?:a|an) (?:car )?accident|"
     r"ran (?:a|my first) (?:\w+ )?marathon|finished my (?:degree|thesis|phd|dissertation)|"
-    r"moved (?:in together|in with (?:my )?\w+)|opened (?:a|my|our) [^,.;!?]+)",
+    r"moved (?:in together|in with (?:my )?\w+)|opened (?:a|my|our) [^,.;!?]+)(?![\w-])",
     _I,
 )
 

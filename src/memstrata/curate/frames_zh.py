@@ -394,10 +394,15 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     if match := re.search(
         r"(?:是个|是一个|生了(?:个|一个)?)(?P<r>女儿|儿子|女孩|男孩|闺女)", sentence or text
     ):
-        names = re.findall(
-            r"(?:英文名|中文名|小名|大名|名字)(?:叫|是)?(?P<n>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})",
-            sentence or text,
-        )
+        names = [
+            found["n"] or found["m"]
+            for found in re.finditer(
+                r"(?:英文名|中文名|小名|大名|名字|取名|起名)(?:叫|是)?\s*(?P<n>[A-Z][a-z]+|"
+                r"[\u4e00-\u9fff]{2,3})|(?<=[，,\s])叫(?P<m>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
+                r"(?=[，。！!,.\s]|$)",
+                sentence or text,
+            )
+        ]
         rel = {"女孩": "女儿", "男孩": "儿子", "闺女": "女儿"}.get(match["r"], match["r"])
         if names:
             value = f"{rel}{'/'.join(dict.fromkeys(names))}"
@@ -459,7 +464,7 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             text,
         )
         or bare
-    ):
+    ) and not _someone_named_before(text[: match.start()]):
         said = _clean(match["x"])
         said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重|说是|据说|医生说|是)+", "", said)
         besides = re.search(rf"除了(?P<a>{_SPAN}{{1,10}}?)(?:以外|之外)?[，,]?(?:还|也)对", text)
@@ -530,6 +535,10 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
                 out += _allergens(said, negated=True, exclusive=False)
     if (
         match := re.search(
+            rf"(?:我|^)(?:自己)?{_ADV}(?:有|得了|患有)\s*(?P<x>[A-Za-z][A-Za-z0-9' -]{{2,30}})",
+            text,
+        )
+        or re.search(
             rf"(?:我|^)(?:自己|本人)?{_ADV}(?:有|得了|患有|查出(?:了)?|被诊断(?:出|为)?(?:了)?|确诊(?:了)?|是)"
             rf"(?:点|一点|轻微的)?(?P<x>{_SPAN}{{2,10}})",
             text,
@@ -540,11 +549,19 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         )
         or re.search(
             r"(?P<x>血糖高|血压高|血脂高|乳糖不耐受?|怀孕了|胃不好|腰不好)|"
-            r"(?P<y>血糖|血压|血脂)(?:有点|有些|偏|一直|比较)高",
+            r"(?P<y>血糖|血压|血脂)(?:有点|有些|偏|一直|比较)高|"
+            r"(?P<z>怀孕)(?:[一二三四五六七八九十两几\d]+(?:个)?(?:多)?(?:月|周|礼拜|星期))",
+            text,
+        )
+        # a known condition said right after 我, its name in Latin letters ("我有 type 2
+        # diabetes"), or with nothing but 我 before it ("我甲亢，在吃甲巯咪唑")
+        or re.search(
+            rf"(?:^|我)(?:自己)?{_ADV}(?:正在|在|处于)?\s*(?P<x>{_CONDITION_WORDS}|breastfeeding|"
+            r"pregnant)(?=[，。；！？、,.;!?\s]|$)",
             text,
         )
     ):
-        said = match["x"] or f"{match['y']}高"
+        said = match["x"] or (f"{match['y']}高" if match["y"] else "怀孕了")
         keys = lexicon.canonical(lexicon.CONDITIONS, said)
         negated = bool(re.search(r"好了|治好|痊愈|没有了|不再", text))
         out += [Frame("condition", _clean(said), key, negated) for key in keys]
@@ -562,11 +579,70 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
                 )
                 out.append(Frame("condition", word, key, negated=cured, plain=True))
     out += _medication(text, sentence)
-    out += _diet(text)
+    avoided = _diet(text)
+    allergic = {k for o in out if o.kind == "allergy" and o.key for k in o.key.split("+")}
+    # what the allergy read already names is not avoided apart ("虾和螃蟹都不能吃，吃了会过敏")
+    avoided = [f for f in avoided if not (f.kind == "avoids" and f.key in allergic)]
+    if _REACTS.search(sentence or text):  # "海鲜我碰不得，一吃就过敏": an allergy, not a taste
+        avoided = [
+            Frame("allergy", f.value, f.key) if f.kind == "avoids" and f.key else f for f in avoided
+        ]
+    out += avoided
     out += _access(text)
+    out += _restriction(text, sentence)
     return out
 
 
+#: the body's reaction to what is eaten: what is not eaten for it is an allergy
+_REACTS: Final = re.compile(
+    r"(?:一吃就|吃了(?:会|就)?|一碰就|会)(?:过敏|起疹子|起红疹|休克|喘不上气|肿)"
+)
+
+
+#: who may tell a person what not to do for their health
+_CARER_ZH: Final = r"(?:医生|大夫|医院|理疗师|康复师|护士|主任|专家|doctor|physio)"
+#: what they say must not be done ("医生让我三个月别提重物", "医生说别久坐")
+_RESTRICTED_ZH: Final = re.compile(
+    rf"{_CARER_ZH}\s*(?:说|讲|让我|叫我|嘱咐|交代|要求|建议|不让我)(?:我)?[^，。；！？\s]{{0,6}}?"
+    rf"(?P<neg>最好不要|最好别|别|不能|不要|不许|不准|不可以|禁止)(?P<x>{_SPAN}{{1,10}})",
+    re.IGNORECASE,
+)
+#: a clause that goes on with what the doctor said ("医生说别久坐 别弯腰搬重物")
+_MORE_ZH: Final = re.compile(
+    rf"^(?:也|还|而且|并且)?(?P<neg>别|不能|不要|不许|不准|禁止)(?P<x>{_SPAN}{{1,10}})"
+)
+_CARER_SAID_ZH: Final = re.compile(
+    rf"{_CARER_ZH}\s*(?:说|讲|让我|叫我|嘱咐|交代|要求|建议)", re.IGNORECASE
+)
+
+
+def _restriction(text: str, sentence: str = "") -> list[Frame]:
+    """What a doctor or a therapist says the speaker must not do, in the clause that says so
+    or one that goes on from it; a food or a drink not to have is read by the diet and the
+    drinks."""
+    match = _RESTRICTED_ZH.search(text)
+    if match is None and _CARER_SAID_ZH.search(sentence or text):
+        match = _MORE_ZH.match(text.strip())
+    if match is None:
+        return []
+    said = _clean(match["x"])
+    if not said or re.match(r"(?:担心|着急|害怕|紧张|乱想|多想)", said):
+        return []  # "医生说别担心": comfort, not a restriction
+    if match["x"].endswith("了") or lexicon.canonical(lexicon.MEDICATIONS, match["neg"] + said):
+        return []  # "羽毛球以后也别打了" stops a habit (read as such); 别嘌醇 is a medicine
+    if lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(lexicon.DRINKS, said):
+        return []
+    return [Frame("restriction", f"{match['neg']}{said}", said[:6])]
+
+
+#: the conditions the lexicon names in Chinese, longest first
+_CONDITION_WORDS: Final = "|".join(
+    sorted(
+        (re.escape(w) for ws in lexicon.CONDITIONS.values() for w in ws if not w.isascii()),
+        key=len,
+        reverse=True,
+    )
+)
 #: what says a condition is the speaker's without 我有: it comes on, is diagnosed, or a doctor
 #: names it
 _CONDITION_CUE: Final = re.compile(
@@ -576,7 +652,8 @@ _CONDITION_CUE: Final = re.compile(
 )
 #: another person spoken of in the clause: their condition is not the speaker's
 _SOMEONE_ELSE: Final = re.compile(
-    r"[他她它]|老公|老婆|老伴|丈夫|妻子|爸|妈|儿子|女儿|孩子|宝宝|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|朋友|同事"
+    r"[他她它]|老公|老婆|老伴|丈夫|妻子|爸|妈|儿子|女儿|孩子|宝宝|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|朋友|同事|"
+    r"婆婆|公公|岳母|岳父|丈母娘|老丈人|姥姥|姥爷|闺女|老人"
 )
 
 
@@ -584,6 +661,20 @@ _SOMEONE_ELSE: Final = re.compile(
 _NAMED: Final = re.compile(
     r"[老小阿](?![时心是了点些的毛样])[\u4e00-\u9fff]|(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])"
 )
+
+
+def _someone_named_before(head: str) -> bool:
+    """Whether the words before an allergy name someone other than the speaker ("小雨对花生过
+    敏", "Ethan 对花生过敏"): theirs is read by :mod:`memstrata.curate.cared_for`."""
+    head = re.sub(r"^(?:对了|还有|另外|而且|然后|哦)[，,\s]*", "", head.strip())
+    if not head or "我" in head:
+        return False
+    return bool(
+        re.fullmatch(
+            r"(?:[老小阿][\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)\s*(?:也|都|还)?", head
+        )
+        and not re.fullmatch(r"(?:其实|本来|一直|从小|现在|以前|后来|医生说|据说|说是)\s*", head)
+    ) or bool(_SOMEONE_ELSE.search(head))
 
 
 def _someone_else(text: str) -> bool:
@@ -680,13 +771,22 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?:[一两半二三四五]?[片粒颗支])?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
         text,
     ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
+    if match is None:  # the medicine, then its dose: "降压药一天一片", "二甲双胍早晚各一片"
+        match = re.search(
+            rf"(?P<neg>(?!))?(?P<x>{_ZH_MEDICATIONS}|(?<![吃用买开这那此该])(?![这那此该])"
+            rf"[\u4e00-\u9fff]{{1,5}}?药)(?:现在|还是)?"
+            r"(?:一天|每天|早晚|一日|每日|每晚|每早|早上|晚上)(?:各|吃|一次)?"
+            r"[一两二三四五半\d]+(?:片|粒|次|颗|支|针|袋|毫克|mg)",
+            text,
+        )
     if match is not None and not match["neg"] and re.search(r"小时候|以前|之前|当年|那时候", text):
         match = None  # "我小时候吃磺胺的药也起过疹子": taken once, not now
     if match is None:
         # a medicine named in Latin letters, started or carried in a Chinese clause ("start 了
         # levothyroxine 50mcg", "有 EpiPen always 在袋里"): a known one only
         for named in re.finditer(
-            r"(?:开始|开始吃|start(?:ed)?|换了|加了|带着?|有)\s*(?:了\s*)?(?P<x>[A-Za-z][\w-]{3,})",
+            r"(?:开始吃|开始|在吃|每天吃|在用|start(?:ed)?|换了|加了|带着?|有)\s*(?:了\s*)?"
+            r"(?P<x>[A-Za-z][\w-]{3,})",
             text,
             re.IGNORECASE,
         ):
@@ -725,7 +825,11 @@ def _diet(text: str) -> list[Frame]:
     elif re.search(r"(?:开始|又|重新)吃肉(?:了)?", text):
         out.append(Frame("diet", "又吃肉了", negated=True))
     if match := re.search(
-        rf"(?:我|^){_ADV}(?:不|从来不|从不|不再|尽量不)(?:吃|碰)(?P<x>{_SPAN}{{1,8}})", text
+        rf"(?:我|^){_ADV}(?:(?:从来不|从不|不再|尽量不|不能|不敢|不)(?:吃|碰)|吃不了|碰不得)(?P<x>{_SPAN}{{1,8}})",
+        text,
+    ) or re.search(  # the food said first: "海鲜我碰不得", "辣的我吃不了"
+        rf"^(?P<x>{_SPAN}{{1,8}}?)(?:我)?(?:也|都|一点)?(?:碰不得|不能碰|不能吃|吃不得|吃不了|沾不得|不敢吃)",
+        text,
     ):
         keys = lexicon.canonical(lexicon.FOODS, match["x"])
         said = _clean(match["x"])
@@ -735,8 +839,8 @@ def _diet(text: str) -> list[Frame]:
 
 def _access(text: str) -> list[Frame]:
     keys = lexicon.canonical(lexicon.ACCESS, text)
-    if not keys or re.search(r"(?:我|^)\S{0,4}(?:朋友|妈妈|爸爸|奶奶|爷爷|同事)", text):
-        return []
+    if not keys or _someone_else(text):
+        return []  # "婆婆坐轮椅": hers (read by cared_for), not the speaker's
     return [Frame("accessibility", k, k) for k in keys]
 
 

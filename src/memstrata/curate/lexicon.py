@@ -105,6 +105,10 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
     "diabetes": (
         "type 1 diabetes",
         "type 2 diabetes",
+        "t1d",
+        "t2d",
+        "type 1",
+        "type one diabetic",
         "diabetes",
         "diabetic",
         "糖尿病",
@@ -118,6 +122,7 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
     "epilepsy": ("epilepsy", "epileptic", "seizures", "癫痫"),
     "migraine": ("migraines", "migraine", "偏头痛"),
     "celiac disease": ("celiac disease", "celiac", "coeliac", "乳糜泻"),
+    "allergic rhinitis": ("allergic rhinitis", "hay fever", "hayfever", "过敏性鼻炎", "鼻炎"),
     "lactose intolerance": ("lactose intolerant", "lactose intolerance", "乳糖不耐受", "乳糖不耐"),
     "gluten intolerance": ("gluten intolerant", "gluten intolerance", "麸质不耐受"),
     "arthritis": ("arthritis", "关节炎"),
@@ -156,6 +161,7 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "cancer": ("cancer", "癌症"),
     "pregnancy": ("pregnant", "怀孕", "怀孕了", "怀孕了"),
+    "breastfeeding": ("breastfeeding", "breast-feeding", "喂奶", "哺乳", "哺乳期", "母乳喂养"),
     "kidney disease": ("kidney disease", "肾病"),
     "parkinson's disease": (
         "parkinson's",
@@ -180,9 +186,24 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
 
 #: medications: canonical key -> words; a word with a drug's suffix counts too (_DRUG_SUFFIX)
 MEDICATIONS: Final[dict[str, tuple[str, ...]]] = {
-    "insulin": ("insulin", "胰岛素"),
+    "insulin": ("insulin", "an insulin pump", "insulin pump", "胰岛素", "胰岛素泵"),
     "metformin": ("metformin", "二甲双胍"),
-    "blood thinners": ("blood thinners", "warfarin", "华法林", "抗凝药"),
+    "blood thinners": (
+        "blood thinners",
+        "a blood thinner",
+        "blood thinner",
+        "warfarin",
+        "apixaban",
+        "eliquis",
+        "rivaroxaban",
+        "xarelto",
+        "华法林",
+        "阿哌沙班",
+        "利伐沙班",
+        "抗凝药",
+    ),
+    "donepezil": ("donepezil", "aricept", "多奈哌齐", "安理申"),
+    "memantine": ("memantine", "namenda", "美金刚"),
     "blood pressure medication": (
         "blood pressure medication",
         "blood pressure meds",
@@ -230,10 +251,20 @@ MEDICATIONS: Final[dict[str, tuple[str, ...]]] = {
     "losartan": ("losartan", "cozaar", "氯沙坦", "科素亚"),
     "omeprazole": ("omeprazole", "奥美拉唑"),
     "loxoprofen": ("loxoprofen", "洛索洛芬"),
+    "methimazole": ("methimazole", "thiamazole", "tapazole", "甲巯咪唑", "他巴唑", "赛治"),
+    "immunosuppressants": (
+        "immunosuppressants",
+        "immunosuppressant",
+        "anti-rejection meds",
+        "anti-rejection medication",
+        "tacrolimus",
+        "免疫抑制剂",
+    ),
 }
 _DRUG_SUFFIX: Final = re.compile(
     r"^[a-z]{3,}(?:olol|pril|sartan|statin|mycin|cillin|azole|prazole|formin|xetine|pam|"
-    r"lam|done|mab|tide|triptan|dronate|thiazide|caine|profen)$"
+    r"lam|done|mab|tide|triptan|dronate|thiazide|caine|profen|xaban|pezil|mantine|gliptin|"
+    r"gliflozin|lukast)$"
 )
 
 #: diets that are a state of their own (one at a time): canonical key -> words
@@ -252,7 +283,18 @@ DIETS: Final[dict[str, tuple[str, ...]]] = {
 #: accessibility needs: canonical key -> words
 ACCESS: Final[dict[str, tuple[str, ...]]] = {
     "wheelchair": ("a wheelchair", "wheelchair", "in a wheelchair", "轮椅", "坐轮椅"),
-    "mobility aid": ("a cane", "crutches", "a walker", "拐杖", "助行器"),
+    "mobility aid": (
+        "a cane",
+        "crutches",
+        "a walker",
+        "a zimmer frame",
+        "zimmer frame",
+        "a walking frame",
+        "walking frame",
+        "a rollator",
+        "拐杖",
+        "助行器",
+    ),
     "hearing": (
         "hard of hearing",
         "deaf",

@@ -48,6 +48,8 @@ _EN: Final[dict[tuple[str, str], str]] = {
     ("avoids", ""): "{s} does not eat {v}",
     ("avoids", "not"): "{s} eats {v} again",
     ("accessibility", ""): "{s} has an accessibility need: {v}",
+    ("restriction", ""): "{s}'s restriction: {v}",
+    ("restriction", "not"): "{s} may {v} again",
     ("drink", ""): "{s} drinks {v}",
     ("drink", "only"): "{s} only drinks {v}",
     ("drink", "not"): "{s} no longer drinks {v}",
@@ -98,6 +100,8 @@ _ZH: Final[dict[tuple[str, str], str]] = {
     ("avoids", ""): "{s}不吃{v}",
     ("avoids", "not"): "{s}又吃{v}了",
     ("accessibility", ""): "{s}的无障碍需求：{v}",
+    ("restriction", ""): "{s}的医嘱：{v}",
+    ("restriction", "not"): "{s}又可以{v}了",
     ("drink", ""): "{s}喝{v}",
     ("drink", "only"): "{s}只喝{v}",
     ("drink", "not"): "{s}不再喝{v}",
@@ -131,6 +135,9 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     value = frame.value
     if chinese and frame.kind == "condition" and not frame.negated and _STATE_ZH.search(value):
         template = "{s}{v}"  # "胃不好", "血糖高": a state said as one, not a thing one has
+    if not chinese and frame.kind == "condition" and _STATE_EN.fullmatch(value):
+        # "pregnant", "diabetic": a state one is, not a thing one has
+        template = "{s} is no longer {v}" if frame.negated else "{s} is {v}"
     if (
         chinese and frame.kind == "plan"
     ):  # "日本，改到明年三月", "三亚，取消了": the plan's new state
@@ -163,6 +170,12 @@ _VERB_FIRST: Final = re.compile(
 )
 
 
+#: an English condition said as what one is ("pregnant", "diabetic", "breastfeeding")
+_STATE_EN: Final = re.compile(
+    r"(?:pregnant|breastfeeding|breast-feeding|diabetic|prediabetic|asthmatic|epileptic|"
+    r"autistic|lactose intolerant|gluten intolerant)",
+    re.IGNORECASE,
+)
 #: a Chinese condition said as a state of the body ("胃不好", "血压偏高")
 _STATE_ZH: Final = re.compile(r"(?:不好|不太好|高|低|偏高|偏低|有点高|不行)$")
 

@@ -139,9 +139,19 @@ def supersede_older(
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind="plan")))
     for akin in _AKIN.get(kind, ()):  # golf given up as a routine ends golf as a hobby
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind=akin)))
+    ends = _ENDS.get(fact.slot, ()) if change.ended is None else ()
+    if kind == "child" and change.ended is None and _a_birth(store, scope, fact):
+        ends = (*ends, "condition:pregnancy")  # a baby born ends the pregnancy
+    ended_too = [
+        f
+        for slot in ends
+        for f in store.iter_facts(scope, FactFilter(current_only=True, slot=slot))
+        if f.id != fact.id
+    ]
+    olds += ended_too
     olds = [
         f
-        for f in olds
+        for f in {f.id: f for f in olds}.values()  # each once: a kind akin, a state ended
         if f.scope == fact.scope
         and f.valid_from <= fact.valid_from
         and not set(f.sources) & set(fact.sources)
@@ -150,7 +160,7 @@ def supersede_older(
         return []
     speaker = _speakers(store, scope, [fact, *olds])
     olds = [f for f in olds if speaker.get(f.id) == speaker.get(fact.id)]
-    closing = [f for f in olds if _replaces(fact, f, kind, change)]
+    closing = [f for f in olds if f in ended_too or _replaces(fact, f, kind, change)]
     partner = _POSITION.get(kind)  # a job and its employer said together are one position
     if partner is not None and closing and not any(f.slot == partner for f in with_it):
         gone = {s for f in closing for s in f.sources}
@@ -164,6 +174,26 @@ def supersede_older(
     return [_close(store, scope, old, fact, now) for old in closing]
 
 
+#: states another one ends: breastfeeding, the pregnancy before it
+_ENDS: Final[dict[str | None, tuple[str, ...]]] = {
+    "condition:breastfeeding": ("condition:pregnancy",)
+}
+#: the words of a birth, in the turn a child is named in
+_BIRTH: Final = re.compile(
+    r"\b(?:was|were|is|got)\s+born\b|\bgave birth\b|\bdelivered\b|\barrived\b|出生|生了|降生|诞生|"
+    r"(?:宝宝|baby|孩子)(?:来了|到了)",
+    re.IGNORECASE,
+)
+
+
+def _a_birth(store: RecordStore, scope: Scope, fact: Fact) -> bool:
+    """Whether the turn a child fact cites first tells of the child's birth."""
+    if not fact.sources:
+        return False
+    turns = store.get_episodes(scope, [fact.sources[0]])
+    return any(_BIRTH.search(turn.text) for turn in turns)
+
+
 #: the other half of a position: a job stated with its employer ends with it, and back
 _POSITION: Final = {"employer": "job", "job": "employer"}
 #: kinds that hold the same things: what one of them ends, the other held too
@@ -171,7 +201,9 @@ _AKIN: Final = {"routine": ("hobby",), "hobby": ("routine",)}
 #: kinds whose values are what a person does or takes, named again in fewer words when they
 #: end ("I gave up golf" of "I play golf on Saturdays with Frank"; "停了羽毛球" of
 #: "每周三晚上打羽毛球")
-_ENDED_BY_NAME: Final = frozenset({"routine", "hobby", "drink", "like", "medication"})
+_ENDED_BY_NAME: Final = frozenset(
+    {"routine", "hobby", "drink", "like", "medication", "restriction"}
+)
 
 
 def _replaces(new: Fact, old: Fact, kind: str, change: Change) -> bool:
