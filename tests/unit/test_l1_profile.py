@@ -430,3 +430,45 @@ def test_a_favourite_said_before_whose_it_is_fills_the_slot(
     text: str, name: str, fill: SlotFill | None
 ) -> None:
     assert slots_in(text, name) == ([] if fill is None else [fill])
+
+
+@pytest.mark.parametrize(
+    ("liked", "activity"),
+    [
+        ("love writing some", "writing"),
+        ("love writing another one", "writing"),
+        ("love camping trips with my fam", "camping trips"),
+        ("enjoy spending time", None),
+        ("love helping out", None),
+        ("love curling up", None),
+        ("love creating a safe and inclusive space", None),  # cut inside its noun phrase
+    ],
+)
+def test_an_interest_is_an_activity_named_whole(liked: str, activity: str | None) -> None:
+    from memstrata.curate.essentials import _activity
+
+    assert _activity(liked) == activity
+
+
+def test_a_persons_slots_count_the_needs_their_safety_section_states() -> None:
+    from memstrata.curate.essentials import Person
+
+    person = Person("Joanna", needs={"allergy": ["cockroaches", "cockroaches", "fur"]})
+    assert person.slot_values() == {"allergies": "cockroaches; fur"}
+
+
+@pytest.mark.parametrize(
+    ("said", "slots"),
+    [
+        ("I want my kids to be happy", ["child:kids"]),  # "want" is no name
+        ("Sara, my daughter, loves it", ["child:daughter", "child:Sara"]),
+        ("my partner and I went hiking", []),  # "partner" alone says nothing of them
+        ("my partner Alex is great", ["partner"]),
+    ],
+)
+def test_a_relation_is_named_by_a_name_not_by_the_verb_before_it(
+    said: str, slots: list[str]
+) -> None:
+    from memstrata.curate.frames import frames_in
+
+    assert [f.slot for f in frames_in(said)] == slots

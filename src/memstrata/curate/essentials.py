@@ -125,12 +125,31 @@ class Person:
     safety: list[Entry] = field(default_factory=list)
     routines: list[Entry] = field(default_factory=list)
     plans: list[Entry] = field(default_factory=list)
+    #: the values of the person's safety facts by kind ("allergy" -> ["cockroaches"]), which
+    #: L1 states in its Safety section
+    needs: dict[str, list[str]] = field(default_factory=dict)
 
     def slot_values(self) -> dict[str, str]:
-        """Each filled slot's value(s) as one text."""
-        return {
+        """Each filled slot's value(s) as one text, the needs of the Safety section included
+        ("allergies: cockroaches; most reptiles")."""
+        values = {
             label(key): "; ".join(_value(e) for e in entries) for key, entries in self.slots.items()
         }
+        for kind, said in self.needs.items():
+            values.setdefault(_NEED_LABELS.get(kind, kind), "; ".join(dict.fromkeys(said)))
+        return values
+
+
+#: how a kind of need is named as a slot
+_NEED_LABELS: Final = {
+    "allergy": "allergies",
+    "condition": "conditions",
+    "medication": "medications",
+    "avoids": "avoids",
+    "accessibility": "accessibility",
+    "restriction": "restrictions",
+    "diet": "diet",
+}
 
 
 @dataclass(slots=True)
@@ -309,6 +328,9 @@ def _person(
         return [entry(dated(f), [f]) for f in best]
 
     person.safety = by_support(placed[frames.SAFETY])
+    for fact in placed[frames.SAFETY]:
+        if fact.slot and fact.value:
+            person.needs.setdefault(fact.slot.partition(":")[0], []).append(fact.value)
     person.preferences = by_support(placed[frames.PREFERENCES]) + person.preferences
     person.routines = by_support(placed[frames.ROUTINES])
     person.plans = by_support(placed[frames.PLANS])
@@ -364,16 +386,39 @@ def _activity(liked: str, *, gerund: bool = True) -> str | None:
     obj = _LIKING.sub("", liked.strip())
     if re.match(r"[\u4e00-\u9fff]+$", obj):
         return obj if 2 <= len(obj) <= 6 else None
+    whole = obj
     obj = _ACTIVITY_END.sub("", obj).strip(" ,")
+    if re.match(r"\s*(?:and|or)\b", whole[len(obj) :].lstrip(" ,")) and re.search(
+        r"\b(?:a|an|the)\s+\w+$", obj, re.I
+    ):
+        return None  # "creating a safe and inclusive space": cut inside its noun phrase
+    # "writing some", "writing another one": what is done, without its stand-in object
+    obj = re.sub(
+        r"\s+(?:some|another(?: one)?|one|more|it|them|this|that|stuff|things|a lot|lots)$",
+        "",
+        obj,
+        flags=re.I,
+    )
     obj = re.sub(r"^(?:go|goes|do|does|to)\s+", "", obj, flags=re.I)
     words = obj.split()
     if not words or len(words) > 3 or (gerund and not words[0].casefold().endswith("ing")):
         return None
     if len(words) == 1 and words[0].casefold() in _NO_CONTENT:
         return None
+    if obj.casefold() in _NO_CONTENT_PHRASES or _NO_OBJECT.match(obj):
+        return None  # "spending time", "helping out", "curling up": no activity named
     return obj if frames.complete(obj) else None
 
 
+_NO_CONTENT_PHRASES: Final = frozenset(
+    {"spending time", "having fun", "doing stuff", "doing things", "relaxing", "chilling",
+     "experimenting"}
+)  # fmt: skip
+#: a verb with its particle and no object ("helping out", "curling up", "getting lost")
+_NO_OBJECT: Final = re.compile(
+    r"^\w+ing\s+(?:up|out|down|off|around|about|away|in|over|back|lost|immersed|busy|together)$",
+    re.I,
+)
 _NO_CONTENT: Final = frozenset(
     "being playing learning doing getting having making going trying working spending "  # noqa: SIM905
     "practicing practising taking using seeing".split()

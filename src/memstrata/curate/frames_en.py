@@ -623,8 +623,8 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
             continue  # "for our kids": whose they are is left to the turns before
         if re.match(r"'s\b|s'", text[match.end("rel") :]):
             continue  # "my sister's dog": the dog's, not a relation of the speaker's
-        if name is None and kind in ("family", "friend"):
-            continue  # a relative without a name is no state worth keeping
+        if name is None and (kind in ("family", "friend") or rel == "partner"):
+            continue  # a relative without a name, "my partner", is no state worth keeping
         value = f"{rel} {name}" if name else rel
         # died: this person, not one a clause after them speaks of ("my mum Joan since Dad died")
         tail = re.split(
@@ -638,7 +638,7 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
             continue
         out.append(Frame(kind, value, None if kind == "partner" else name or rel))
     for match in re.finditer(
-        rf"\b(?P<n>{_NAME}),?\s+(?:is\s+)?my\s+(?:(?:little|older|younger|big|best)\s+)?"
+        rf"\b(?P<n>{_NAME})(?:,\s*|\s+(?:is|was)\s+)my\s+(?:(?:little|older|younger|big|best)\s+)?"
         rf"(?P<rel>{_REL})\b|\b(?P<m>{_NAME})\s*\(\s*(?:my|our)\s+(?P<r2>{_REL})\s*[,)]",
         text,
     ):
