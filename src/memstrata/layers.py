@@ -144,6 +144,53 @@ def _normal(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+#: under this importance, a happening no frame read is an anecdote (one said in a second session
+#: is raised above it by the support it gained)
+ANECDOTE: Final = 0.45
+
+
+def anecdote(fact: Fact) -> bool:
+    """Whether a fact tells a moment of the past and sets no state ("the user made way too
+    much rice again", "a possum got into the roof"): the archive keeps it, L1 does not; a
+    happening still to come (its time after the day it was said) is no anecdote."""
+    if fact.slot is not None or fact.category != Category.EVENT or fact.importance >= ANECDOTE:
+        return False
+    if _STATE_CUE.search(fact.text):
+        return False  # it tells of a state begun, changed or kept, or of health
+    return fact.when is None or fact.when.start <= fact.valid_from
+
+
+def _people_named(facts: Sequence[Fact]) -> frozenset[str]:
+    """The names the current facts give the people and pets of a life (``child:Ethan``,
+    ``pet:Hamish``), casefolded."""
+    names = set()
+    for fact in facts:
+        kind, _, key = (fact.slot or "").partition(":")
+        if kind in ("child", "pet", "family", "friend", "partner") and key and key[:1].isupper():
+            names.add(key.casefold())
+        elif kind in ("child", "pet", "family", "friend") and key and not key.isascii():
+            names.add(key)
+    return frozenset(names)
+
+
+def _names_one_of(fact: Fact, names: frozenset[str]) -> bool:
+    words = set(re.findall(r"[A-Za-z]+", fact.text.casefold()))
+    return any(n in words if n.isascii() else n in fact.text for n in names)
+
+
+#: words that tell of a state, not of a moment: one begun, changed, given up or kept, a habit,
+#: health, a bond or a position ("has joined a watercolour group", "开始跑步了，每周跑三次")
+_STATE_CUE: Final = re.compile(
+    r"\b(?:start(?:s|ed|ing)?|began|begun|join(?:s|ed)|switch(?:ed)?|gone over to|took up|"
+    r"taken up|quit|stopped|gave up|given up|now|every|each|weekly|daily|anymore|no longer|"
+    r"allerg\w*|diagnos\w*|medic\w*|prescri\w*|pregnan\w*|propos\w*|engaged|married|"
+    r"divorced|offer|hired|promoted|moved|adopted|born)\b|"
+    r"开始|现在|每周|每天|每个月|不再|戒了|停了|过敏|确诊|诊断|药|怀孕|求婚|订婚|结婚|离婚|offer|入职|"
+    r"搬|领养|出生",
+    re.IGNORECASE,
+)
+
+
 def _lasting(fact: Fact, now: datetime) -> bool:
     """Whether a current fact belongs in L1: not a passing moment (importance under
     :data:`memstrata.curate.essentials.PASSING`), not a plan called off or whose time has
@@ -255,7 +302,9 @@ def wake_up(
         result.left_out["essentials"] = len(bullets) - shown
         stated |= {_normal(b.text) for _, b in bullets}
     # facts the essentials or the profile speak for (as they stand, edits and deletions
-    # included) stay out: each thing is served once
+    # included) stay out: each thing is served once; an anecdote only for the people of the
+    # user's life it names (the dog by its name, a child)
+    people = _people_named(current)
     current = [
         f
         for f in current
@@ -265,6 +314,7 @@ def wake_up(
         and _normal(f.text) not in stated
         and _normal(dated(f)) not in stated
         and _lasting(f, now)
+        and not (anecdote(f) and not _names_one_of(f, people))
     ]
     # a "preference" that is a feeling or a reaction stays in L2: L1 serves those with an object
     current = [f for f in current if f.category != Category.PREFERENCE or not is_feeling(f.text)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memstrata.api import Memory
-from memstrata.model import Role, Scope, Turn
+from memstrata.curate.dating import dated
+from memstrata.model import Fact, Role, Scope, Turn
 from tests.conftest import FixedClock
 
 LIN = Scope("lin")
@@ -81,7 +82,12 @@ def test_what_every_session_is_handed_is_current_dated_and_safe(
     # the plan as postponed, dated; passing moments stay out
     assert "Kyoto trip is postponed to October (2026-10)" in text
     assert "groceries" not in text  # a passing moment stays in the archive
-    assert "quarterly review (2026-02-27)" in text  # an event, with the day "last Friday" names
+    # a moment of the past that sets no state is an anecdote: the archive keeps it, dated
+    assert "quarterly review" not in text
+    [review] = [f for f in memory.list(LIN, "fact") if "quarterly" in getattr(f, "text", "")]
+    assert isinstance(review, Fact) and dated(review).endswith("(2026-02-27)")  # "last Friday"
+    found = memory.context("When did I finish the quarterly review?", LIN).text
+    assert "said 2026-03-06: user: Last Friday I finished the quarterly review." in found
     # every bullet says when, but for the slots that do not change over a life
     steady = ("- name:", "- children:", "- pets:", "- family:", "- languages:", "- interests:")
     bullets = [line for line in lines if line.startswith("- ") and not line.startswith(steady)]

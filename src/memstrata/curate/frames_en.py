@@ -749,9 +749,18 @@ def _pets(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
             name = _name(called["n"], context or text) if called else None
             out.append(Frame("pet", f"{kind} {name}" if name else kind, name or kind))
             return out
-    for match in re.finditer(  # "biscuit (my cat) is judging me"
-        rf"(?P<n>{_NAME})\s*\(\s*(?:my|our)\s+(?P<k>{_PET})\s*[,)]", text
+    for match in re.finditer(  # "biscuit (my cat) is judging me", "Hamish …, he's our Westie"
+        rf"(?P<n>{_NAME})\s*\(\s*(?:my|our)\s+(?P<k>{_PET})\s*[,)]|"
+        rf"\b(?!(?:Right|Well|Yes|Oh|So|And|But|Ok|Okay|Now|Then|Also)\b)(?P<n2>(?-i:[A-Z][a-z]+))\b"
+        rf"[^.!?;]{{0,40}}?,?\s+(?:he|she)(?:'s|\s+is)\s+(?:my|our)\s+"
+        rf"(?:(?:little|old|new|rescue)\s+)?(?P<k2>(?i:{_PET}))(?=\s*(?:[,.!;)]|$)|\s+(?:and|who)\b)",
+        text,
     ):
+        if match["n2"]:
+            name = _name(match["n2"], text)
+            if name:
+                out.append(Frame("pet", f"{match['k2'].casefold()} {name}", name))
+            continue
         name = _name(match["n"], text)
         if name:
             out.append(Frame("pet", f"{match['k'].casefold()} {name}", name))
