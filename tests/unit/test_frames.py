@@ -370,3 +370,31 @@ def test_a_wish_says_nothing_from_its_if_on_but_what_comes_before_it_stands() ->
     english = facts("I live in Paris, but if I moved to Rome I would learn Italian")
     assert [slot for slot, _ in english if slot] == ["residence"]
     assert facts("If I ever move to Canada, I will get a dog") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # a job and where it is, in the ways a person says them
+        ("Started my new role as head of design last week.", [("job", "head of design")]),
+        (
+            "I teach history at the local high school.",
+            [("job", "history teacher"), ("employer", "local high school")],
+        ),
+        ("I've been at Deloitte for three years now.", [("employer", "Deloitte")]),
+        ("My new job is at a startup called Routefox.", [("employer", "Routefox")]),
+        ("I'm a stay-at-home mum now.", [("job", "stay-at-home mum")]),
+        ("我换工作了，去了阿里。", [("employer", "阿里")]),
+        # a bond begun or ended: the partner the clause ends is not kept beside the end
+        ("He proposed last night and I said yes!", [("partner", "engaged")]),
+        ("我们领证了！", [("partner", "结婚")]),
+        ("My boyfriend and I broke up last month.", [("partner", "broke up")]),
+        # not a job, not an employer
+        ("I've been at the gym for two hours", []),
+        ("换工作以后 周末去爬山", [("routine:爬山", "周末去爬山")]),
+    ],
+)
+def test_work_and_bonds_said_the_everyday_way(said: str, expected: list[tuple[str, str]]) -> None:
+    from tests.unit.said import candidates
+
+    assert [(c.slot, c.value or "") for c in candidates(said) if c.slot] == expected

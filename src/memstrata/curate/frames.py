@@ -208,6 +208,9 @@ def frames_in(
         for f in found
         if not (f.kind == "routine" and f.negated and f.value.casefold().split()[0] in left)
     ]
+    if any(f.kind == "partner" and f.negated for f in found):
+        # "My boyfriend and I broke up": the partner named is the one the clause ends
+        found = [f for f in found if f.kind != "partner" or f.negated]
     if theirs:  # the person's needs, not the speaker's; who the person is stays
         found = [f for f in found if f.kind not in cared_for.CARED] + theirs
     return _distinct(found)

@@ -361,22 +361,63 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         _I,
     ):
         role, org = match["r"], _proper(match["org"])
+    elif at_org := re.search(  # "My new job is at a startup called Routefox": where, not what
+        rf"\bmy (?:new )?(?:job|role|position) (?:is|will be) (?:at|with)\s+"
+        rf"(?:an?\s+[\w -]{{2,30}}?\s+(?:called|named)\s+)?{_ORG}",
+        text,
+        _I,
+    ):
+        org = _proper(at_org["org"])
     elif (
-        match := re.search(
-            r"\bmy (?:new )?(?:job|role|position|title)(?: title)? (?:is|will be)\s+(?:as\s+)?"
-            r"(?:an?\s+)?(?P<r>[^,.;!?]+)",
-            text,
-            _I,
+        (
+            match := re.search(
+                r"\bmy (?:new )?(?:job|role|position|title)(?: title)? (?:is|will be)\s+(?:as\s+)?"
+                r"(?:an?\s+)?(?P<r>[^,.;!?]+)",
+                text,
+                _I,
+            )
         )
-    ) or (
-        match := re.search(
-            r"\bI(?:'ve| have)?\s+(?:just |finally )?(?:got |been |was )?promoted to\s+(?:an?\s+)?"
-            r"(?P<r>[^,.;!?]+)",
+        or (
+            match := re.search(  # "Started my new role as head of design last week"
+                r"(?:\bI\s+|^)(?:just\s+|finally\s+)?(?:started|began|took on|stepped into)\s+"
+                r"(?:my|a|the)\s+(?:new\s+)?(?:role|job|position)\s+as\s+(?:an?\s+|the\s+)?"
+                r"(?P<r>[^,.;!?]+)",
+                text,
+                _I,
+            )
+        )
+        or (
+            match := re.search(  # "I'm a stay-at-home mum now"
+                r"\bI(?:'m| am)\s+(?:now\s+)?(?:an?\s+)(?P<r>stay[- ]at[- ]home (?:mum|mom|dad|"
+                r"parent)|full[- ]time (?:mum|mom|dad|parent|carer|caregiver)|carer|caregiver|"
+                r"homemaker)\b",
+                text,
+                _I,
+            )
+        )
+        or (
+            match := re.search(
+                r"\bI(?:'ve| have)?\s+(?:just |finally )?(?:got |been |was )?promoted to\s+"
+                r"(?:an?\s+)?(?P<r>[^,.;!?]+)",
+                text,
+                _I,
+            )
+        )
+    ):
+        role = _phrase(text, match.start("r"))
+    if role is None and (
+        taught := re.search(  # "I teach history at the local high school": a teacher
+            rf"\bI\s+{_ADVERBS}teach(?:es)?\s+(?P<subj>[a-z][\w -]{{2,30}}?)\s+(?:at|in)\s+"
+            rf"(?P<where>(?:the\s+|a\s+)?(?:[\w'-]+\s+){{0,3}}?(?:school|college|university|"
+            rf"academy|primary|kindergarten|nursery|uni)\b|(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])"
+            rf"[\w&.'-]*)*)",
             text,
             _I,
         )
     ):
-        role = _phrase(text, match.start("r"))
+        subject = _clean(taught["subj"])
+        role = f"{subject} teacher" if len(subject.split()) <= 2 else "teacher"
+        org = org or _proper(taught["where"]) or taught["where"]
     works = re.search(r"\bI\s+(?:work|'m working|am working)\b", text, _I)
     if (
         org is None
@@ -401,6 +442,8 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
             rf"signed (?:on )?with|landed (?:a|the) (?:new )?(?:job|role|position) (?:at|with)|"
             rf"(?:was|got) hired (?:at|by)|moved to a new (?:job|company) at|switched to)\s+{_ORG}"
             rf"|\bI\s+(?:just\s+)?got the\s+(?P<got>{_ORG_BODY})\s+(?:job|offer|position|role)\b"
+            rf"|\bI(?:'ve| have)\s+been\s+(?:at|with)\s+(?P<been>(?-i:[A-Z])[\w&.'-]*"
+            rf"(?:\s+(?-i:[A-Z])[\w&.'-]*)*)\s+(?:for|since)\b"
             rf"|\bI(?:'m| am)\s+{_ADVERBS}starting (?:a new job |a job |work |my new job )?"
             rf"(?:at|with)\s+(?P<starts>{_ORG_BODY})|\bI\s+{_ADVERBS}start (?:work |my new job )?"
             rf"(?:at|with)\s+(?P<start>{_ORG_BODY})",
@@ -409,7 +452,13 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         )
     ):
         named = match.groupdict()
-        raw = named.get("org") or named.get("got") or named.get("starts") or named.get("start")
+        raw = (
+            named.get("org")
+            or named.get("got")
+            or named.get("starts")
+            or named.get("start")
+            or named.get("been")
+        )
         org = _proper(raw) or (raw if raw and re.match(r"(?:a|an|the|my|our)\s", raw, _I) else None)
         joined = re.search(r"\bjoined\b", match[0], _I)
         after = text[match.end() : match.end() + 16].lstrip()  # "a fantasy literature forum"
@@ -671,6 +720,12 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         )
     elif re.search(r"\b(?:I|we)\s+(?:just\s+)?(?:broke up|split up|separated|split)\b", text, _I):
         out.append(Frame("partner", "broke up", negated=True))
+    elif re.search(  # "He proposed last night and I said yes!"
+        r"\b(?:he|she|(?-i:[A-Z][a-z]+))\s+(?:finally\s+|just\s+)?proposed\b|\bI\s+said yes\b",
+        text,
+        _I,
+    ) and re.search(r"\bpropos", context or text, _I):
+        out.append(Frame("partner", "engaged"))
     if born := re.search(
         rf"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our|my)\s+(?:(?:new\s+)?baby\s+)?"
         rf"(?P<g>girl|boy|daughter|son)\b,?\s+(?:(?:named|called)\s+)?(?P<n>{_NAME})",

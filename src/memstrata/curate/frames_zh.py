@@ -202,6 +202,10 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         role = _clean(re.sub(r"^(?:做|当|是|担任)", "", role.strip()))  # "做senior PM"
         if role:
             out.append(Frame("job", role))
+    if org is None and re.search(r"换(?:了)?工作|跳槽|新工作", sentence or text):
+        joined = re.search(rf"(?:去了|到了|进了)(?P<org>{_SPAN}{{2,12}})", text)
+        if joined and not _ACTIVITIES.search(joined["org"]):
+            org = joined["org"]  # "我换工作了，去了阿里": where the new job is
     if org:
         org = _clean(re.sub(r"^(?:一家|一个|家)", "", org))
         if re.search(r"[不没]|^(?:请|就|才|以后|之后|后)", org):
@@ -383,13 +387,19 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         value = f"{rel}{name}" if name else rel
         gone = bool(re.search(r"去世|走了|过世", text[rest:]))
         out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=gone))
-    if match := re.search(
-        r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了)", text
-    ) or re.search(
-        rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|(?:我|^)(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
-        text,
+    if (
+        match := re.search(r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了)", text)
+        or re.search(  # "我们领证了", "他向我求婚了": married, engaged
+            r"(?:我们|我俩)?(?P<s>领证了|领了结婚证|扯证了)|(?:向我|跟我)求婚了?", text
+        )
+        or re.search(
+            rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|(?:我|^)(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
+            text,
+        )
     ):
-        status = _clean(match["s"] or match["s2"])
+        found = match.groupdict()
+        status = _clean(found.get("s") or found.get("s2") or "订婚了")
+        status = {"领证": "结婚", "领了结婚证": "结婚", "扯证": "结婚"}.get(status, status)
         out.append(Frame("partner", status, negated=status in ("离婚", "单身", "分手")))
     if match := re.search(
         r"(?:是个|是一个|生了(?:个|一个)?)(?P<r>女儿|儿子|女孩|男孩|闺女)", sentence or text
@@ -1038,8 +1048,8 @@ def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     )
     if match is None or re.search(r"打算|计划|准备|想|要去|会去", text):
         return []
-    if re.search(r"跳槽|入职|加入|上班|工作|搬", text):
-        return []  # "跳槽去了蚂蚁", "搬到了杭州": a new job or home, no trip
+    if re.search(r"跳槽|入职|加入|上班|工作|搬", sentence or text):
+        return []  # "跳槽去了蚂蚁", "我换工作了，去了阿里", "搬到了杭州": a new job or home
     place = _clean(match["p"] or match["q"])
     place = re.sub(r"(?:玩|旅游|旅行|出差|看看)$", "", place)
     if re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place) or _DURATION.match(place):
