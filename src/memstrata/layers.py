@@ -25,7 +25,7 @@ import numpy as np
 
 from memstrata.curate.dating import dated
 from memstrata.curate.decay import DecayPolicy
-from memstrata.curate.essentials import expired, lasting
+from memstrata.curate.essentials import expired, lasting, of_a_moment, restriction_over
 from memstrata.curate.frames import SAFETY
 from memstrata.curate.slots import is_feeling
 from memstrata.document.coverage import (
@@ -195,7 +195,7 @@ def _lasting(fact: Fact, now: datetime) -> bool:
     """Whether a current fact belongs in L1: not a passing moment (importance under
     :data:`memstrata.curate.essentials.PASSING`), not a plan called off or whose time has
     passed."""
-    if not lasting(fact):
+    if not lasting(fact) or restriction_over(fact, now):
         return False
     if fact.category == Category.PLAN or (fact.slot or "").startswith(("plan", "goal")):
         if fact.slot is not None and fact.value is None:
@@ -256,6 +256,7 @@ def wake_up(
         f
         for f in current
         if f.category == Category.HEALTH
+        and not restriction_over(f, now)
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
     ]
@@ -317,7 +318,12 @@ def wake_up(
         and not (anecdote(f) and not _names_one_of(f, people))
     ]
     # a "preference" that is a feeling or a reaction stays in L2: L1 serves those with an object
-    current = [f for f in current if f.category != Category.PREFERENCE or not is_feeling(f.text)]
+    current = [
+        f
+        for f in current
+        if f.category != Category.PREFERENCE
+        or not (is_feeling(f.text) or (f.slot is None and of_a_moment(f)))
+    ]
     facts = rank_facts(current, now, DecayPolicy())
     chosen: list[Fact] = []
     header = "## Key facts"

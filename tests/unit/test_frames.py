@@ -398,3 +398,40 @@ def test_work_and_bonds_said_the_everyday_way(said: str, expected: list[tuple[st
     from tests.unit.said import candidates
 
     assert [(c.slot, c.value or "") for c in candidates(said) if c.slot] == expected
+
+
+def test_a_bond_said_without_a_name_takes_the_partners_name() -> None:
+    from tests.unit.said import candidates
+
+    said = candidates(
+        "my boyfriend marcus says i'm crazy for running in january lol",
+        "and marcus proposed on saturday!!!!! we're engaged",
+    )
+    assert [(c.slot, c.value) for c in said if c.slot] == [
+        ("partner", "boyfriend marcus"),
+        ("partner", "engaged to marcus"),
+    ]
+    assert [c.value for c in candidates("I proposed to mara on saturday!!!") if c.slot] == [
+        "engaged to mara"
+    ]
+    [married] = [
+        c for c in candidates("我男朋友叫王磊", "我们领证了！") if c.value == "结婚（王磊）"
+    ]
+    assert married.text == "用户和王磊结婚了"
+
+
+def test_a_clause_without_its_subject_after_someone_else_is_theirs() -> None:
+    from tests.unit.said import candidates
+
+    said = candidates(
+        "过年我们打算带乐乐回山东烟台看我妈 我妈今年九十了 想重外孙想得不行 闺女说早点走"
+    )
+    assert [c.slot for c in said if c.slot] == ["plan:带乐乐回山东烟台"]
+
+
+def test_a_chinese_diet_is_said_in_the_words_given() -> None:
+    from tests.unit.said import candidates
+
+    assert [(c.value, c.text) for c in candidates("医生让我控糖") if c.slot == "diet"] == [
+        ("控糖", "用户控糖")
+    ]

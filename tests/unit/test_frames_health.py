@@ -5,9 +5,14 @@ else, never a medicine that is an activity, a hospital stay or visit that is no 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from memstrata.api import Memory
 from memstrata.curate.frames import frames_in
+from memstrata.model import Role, Scope, Turn
+from tests.conftest import FixedClock
 from tests.unit.said import candidates
 from tests.unit.said import facts as _facts
 
@@ -402,3 +407,30 @@ def test_no_safety_need_is_read_where_none_is_said(said: str) -> None:
     assert not [
         s for s in found if s.split(":")[0] in ("condition", "medication", "avoids", "allergy")
     ]
+
+
+def test_a_restriction_said_for_a_while_leaves_l1_when_its_time_is_over(
+    memory: Memory, clock: FixedClock
+) -> None:
+    said = datetime(2026, 2, 10, 9, tzinfo=UTC)
+    turns = ["Physio says no running for 6 weeks.", "医生让我三个月别提重物"]
+    woken = {}
+    for user, day in (
+        ("march", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("april", datetime(2026, 4, 20, tzinfo=UTC)),
+    ):
+        clock.value = day
+        memory.remember([Turn(text=t, role=Role.USER, time=said) for t in turns], Scope(user))
+        memory.extract(Scope(user))
+        memory.consolidate(Scope(user))
+        woken[user] = memory.wake_up(Scope(user)).text
+    [running] = [
+        f
+        for f in memory.list(Scope("march"), "fact")
+        if getattr(f, "slot", None) == "restriction:running"
+    ]
+    assert running.when is not None and running.when.text == "for 6 weeks"
+    assert running.when.end.date().isoformat() == "2026-03-25"
+    assert "no running" in woken["march"] and "别提重物" in woken["march"]
+    # six weeks on, the running one is over; three months on, the lifting one is not yet
+    assert "no running" not in woken["april"] and "别提重物" in woken["april"]

@@ -472,3 +472,15 @@ def test_a_relation_is_named_by_a_name_not_by_the_verb_before_it(
     from memstrata.curate.frames import frames_in
 
     assert [f.slot for f in frames_in(said)] == slots
+
+
+def test_a_moment_enjoyed_is_no_lasting_preference(memory: Memory) -> None:
+    me = Scope("fang")
+    turns = ["今天早上闺女带我去喝早茶 虾饺真好吃 就是贵", "I love hiking in the Peak District."]
+    memory.remember(
+        [Turn(text=t, role=Role.USER, time=datetime(2026, 3, 1, tzinfo=UTC)) for t in turns], me
+    )
+    memory.extract(me)
+    memory.consolidate(me)
+    woken = memory.wake_up(me).text
+    assert "虾饺" not in woken and "hiking" in woken

@@ -157,3 +157,20 @@ def test_assess_combines_the_detectors() -> None:
     )
     assert flaws.any
     assert not assess("Melanie adopted a puppy named Max last week.", "Melanie").any
+
+
+@pytest.mark.parametrize(
+    ("text", "dangling"),
+    [
+        ("Yeah the user's parents are there", True),  # a place the fact does not name
+        ("The user went there last year", True),
+        ("There is a park nearby", False),  # existential
+        ("knowing there's people who understand their work means a lot", False),
+        ("The user's sister lives in Victoria and the user can sleep there", False),
+        ("The user's friends are out there somewhere", False),
+    ],
+)
+def test_there_stands_for_a_place_only_when_one_is_named(text: str, dangling: bool) -> None:
+    from memstrata.curate.quality import dangling_referent
+
+    assert dangling_referent(text) is dangling

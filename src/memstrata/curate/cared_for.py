@@ -104,7 +104,12 @@ def people_of(frames: Sequence[Frame]) -> dict[str, str]:
         if (
             name
             and name != value
-            and (_is_name_en(name) or re.fullmatch(r"[\u4e00-\u9fff]{2,3}", name))
+            and (
+                _is_name_en(name)
+                or re.fullmatch(r"[\u4e00-\u9fff]{2,3}", name)
+                # a chat's name in lower case ("my boyfriend marcus"), the frame read it as one
+                or (re.fullmatch(r"[a-z][a-z'-]{2,}", name) and not lexicon.common(name))
+            )
         ):
             out[name] = value
     return out

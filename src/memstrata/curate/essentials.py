@@ -36,7 +36,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Final
 
 from memstrata.curate import frames
@@ -247,6 +247,8 @@ def _person(
             wording.setdefault(f"{label(fill.key)}: {fill.value.casefold()}", fill.value)
             used.add(fact.id)
         short = preference_of(fact.text, who)
+        if short is not None and of_a_moment(fact):
+            short = None  # "今天早上…虾饺真好吃": a moment enjoyed, no lasting liking
         if short is not None:
             liked[short.casefold()].append(fact)
             wording.setdefault(short.casefold(), short)
@@ -437,11 +439,37 @@ def expired(fact: Fact, now: datetime | None) -> bool:
 _HAPPENINGS: Final = frozenset({Category.PLAN, Category.EVENT, Category.PERSONAL, Category.OTHER})
 
 
+def of_a_moment(fact: Fact) -> bool:
+    """Whether a fact speaks of a moment: said for the next few hours or as an errand
+    (:func:`memstrata.curate.frames.passing`), or dated the very day it was said ("今天早上…
+    虾饺真好吃", whose words of time the fact's text may no longer hold)."""
+    if frames.passing(fact.text):
+        return True
+    when = fact.when
+    return bool(
+        when is not None
+        and when.end - when.start <= timedelta(days=1)
+        and when.start.date() == fact.valid_from.date()
+    )
+
+
+def restriction_over(fact: Fact, now: datetime | None) -> bool:
+    """Whether a restriction said for a while ("no running for 6 weeks") has run its time."""
+    return bool(
+        now is not None
+        and (fact.slot or "").startswith("restriction")
+        and fact.when is not None
+        and fact.when.end <= now
+    )
+
+
 def _shown(fact: Fact, spec: frames.Kind, now: datetime | None) -> bool:
     """Whether L1 shows a slotted fact in its section: not a passing moment, not a plan
     called off or whose time has passed."""
     if not lasting(fact):
         return False
+    if restriction_over(fact, now):
+        return False  # "no running for 6 weeks", said in February: over by April
     if spec.section == frames.PLANS:
         if fact.value is None:
             return False  # called off

@@ -30,8 +30,8 @@ Every candidate carries the time its sentence names (:mod:`memstrata.timeref`: "
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Final
 
@@ -303,7 +303,7 @@ _HYPOTHETICAL: Final = re.compile(
 _SOMEONE_ELSE_ZH: Final = re.compile(
     r"^(?:[^，。；！？]{0,4})(?:他(?![汀定克莫达司唑])|她|他们|她们|朋友|同事|邻居|室友|同学|老板|"
     r"我(?:的|家)?(?:老公|丈夫|老婆|老伴|妻子|男朋友|女朋友|儿子|女儿|孩子|妈妈|爸爸|父母|哥哥|姐姐|弟弟|"
-    r"妹妹|奶奶|爷爷|外婆|外公|婆婆|公公|闺蜜|朋友))(?!们?的)"
+    r"妹妹|奶奶|爷爷|外婆|外公|婆婆|公公|闺蜜|朋友|闺女|老妈|老爸|妈|爸))(?!们?的)"
 )
 #: the confidence of a state read by the frames (a health state: kept unless refused)
 FRAME_CONFIDENCE: Final = 0.85
@@ -342,7 +342,12 @@ class RuleExtractor:
                 context = [(s, True) for s in reversed(said[:position])] + earlier
                 resolved = resolve_we(text, companion_in(context))
                 known = cared_by.setdefault(episode.speaker, {})  # the speaker's own people
-                found = _frames_of(resolved, stated, said_text, known)
+                found = [
+                    _partner_named(f, known) for f in _frames_of(resolved, stated, said_text, known)
+                ]
+                if any(f.kind == "partner" and f.value.split()[0] in _BOND for f in stated):
+                    # "… proposed! we're engaged": the partner the bond names, said once
+                    found = [f for f in found if not _bare_partner(f)]
                 stated += found
                 _spoken_of(known, found)
                 # a clause no state was read from may still say something of the speaker
@@ -405,6 +410,34 @@ def chat_spelling(text: str) -> str:
         return f"{word[:-1]}'s" if m["s"] is not None else f"{word[:-2]}'re"
 
     return capital_i(_BARE_CONTRACTION.sub(spelled, text))
+
+
+#: a bond said without the partner's name ("we got engaged", "我们领证了")
+_BOND: Final = frozenset({"engaged", "married", "订婚", "结婚", "已婚"})
+_PARTNER_WORDS: Final = re.compile(
+    r"\b(?:boyfriend|girlfriend|partner|fianc[ée]e?|husband|wife)\b|男朋友|女朋友|未婚夫|未婚妻|老公|老婆|对象",
+    re.IGNORECASE,
+)
+
+
+def _bare_partner(frame: Frame) -> bool:
+    """A partner said by the relation alone ("boyfriend"), no name, no bond."""
+    return frame.kind == "partner" and not frame.negated and " " not in frame.value.strip()
+
+
+def _partner_named(frame: Frame, known: Mapping[str, str]) -> Frame:
+    """A bond said without a name, with the name of the one partner the speaker has named
+    ("my boyfriend marcus" … "we're engaged": "engaged to marcus")."""
+    if frame.kind != "partner" or frame.negated or frame.value not in _BOND:
+        return frame
+    partners = {
+        name for name, label in known.items() if _PARTNER_WORDS.search(label) and name != label
+    }
+    if len(partners) != 1:
+        return frame
+    name = next(iter(partners))
+    value = f"{frame.value} to {name}" if frame.value.isascii() else f"{frame.value}（{name}）"
+    return replace(frame, value=value)
 
 
 def _spoken_of(known: dict[str, str], found: Sequence[Frame]) -> None:
@@ -485,14 +518,20 @@ def _frames_in_clauses(
             ]
     found: list[Frame] = []
     whose: str | None = None  # the person the clause before spoke of, in Chinese
+    about_other = False  # whether the clause before spoke of someone else
     for clause in clauses:
         before = [*earlier[-EARLIER:], *found[-EARLIER:]]
         read = frames_in(clause, before, said or text, turn, people)
         bare = clause.lstrip("，,；; ")
-        if _cjk(clause) and _SOMEONE_ELSE_ZH.match(bare):
-            # who they are, and what they need, not the speaker's state
+        someone_else = _cjk(clause) and bool(_SOMEONE_ELSE_ZH.match(bare))
+        if someone_else or (about_other and _cjk(clause) and _SUBJECTLESS_ZH.match(bare)):
+            # who they are, and what they need, not the speaker's state; a clause without its
+            # subject goes on about them ("我妈今年九十了 想重外孙想得不行")
             read = [f for f in read if f.kind in framing.PEOPLE or f.who is not None]
-        elif whose is not None and _GOES_ON_ZH.match(bare):
+            about_other = True
+        else:
+            about_other = False
+        if not someone_else and whose is not None and _GOES_ON_ZH.match(bare):
             # "我妈有糖尿病，在打胰岛素": a clause without its subject goes on with the person
             # the clause before spoke of
             theirs = [
@@ -508,6 +547,10 @@ def _frames_in_clauses(
     return found
 
 
+#: a Chinese clause that opens with its verb or an adverb, its subject left out
+_SUBJECTLESS_ZH: Final = re.compile(
+    r"^(?:也|还|都|就|又|一直|每天|现在|已经|刚|正在|在|想|要|打算|准备|觉得|说|去|来|回|吃|喝|住|做)"
+)
 #: a Chinese clause that says what someone does, without saying who ("在打胰岛素")
 _GOES_ON_ZH: Final = re.compile(
     r"^(?:也|还|都|一直|每天|现在|平时|正在|在|要|得)*(?:吃|打|用|服用|戴|坐|带|做)"
@@ -572,6 +615,38 @@ def _when(text: str, said_at: datetime, future: bool) -> When | None:
         return None
     chosen = _the_time(text, found)
     return When(chosen.text, chosen.start, chosen.end)
+
+
+#: how long a restriction is said to hold ("for 6 weeks", "三个月别提重物")
+_FOR_A_WHILE: Final = re.compile(
+    r"\bfor\s+(?:the\s+next\s+)?(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twelve|a couple of|a few)\s+(?P<u>days?|weeks?|months?)\b|"
+    r"(?P<zn>[一二两三四五六七八九十\d]+)(?:个)?(?P<zu>天|周|星期|礼拜|月)(?:内|之内)?(?:别|不要|不能)",
+    re.IGNORECASE,
+)
+_EN_COUNTS: Final = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "a couple of": 2, "a few": 3,
+}  # fmt: skip
+_ZH_COUNTS: Final = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+                     "八": 8, "九": 9, "十": 10}  # fmt: skip
+
+
+def _for_a_while(text: str, said_at: datetime) -> When | None:
+    """The span a restriction is said to hold for, from the day it was said; None when it
+    names none (or a count too large to be one)."""
+    match = _FOR_A_WHILE.search(text)
+    if match is None:
+        return None
+    raw = (match["n"] or match["zn"] or "").casefold()
+    count = int(raw) if raw.isdigit() else _EN_COUNTS.get(raw) or _ZH_COUNTS.get(raw)
+    unit = (match["u"] or match["zu"] or "").casefold()
+    if not count or count > 104:
+        return None
+    days = {"d": 1, "w": 7, "m": 30, "天": 1, "周": 7, "星": 7, "礼": 7, "月": 30}[unit[0]] * count
+    start = said_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    words = re.sub(r"(?:内|之内)?(?:别|不要|不能)$", "", match[0])
+    return When(words, start, start + timedelta(days=days + 1))
 
 
 def _the_time(text: str, found: Sequence[timeref.TimeMention]) -> timeref.TimeMention:
@@ -651,6 +726,8 @@ def _frame_candidates(
         when = _when(near, episode.time, future)
         if when is not None and frame.spec.section == framing.PROFILE and not _CHANGE.search(near):
             when = None  # "my boyfriend says I'm crazy for running in january": not his date
+        if frame.kind == "restriction" and (lasts := _for_a_while(sentence, episode.time)):
+            when = lasts  # "no running for 6 weeks": from the day said, for six weeks
         spec = frame.spec
         out.append(
             Candidate(

@@ -721,11 +721,14 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     elif re.search(r"\b(?:I|we)\s+(?:just\s+)?(?:broke up|split up|separated|split)\b", text, _I):
         out.append(Frame("partner", "broke up", negated=True))
     elif re.search(  # "He proposed last night and I said yes!"
-        r"\b(?:he|she|(?-i:[A-Z][a-z]+))\s+(?:finally\s+|just\s+)?proposed\b|\bI\s+said yes\b",
+        r"\b(?!(?:you|they|who|it|someone|somebody)\b)[A-Za-z]+\s+(?:finally\s+|just\s+)?proposed\b|"
+        r"\bI\s+said yes\b",
         text,
         _I,
     ) and re.search(r"\bpropos", context or text, _I):
-        out.append(Frame("partner", "engaged"))
+        to = re.search(rf"\bproposed\s+to\s+(?P<n>{_NAME})", text, _I)
+        name = _name(to["n"], text) if to else None
+        out.append(Frame("partner", f"engaged to {name}" if name else "engaged"))
     if born := re.search(
         rf"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our|my)\s+(?:(?:new\s+)?baby\s+)?"
         rf"(?P<g>girl|boy|daughter|son)\b,?\s+(?:(?:named|called)\s+)?(?P<n>{_NAME})",

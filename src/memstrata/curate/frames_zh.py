@@ -831,7 +831,7 @@ def _diet(text: str) -> list[Frame]:
         keys = lexicon.canonical(lexicon.DIETS, match["x"])
         negated = bool(match["neg"]) or bool(re.search(r"不吃素了|开始吃肉|又吃肉", text))
         if keys:
-            out.append(Frame("diet", keys[0], negated=negated))
+            out.append(Frame("diet", match["x"], negated=negated))  # as said: "控糖", "吃素"
     elif re.search(r"(?:开始|又|重新)吃肉(?:了)?", text):
         out.append(Frame("diet", "又吃肉了", negated=True))
     if match := re.search(
@@ -868,6 +868,8 @@ def _drinks(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     ):
         if re.search(r"(?:让|叫|要|劝|建议)我$", text[max(0, match.start() - 3) : match.start()]):
             continue  # "闺女让我喝菊花茶": advice given, not what the speaker drinks
+        if re.match(r"(?:早茶|下午茶|喜酒|满月酒|酒席)", match["x"]):
+            continue  # "去喝早茶", "喝喜酒": a meal or a feast, no drink
         keys = lexicon.canonical(lexicon.DRINKS, match["x"])
         if not keys and (match["only"] or "现在" in match[0]) and re.match(r"[A-Za-z]", match["x"]):
             keys = [_clean(match["x"]).casefold()]  # "我现在喝 barley water": a drink unnamed

@@ -20,6 +20,7 @@ says whether the fact shows the flaw; none needs a model.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -147,11 +148,39 @@ def dangling_referent(text: str, subject: str | None = None) -> bool:
                 following = words[i + 1].lower() if i + 1 < len(words) else ""
                 if _plural_noun(following):
                     continue  # "these critters", "those people"
+            elif lower == "there" and word.lower() == "there":  # "there's": existential
+                # "the user's parents are there": a place the fact does not name ("there is",
+                # "out there" and a place named before it are no such pro-form)
+                following = words[i + 1].lower() if i + 1 < len(words) else ""
+                before = words[i - 1].lower() if i else ""
+                if i == 0 or following in _EXISTENTIAL or before in _THERE_IDIOMS:
+                    continue
+                if _place_before(words[:i]):
+                    continue
+                return True
             elif lower not in _PRONOUNS:
                 continue
             if not _has_referent(words[:i], own, bool(subject)):
                 return True
     return _cjk_dangling(text, subject or "")
+
+
+#: what follows an existential "there" ("there is", "there's been")
+_EXISTENTIAL: Final = _set(
+    "is are was were 's will would has have had seems seem must might may could should can "
+    "used isn't aren't wasn't weren't"
+)
+#: words before an idiomatic "there" ("out there", "over there", "here and there")
+_THERE_IDIOMS: Final = _set("out over and get got getting almost nearly halfway")
+
+
+def _place_before(words: Sequence[str]) -> bool:
+    """Whether a place is named before a "there" (a capitalised word after in, at, to,
+    from), so that the "there" stands for it."""
+    for i in range(1, len(words)):
+        if words[i - 1].lower() in ("in", "at", "to", "from", "near") and words[i][:1].isupper():
+            return True
+    return False
 
 
 def _plural_noun(word: str) -> bool:

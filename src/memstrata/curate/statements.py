@@ -95,7 +95,7 @@ _ZH: Final[dict[tuple[str, str], str]] = {
     ("condition", "not"): "{s}的{v}已经好了",
     ("medication", ""): "{s}在用{v}",
     ("medication", "not"): "{s}停了{v}",
-    ("diet", ""): "{s}：{v}",
+    ("diet", ""): "{s}{v}",
     ("diet", "not"): "{s}不再{v}",
     ("avoids", ""): "{s}不吃{v}",
     ("avoids", "not"): "{s}又吃{v}了",
@@ -133,6 +133,11 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     if frame.who:  # the need of a person in the user's care: said of them
         who = f"{who}的{frame.who}" if chinese else f"{who}'s {frame.who}"
     value = frame.value
+    if frame.kind == "partner" and not frame.negated:
+        if bond := re.match(r"^(订婚|结婚|已婚)（(.+)）$", value):  # "结婚（王磊）"
+            return f"{who}和{bond[2]}{bond[1].removeprefix('已')}了"
+        if re.match(r"(?:engaged|married) to\b", value):
+            return f"{who} is {value}"
     if chinese and frame.kind == "condition" and not frame.negated and _STATE_ZH.search(value):
         template = "{s}{v}"  # "胃不好", "血糖高": a state said as one, not a thing one has
     if not chinese and frame.kind == "condition" and _STATE_EN.fullmatch(value):
