@@ -6,6 +6,7 @@ Each port has one shared test suite (``tests/contract``) that every implementati
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final, Literal, Protocol, runtime_checkable
 
@@ -334,6 +335,19 @@ class ErasingStore(Protocol):
     def residue(self, texts: Collection[str]) -> list[str]:
         """Make deleted rows unrecoverable from the files (checkpoint the log), then name each
         file still holding one of ``texts`` outside any stored row; empty when none does."""
+        ...
+
+
+@runtime_checkable
+class LockingStore(Protocol):
+    """A record store that holds named locks across every process using it
+    (:mod:`memstrata.store.named_locks`): the facade holds one per user while it curates, so
+    two processes never extract the same turns at once."""
+
+    def hold(self, name: str, *, wait_s: float) -> AbstractContextManager[None]:
+        """Hold the lock ``name`` for the ``with`` block, whichever process asks; wait up to
+        ``wait_s`` seconds for it, then raise :class:`memstrata.errors.BusyError`. A process
+        that ends (even killed) releases what it held."""
         ...
 
 

@@ -1219,3 +1219,48 @@ def test_data_directories_finishing_an_erasure_at_once_leave_it_done(
         assert sorted(waiting.values()) == [0, 1]  # one finished first, the other last
         done = store.find_erasure(ALICE, gone.id)
         assert done is not None and done.done and done.texts == ()
+
+
+def _try_hold(store: RecordStore, name: str, wait_s: float) -> str:
+    """Whether another thread (another session of a server) gets the lock ``name``."""
+    from memstrata.errors import BusyError
+    from memstrata.ports import LockingStore
+
+    assert isinstance(store, LockingStore)
+    out: list[str] = []
+
+    def run() -> None:
+        try:
+            with store.hold(name, wait_s=wait_s):
+                out.append("held")
+        except BusyError as exc:
+            out.append(f"busy: {exc}")
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=30)
+    return out[0] if out else "hung"
+
+
+def test_a_named_lock_has_one_holder_at_a_time_across_sessions(store: RecordStore) -> None:
+    from memstrata.errors import InvalidInputError
+    from memstrata.ports import LockingStore
+
+    assert isinstance(store, LockingStore)
+    with store.hold("curate:alice", wait_s=1):
+        refused = _try_hold(store, "curate:alice", 0.2)
+        assert refused.startswith("busy:") and "curate:alice" in refused
+        assert _try_hold(store, "curate:bob", 0.2) == "held"  # another name is its own lock
+    assert _try_hold(store, "curate:alice", 0.2) == "held"  # released with the block
+    for bad in ("", "x" * 201, "a\x00b"):
+        with pytest.raises(InvalidInputError), store.hold(bad, wait_s=0):
+            pass
+
+
+def test_a_named_lock_is_released_when_its_block_raises(store: RecordStore) -> None:
+    from memstrata.ports import LockingStore
+
+    assert isinstance(store, LockingStore)
+    with pytest.raises(RuntimeError), store.hold("curate:alice", wait_s=1):
+        raise RuntimeError("the curation failed")
+    assert _try_hold(store, "curate:alice", 0.2) == "held"

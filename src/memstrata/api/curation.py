@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -24,7 +24,7 @@ from memstrata.api.fallback import ModelFallback, model_fallback
 from memstrata.api.records import RecordsMixin
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, JsonValue, Scope
-from memstrata.ports import LLM, Extractor
+from memstrata.ports import LLM, Extractor, LockingStore
 from memstrata.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,8 @@ MODES: Final = ("update", "audit", "dedup")
 CURATION: Final = "curation"
 #: how many facts a search offers as the candidates a new fact could contradict
 _RELATED_K: Final = 6
+#: how long a curation waits for another of the same user (in any process) to finish
+CURATION_WAIT_S: Final = 600.0
 #: how long closing the memory waits for a cancelled run to stop, in seconds
 _STOP_WAIT_S: Final = 10.0
 
@@ -157,7 +159,7 @@ class CurationMixin(RecordsMixin):
             **DEFAULT_THRESHOLDS,
             **{Category(k): v for k, v in settings.confidence_thresholds.items()},
         }
-        with self._extraction_lock(scope.user):
+        with self._extraction_lock(scope.user), self.curation_hold(scope.user):
             episodes = (
                 self.store.get_episodes(scope, episode_ids)
                 if episode_ids is not None
@@ -171,6 +173,35 @@ class CurationMixin(RecordsMixin):
                 now=self.clock.now(),
                 config=GuardConfig(thresholds=thresholds),
             )
+
+    @contextmanager
+    def curation_hold(self, user: str) -> Iterator[None]:
+        """Hold the store's lock on curating ``user`` for the block (a
+        :class:`memstrata.ports.LockingStore`: every process using the store waits its turn,
+        so two never extract the same turns); held once per thread, however deep the calls
+        (a consolidation extracts)."""
+        held: dict[str, int] = self._held_here()
+        if held.get(user) or not isinstance(self.store, LockingStore):
+            held[user] = held.get(user, 0) + 1
+            try:
+                yield
+            finally:
+                held[user] -= 1
+            return
+        with self.store.hold(f"curate:{user}", wait_s=CURATION_WAIT_S):
+            held[user] = 1
+            try:
+                yield
+            finally:
+                held[user] = 0
+
+    def _held_here(self) -> dict[str, int]:
+        """The curation locks this thread holds, by user (depth)."""
+        with self._index_lock:
+            local: threading.local = self.__dict__.setdefault("_curation_held", threading.local())
+        if not hasattr(local, "held"):
+            local.held = {}
+        return local.held  # type: ignore[no-any-return]
 
     def _extraction_lock(self, user: str) -> threading.Lock:
         """The lock one extraction of ``user``'s turns holds (made on first use)."""
@@ -228,14 +259,17 @@ class CurationMixin(RecordsMixin):
             related=self._related_facts,
         )
         scope = as_scope(scope)
-        if mode == "update":
-            report = consolidator.update(scope)
-        elif mode == "audit":
-            from memstrata.api.audit import kept_check
+        with self.curation_hold(scope.user):  # one curation of a user at a time, any process
+            if mode == "update":
+                report = consolidator.update(scope)
+            elif mode == "audit":
+                from memstrata.api.audit import kept_check
 
-            report = consolidator.audit(scope, remove=remove, kept=kept_check(self.store, scope))
-        else:
-            report = consolidator.dedup(scope)
+                report = consolidator.audit(
+                    scope, remove=remove, kept=kept_check(self.store, scope)
+                )
+            else:
+                report = consolidator.dedup(scope)
         from memstrata.llm.metered import MeteredLLM
 
         if use_llm and isinstance(llm, MeteredLLM):

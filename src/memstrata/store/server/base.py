@@ -27,6 +27,7 @@ import inspect
 import logging
 import sys
 import threading
+import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -43,6 +44,7 @@ from memstrata.errors import (
 from memstrata.ports import Clock, RecordStore, SystemClock
 from memstrata.retry import retry_transient
 from memstrata.store.migrations import Migration, pending
+from memstrata.store.named_locks import POLL_S, digest, waited
 from memstrata.store.server.watchdog import STATEMENT_TIMEOUT_S, Watchdog, shut_down
 from memstrata.store.sql.base import SqlBase
 from memstrata.store.sql.common import Row
@@ -268,6 +270,37 @@ class ServerBase(SqlBase):
                 f"serialization failure: {exc}); nothing was written; retry later"
             )
         return StoreError(f"the database {self.url.shown} failed ({what}): {exc}")
+
+    # named locks ---------------------------------------------------------------------------
+    @contextmanager
+    def hold(self, name: str, *, wait_s: float) -> Iterator[None]:
+        """:meth:`memstrata.ports.LockingStore.hold`: a session lock of the server on a
+        connection kept for the block (it ends with the session if the process dies)."""
+        key = digest(name)
+        deadline = time.monotonic() + max(0.0, wait_s)
+        try:
+            with self._borrow() as conn:
+                tx = DriverTx(conn, self._cursor)
+                while not self._try_named_lock(tx, key):
+                    if time.monotonic() >= deadline:
+                        raise waited(f"the lock {name!r} on {self.url.shown}", wait_s)
+                    time.sleep(POLL_S)
+                try:
+                    yield
+                finally:
+                    try:
+                        self._release_named_lock(tx, key)
+                    except self.driver_error:  # the session ends, and its lock with it
+                        log.warning("cannot release the lock %r on %s", name, self.url.shown)
+        except self.driver_error as exc:
+            raise self._translate(exc, "hold a lock") from exc
+
+    @abstractmethod
+    def _try_named_lock(self, tx: DriverTx, key: str) -> bool:
+        """Take the session lock ``key`` now if it is free; whether it was taken."""
+
+    @abstractmethod
+    def _release_named_lock(self, tx: DriverTx, key: str) -> None: ...
 
     # migrations ----------------------------------------------------------------------------
     def _migrate(self, conn: Any, migrations: tuple[Migration, ...]) -> None:

@@ -209,6 +209,18 @@ class MysqlBase(ServerBase):
     def _unlock_migrations(self, tx: DriverTx) -> None:
         tx.execute("SELECT RELEASE_LOCK(CONCAT('memstrata-migrate:', DATABASE()))")
 
+    def _try_named_lock(self, tx: DriverTx, key: str) -> bool:
+        # a lock name is at most 64 characters: the digest (40) and its prefix; one
+        # database's locks are apart from another's by the database's own digest
+        row = tx.execute(
+            "SELECT GET_LOCK(CONCAT('ms:', LEFT(SHA1(DATABASE()), 16), ':', ?), 0) AS got",
+            (key,),
+        ).fetchone()
+        return bool(row and row["got"] == 1)
+
+    def _release_named_lock(self, tx: DriverTx, key: str) -> None:
+        tx.execute("SELECT RELEASE_LOCK(CONCAT('ms:', LEFT(SHA1(DATABASE()), 16), ':', ?))", (key,))
+
     def _code(self, exc: BaseException) -> int | None:
         args = getattr(exc, "args", ())
         return args[0] if args and isinstance(args[0], int) else None

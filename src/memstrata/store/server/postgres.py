@@ -129,6 +129,20 @@ class PostgresBase(ServerBase):
     def _unlock_migrations(self, tx: DriverTx) -> None:
         tx.execute(_MIGRATION_UNLOCK)
 
+    def _try_named_lock(self, tx: DriverTx, key: str) -> bool:
+        row = tx.execute(
+            "SELECT pg_try_advisory_lock(hashtext('memstrata:' || current_schema() || ':' || ?))"
+            " AS got",
+            (key,),
+        ).fetchone()
+        return bool(row and row["got"])
+
+    def _release_named_lock(self, tx: DriverTx, key: str) -> None:
+        tx.execute(
+            "SELECT pg_advisory_unlock(hashtext('memstrata:' || current_schema() || ':' || ?))",
+            (key,),
+        )
+
     def _is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, self._psycopg.OperationalError)
 
