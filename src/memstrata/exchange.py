@@ -24,6 +24,7 @@ half-written file behind.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -56,7 +57,9 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # a user's text
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
         tmp.replace(path)
     except OSError as exc:  # a full disk, a read-only place, a file where a folder should be
         with suppress(OSError):

@@ -38,6 +38,7 @@ from memstrata.codec import format_time
 from memstrata.erasure import Needles, text_forms
 from memstrata.model import JsonValue
 from memstrata.ports import Clock, SystemClock
+from memstrata.private import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class JsonlTrace:
             ).encode("utf-8")
             path = self.path_for(surface, now)
             with self._lock:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(path.parent)
                 fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)

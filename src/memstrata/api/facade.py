@@ -74,6 +74,9 @@ class Memory(AuditMixin, BrowseMixin):
         from memstrata.trace import JsonlTrace
 
         settings = settings or load_settings(data_dir=data_dir)
+        from memstrata.private import owner_only_tree
+
+        owner_only_tree(settings.data_dir)  # a data directory made before: the owner's alone
         if store_url is not None:
             from pydantic import SecretStr
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 
 from memstrata.errors import ConfigError
 from memstrata.ids import new_id
+from memstrata.private import private_dir
 from memstrata.settings import SITE_FILE
 
 if TYPE_CHECKING:
@@ -103,8 +104,9 @@ def site_of(data_dir: Path) -> tuple[str | None, bool]:
         made = new_id("site")
         temporary = data_dir / f".{SITE_FILE}.{os.getpid()}.{threading.get_ident()}"
         try:
-            data_dir.mkdir(parents=True, exist_ok=True)
-            with temporary.open("w", encoding="ascii") as file:
+            private_dir(data_dir)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as file:
                 file.write(f"{made}\n{_DIRECTORY} {_directory_key(data_dir)}\n")
                 file.flush()
                 os.fsync(file.fileno())  # never an empty id after a crash

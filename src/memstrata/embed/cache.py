@@ -36,6 +36,7 @@ from memstrata.embed.base import bounded, embed_queries
 from memstrata.embed.blend import BlendEmbedder
 from memstrata.errors import StoreError
 from memstrata.ports import QUERY_KINDS, Embedder, QueryKind
+from memstrata.private import private_dir, private_file
 from memstrata.sqlite_errors import (
     connect_read_only,
     is_damage,
@@ -84,7 +85,8 @@ class CachedEmbedder:
         with _GENERATIONS_LOCK:
             self._generation = _GENERATIONS.get(path, 0)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
+            private_file(path)
             self._conn = self._connect(path)
         except sqlite3.Error as exc:
             if is_damage(exc):

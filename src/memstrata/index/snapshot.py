@@ -71,6 +71,7 @@ from memstrata.index.config import RankingConfig
 from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.ports import Embedder, RecordStore
+from memstrata.private import owner_only, private_dir
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,8 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    with path.open("wb") as fh:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -393,7 +395,7 @@ class SnapshotStore:
         newer snapshot already saved, or a disk that cannot be written: each logged)."""
         directory = self.directory(index.user)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            private_dir(directory)
             with _flock(directory / _SAVE_LOCK, exclusive=True, wait=0) as held:
                 if not held:
                     log.info("index of %s not saved: another save is under way", index.user)
@@ -418,9 +420,11 @@ class SnapshotStore:
                 return None
             meta["anchor"] = anchor[0].item_id
         tmp = directory / f".tmp-{secrets.token_hex(8)}"
-        tmp.mkdir()
+        tmp.mkdir(mode=0o700)
         try:
             files = self._write(tmp, meta, arrays, views)
+            for written in tmp.iterdir():  # what numpy and the graph wrote: the owner's alone
+                owner_only(written, 0o600)
             with _flock(directory / _LOCK, exclusive=True):
                 if _erased_at(directory) > meta["generation"]:
                     log.info("index of %s not saved: an erasure came after it", index.user)

@@ -19,6 +19,7 @@ from memstrata.errors import (
     StoreError,
 )
 from memstrata.ports import Clock, SystemClock
+from memstrata.private import private_dir, private_file
 from memstrata.sqlite_errors import (
     cannot_grow,
     connect_read_only,
@@ -89,7 +90,9 @@ class SqliteBase(SqlBase):
 
     def _open(self, busy_timeout_ms: int, migrations: tuple[Migration, ...]) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if str(self.path) != ":memory:" and not self.read_only:
+                private_dir(self.path.parent)
+                private_file(self.path)  # its WAL and shared memory take its mode
             self._conn = self._connect(busy_timeout_ms)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
