@@ -32,7 +32,7 @@ from memstrata.errors import (
 from memstrata.server.auth import AuthMiddleware, AuthPolicy
 from memstrata.server.deps import known_query_only
 from memstrata.server.errors import install_error_handlers
-from memstrata.server.limits import BodySizeLimit
+from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
 from memstrata.server.routes.web import install_web
@@ -88,6 +88,7 @@ def create_app(
         max_request_bytes = (
             settings.max_request_bytes if settings is not None else DEFAULT_MAX_REQUEST_BYTES
         )
+    app.add_middleware(QueryText)  # no query text that is not UTF-8 reaches a route
     app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
     # outermost: who is calling is known before anything reads the request
     app.add_middleware(AuthMiddleware, policy=auth, status_for=status_for)

@@ -101,3 +101,44 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
         return await receive()
 
     return replayed
+
+
+class QueryText:
+    """ASGI middleware: a query string that does not decode as UTF-8 (an invalid byte, an
+    encoded lone surrogate such as ``%ED%A0%80``) is answered with 422 in the one error
+    shape, as a body holding one is: the framework would decode it with replacement
+    characters, and search for "���" or answer for a user of that name."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            bad = _bad_parameter(bytes(scope.get("query_string", b"")))
+            if bad is not None:
+                response = error_response(
+                    422,
+                    "InvalidInputError",
+                    f"the query parameter {bad!r} is not valid UTF-8 text (an invalid byte "
+                    "or a lone surrogate); nothing was done",
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _bad_parameter(query: bytes) -> str | None:
+    """The name of the first parameter of ``query`` whose name or value is no UTF-8 text
+    once percent-decoded (its name as far as it decodes), or None."""
+    from urllib.parse import unquote_to_bytes
+
+    for pair in query.split(b"&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition(b"=")
+        for part in (name, value):
+            try:
+                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+            except UnicodeDecodeError:
+                return unquote_to_bytes(name).decode("utf-8", "replace")[:60]
+    return None
