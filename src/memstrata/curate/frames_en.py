@@ -729,24 +729,18 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         to = re.search(rf"\bproposed\s+to\s+(?P<n>{_NAME})", text, _I)
         name = _name(to["n"], text) if to else None
         out.append(Frame("partner", f"engaged to {name}" if name else "engaged"))
+    # a child by name: "we just had a baby girl, Emma", "our baby girl Chloe was born on July 9"
     if born := re.search(
         rf"\b(?:I|we)\s+(?:just\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our|my)\s+(?:(?:new\s+)?baby\s+)?"
         rf"(?P<g>girl|boy|daughter|son)\b,?\s+(?:(?:named|called)\s+)?(?P<n>{_NAME})",
         text,
         _I,
-    ):
-        # "we just had a baby girl, Emma": a child, by name
-        name = _name(born["n"], text)
-        rel = {"girl": "daughter", "boy": "son"}.get(born["g"].casefold(), born["g"].casefold())
-        if name and not any(f.kind == "child" and f.key == name for f in out):
-            out.append(Frame("child", f"{rel} {name}", name))
-    elif born := re.search(
+    ) or re.search(
         rf"\b(?:our|my)\s+(?:new\s+)?(?:baby\s+)?(?P<g>girl|boy|daughter|son)\b,?\s+(?P<n>{_NAME}),?\s+"
         r"(?:was|is|has been)\s+(?:finally\s+)?(?:born|here|arrived)\b",
         text,
         _I,
     ):
-        # "our baby girl Chloe was born on July 9": a child, by name
         name = _name(born["n"], text)
         rel = {"girl": "daughter", "boy": "son"}.get(born["g"].casefold(), born["g"].casefold())
         if name and not any(f.kind == "child" and f.key == name for f in out):
