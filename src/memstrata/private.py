@@ -68,12 +68,21 @@ def owner_only(path: Path, mode: int) -> None:
 
 
 def owner_only_tree(root: Path) -> None:
-    """Every directory and file under ``root`` owner-only (a data directory made before)."""
-    if not root.is_dir():
+    """Every directory and file under ``root`` owner-only: a data directory made before. One
+    whose own mode is owner-only already is left unread (made here, or made so when it was
+    opened; nobody else can reach what it holds), so opening a memory walks it once."""
+    try:
+        info = root.lstat()
+    except OSError:
         return
-    owner_only(root, DIR_MODE)
+    if not stat.S_ISDIR(info.st_mode) or not stat.S_IMODE(info.st_mode) & 0o077:
+        return
+    if info.st_uid != os.getuid():
+        log.warning("%s is not this user's: its modes are left as they are", root)
+        return
     for base, dirs, files in os.walk(root):
         for name in dirs:
             owner_only(Path(base) / name, DIR_MODE)
         for name in files:
             owner_only(Path(base) / name, FILE_MODE)
+    owner_only(root, DIR_MODE)  # last: a walk cut short is walked again at the next open

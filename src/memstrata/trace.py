@@ -83,7 +83,8 @@ class JsonlTrace:
             ).encode("utf-8")
             path = self.path_for(surface, now)
             with self._lock:
-                private_dir(path.parent)
+                if not path.parent.is_dir():  # a new day's or surface's: made owner-only
+                    private_dir(path.parent)
                 fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)

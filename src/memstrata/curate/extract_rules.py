@@ -48,6 +48,7 @@ from memstrata.curate.quality import assess
 from memstrata.curate.referents import companion_in, resolve_we
 from memstrata.curate.statements import statement
 from memstrata.model import Candidate, Category, Episode, Extraction, Role, When
+from memstrata.timeref.tables import chinese_number, english_number
 from memstrata.timeref.tense import direct_future
 
 __all__ = ["RULES", "Rule", "RuleExtractor", "chat_spelling", "sentences", "third_person"]
@@ -345,7 +346,7 @@ class RuleExtractor:
                 found = [
                     _partner_named(f, known) for f in _frames_of(resolved, stated, said_text, known)
                 ]
-                if any(f.kind == "partner" and f.value.split()[0] in _BOND for f in stated):
+                if any(f.kind == "partner" and f.value.split()[0] in framing.BONDS for f in stated):
                     # "… proposed! we're engaged": the partner the bond names, said once
                     found = [f for f in found if not _bare_partner(f)]
                 stated += found
@@ -412,8 +413,7 @@ def chat_spelling(text: str) -> str:
     return capital_i(_BARE_CONTRACTION.sub(spelled, text))
 
 
-#: a bond said without the partner's name ("we got engaged", "我们领证了")
-_BOND: Final = frozenset({"engaged", "married", "订婚", "结婚", "已婚"})
+#: the relations a partner is called by
 _PARTNER_WORDS: Final = re.compile(
     r"\b(?:boyfriend|girlfriend|partner|fianc[ée]e?|husband|wife)\b|男朋友|女朋友|未婚夫|未婚妻|老公|老婆|对象",
     re.IGNORECASE,
@@ -428,7 +428,7 @@ def _bare_partner(frame: Frame) -> bool:
 def _partner_named(frame: Frame, known: Mapping[str, str]) -> Frame:
     """A bond said without a name, with the name of the one partner the speaker has named
     ("my boyfriend marcus" … "we're engaged": "engaged to marcus")."""
-    if frame.kind != "partner" or frame.negated or frame.value not in _BOND:
+    if frame.kind != "partner" or frame.negated or frame.value not in framing.BONDS:
         return frame
     partners = {
         name for name, label in known.items() if _PARTNER_WORDS.search(label) and name != label
@@ -542,7 +542,7 @@ def _frames_in_clauses(
             if theirs:
                 read = [f for f in read if f.kind not in cared.CARED] + theirs
         whos = {f.who for f in read if f.who}
-        whose = next(iter(whos)) if len(whos) == 1 and not _ascii_only(next(iter(whos))) else None
+        whose = next(iter(whos)) if len(whos) == 1 and not next(iter(whos)).isascii() else None
         found += read
     return found
 
@@ -555,10 +555,6 @@ _SUBJECTLESS_ZH: Final = re.compile(
 _GOES_ON_ZH: Final = re.compile(
     r"^(?:也|还|都|一直|每天|现在|平时|正在|在|要|得)*(?:吃|打|用|服用|戴|坐|带|做)"
 )
-
-
-def _ascii_only(text: str) -> bool:
-    return text.isascii()
 
 
 def _cjk(text: str) -> bool:
@@ -619,17 +615,15 @@ def _when(text: str, said_at: datetime, future: bool) -> When | None:
 
 #: how long a restriction is said to hold ("for 6 weeks", "三个月别提重物")
 _FOR_A_WHILE: Final = re.compile(
-    r"\bfor\s+(?:the\s+next\s+)?(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"twelve|a couple of|a few)\s+(?P<u>days?|weeks?|months?)\b|"
+    r"\bfor\s+(?:the\s+next\s+)?(?P<n>\d+|a couple of|a few|[a-z]+(?:-[a-z]+)?)\s+"
+    r"(?P<u>days?|weeks?|months?)\b|"
     r"(?P<zn>[一二两三四五六七八九十\d]+)(?:个)?(?P<zu>天|周|星期|礼拜|月)(?:内|之内)?(?:别|不要|不能)",
     re.IGNORECASE,
 )
-_EN_COUNTS: Final = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "a couple of": 2, "a few": 3,
-}  # fmt: skip
-_ZH_COUNTS: Final = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-                     "八": 8, "九": 9, "十": 10}  # fmt: skip
+#: counts said in words the time grammar does not read as one
+_LOOSE_COUNTS: Final = {"a couple of": 2, "a few": 3}
+#: days in each unit of :data:`_FOR_A_WHILE`, by its first character
+_UNIT_DAYS: Final = {"d": 1, "w": 7, "m": 30, "天": 1, "周": 7, "星": 7, "礼": 7, "月": 30}
 
 
 def _for_a_while(text: str, said_at: datetime) -> When | None:
@@ -638,12 +632,14 @@ def _for_a_while(text: str, said_at: datetime) -> When | None:
     match = _FOR_A_WHILE.search(text)
     if match is None:
         return None
-    raw = (match["n"] or match["zn"] or "").casefold()
-    count = int(raw) if raw.isdigit() else _EN_COUNTS.get(raw) or _ZH_COUNTS.get(raw)
-    unit = (match["u"] or match["zu"] or "").casefold()
+    if match["n"]:
+        said = match["n"].casefold()
+        count = _LOOSE_COUNTS.get(said) or english_number(said)
+    else:
+        count = chinese_number(match["zn"])
     if not count or count > 104:
         return None
-    days = {"d": 1, "w": 7, "m": 30, "天": 1, "周": 7, "星": 7, "礼": 7, "月": 30}[unit[0]] * count
+    days = _UNIT_DAYS[(match["u"] or match["zu"]).casefold()[0]] * count
     start = said_at.replace(hour=0, minute=0, second=0, microsecond=0)
     words = re.sub(r"(?:内|之内)?(?:别|不要|不能)$", "", match[0])
     return When(words, start, start + timedelta(days=days + 1))
@@ -720,10 +716,14 @@ def _frame_candidates(
         # moved"), not anywhere in the sentence ("我老婆怀孕了，预产期是六月，她对芒果过敏")
         future = frame.kind in _TENSE_FUTURE
         clause = _clause_of(sentence, parts_of_sentence, frame.value)
-        if _when(clause, episode.time, future) is None:
+        when = _when(clause, episode.time, future)
+        if when is None:
             clause = _without_others_dates(sentence)  # said beside it ("分手了 上周的事")
-        near = _around(clause, frame.value) if frame.spec.section == framing.PROFILE else clause
-        when = _when(near, episode.time, future)
+            when = _when(clause, episode.time, future)
+        near = clause
+        if frame.spec.section == framing.PROFILE:  # the time beside the value, not elsewhere
+            near = _around(clause, frame.value)
+            when = _when(near, episode.time, future) if near != clause else when
         if when is not None and frame.spec.section == framing.PROFILE and not _CHANGE.search(near):
             when = None  # "my boyfriend says I'm crazy for running in january": not his date
         if frame.kind == "restriction" and (lasts := _for_a_while(sentence, episode.time)):

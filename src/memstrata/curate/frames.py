@@ -208,9 +208,9 @@ def frames_in(
         for f in found
         if not (f.kind == "routine" and f.negated and f.value.casefold().split()[0] in left)
     ]
-    if any(f.kind == "partner" and not f.negated and f.value in _BONDS for f in found):
+    if any(f.kind == "partner" and not f.negated and f.value in BONDS for f in found):
         # "we're engaged" read as "the user and their boyfriend are engaged": one bond
-        found = [f for f in found if f.kind != "partner" or f.value in _BONDS or " " in f.value]
+        found = [f for f in found if f.kind != "partner" or f.value in BONDS or " " in f.value]
     if any(f.kind == "partner" and f.negated for f in found):
         # "My boyfriend and I broke up": the partner named is the one the clause ends
         found = [f for f in found if f.kind != "partner" or f.negated]
@@ -219,8 +219,8 @@ def frames_in(
     return _distinct(found)
 
 
-#: a bond said as a state of the speaker ("engaged", "结婚")
-_BONDS: Final = frozenset({"engaged", "married", "订婚", "结婚", "已婚"})
+#: a bond said as a state of the speaker, with no partner's name ("engaged", "结婚")
+BONDS: Final = frozenset({"engaged", "married", "订婚", "结婚", "已婚"})
 #: words no phrase ends in ("works at", "goes to", "product manager at Tencent in")
 _OPEN_END: Final = re.compile(
     r"(?:\b(?:at|in|on|of|to|for|with|from|by|about|into|and|or|but|the|a|an|my|our|their|"

@@ -918,16 +918,18 @@ _RECURRING: Final = re.compile(
 )
 
 
-#: the activities a person takes up and stops
-_ACTIVITIES: Final = re.compile(
-    r"羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|广场舞|麻将|太极拳?|攀岩|"
-    r"骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法|理疗|针灸|康复训练"
+#: the games one plays (打, 踢, 跳, 玩): said first, then given up ("篮球不打了")
+_GAMES: Final = r"羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?"
+#: the pastimes a person takes up and gives up
+_PASTIMES: Final = (
+    rf"{_GAMES}|游泳|跑步|健身|瑜伽|普拉提|攀岩|骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法"
 )
+#: the activities a person takes up and stops, their care included
+_ACTIVITIES: Final = re.compile(rf"{_PASTIMES}|理疗|针灸|康复训练")
 #: an activity stopped, said without a habit's words ("我停了羽毛球", "篮球不打了")
 _STOPPED_ACTIVITY: Final = re.compile(
-    r"(?:停了|不再|放弃了|戒了)(?P<a>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|游泳|跑步|健身|瑜伽|普拉提|"
-    r"广场舞|麻将|太极拳?|攀岩|骑行|爬山|钓鱼|合唱团?|画画|钢琴|书法)|"
-    r"(?P<b>羽毛球|篮球|网球|乒乓球|足球|排球|高尔夫|广场舞|麻将|太极拳?)"
+    rf"(?:停了|不再|放弃了|戒了)(?P<a>{_PASTIMES})|"
+    rf"(?P<b>{_GAMES})"
     r"(?:也|最近|现在|已经|暂时|先|就|以后|那种[^，。；！？\s]{0,8}?的?){0,3}?"
     r"(?:不打了|不踢了|不跳了|不练了|不玩了|停了|(?:别|不能|不让)(?:再)?(?:打|踢|跳|练|玩)了|"
     r"(?:好久|很久|早就|已经)?没(?:再)?(?:打|踢|跳|练|玩)了)"

@@ -139,15 +139,7 @@ def supersede_older(
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind="plan")))
     for akin in _AKIN.get(kind, ()):  # golf given up as a routine ends golf as a hobby
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind=akin)))
-    ends = _ENDS.get(fact.slot, ()) if change.ended is None else ()
-    if kind == "child" and change.ended is None and _a_birth(store, scope, fact):
-        ends = (*ends, "condition:pregnancy")  # a baby born ends the pregnancy
-    ended_too = [
-        f
-        for slot in ends
-        for f in store.iter_facts(scope, FactFilter(current_only=True, slot=slot))
-        if f.id != fact.id
-    ]
+    ended_too = _ended_with(store, scope, fact, kind) if change.ended is None else []
     olds += ended_too
     olds = [
         f
@@ -186,12 +178,21 @@ _BIRTH: Final = re.compile(
 )
 
 
-def _a_birth(store: RecordStore, scope: Scope, fact: Fact) -> bool:
-    """Whether the turn a child fact cites first tells of the child's birth."""
-    if not fact.sources:
-        return False
-    turns = store.get_episodes(scope, [fact.sources[0]])
-    return any(_BIRTH.search(turn.text) for turn in turns)
+def _ended_with(store: RecordStore, scope: Scope, fact: Fact, kind: str) -> list[Fact]:
+    """The current facts of another kind the new state ends (:data:`_ENDS`), and a current
+    pregnancy a child's birth ends: the turn the child fact cites is read only when there is
+    a pregnancy to end."""
+
+    def current(slot: str) -> list[Fact]:
+        found = store.iter_facts(scope, FactFilter(current_only=True, slot=slot))
+        return [f for f in found if f.id != fact.id]
+
+    ended = [f for slot in _ENDS.get(fact.slot, ()) for f in current(slot)]
+    if kind == "child" and fact.sources and (pregnant := current("condition:pregnancy")):
+        turns = store.get_episodes(scope, [fact.sources[0]])
+        if any(_BIRTH.search(turn.text) for turn in turns):  # a baby born ends the pregnancy
+            ended += pregnant
+    return ended
 
 
 #: the other half of a position: a job stated with its employer ends with it, and back

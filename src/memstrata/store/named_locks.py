@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from memstrata.errors import BusyError, InvalidInputError
+from memstrata.private import private_dir
 
 #: how often a lock held elsewhere is asked for again
 POLL_S: Final = 0.05
@@ -55,8 +55,7 @@ def file_lock(directory: Path, name: str, wait_s: float) -> Iterator[None]:
     """An exclusive ``flock`` on ``directory/<digest of name>``, waited for up to ``wait_s``."""
     import fcntl
 
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = directory / digest(name)
+    path = private_dir(directory) / digest(name)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + max(0.0, wait_s)
@@ -74,23 +73,3 @@ def file_lock(directory: Path, name: str, wait_s: float) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
-
-
-class LocalLocks:
-    """Named locks within one process (a store with no file and no server: in memory)."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
-
-    @contextmanager
-    def hold(self, name: str, wait_s: float) -> Iterator[None]:
-        key = digest(name)
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        if not lock.acquire(timeout=max(0.0, wait_s)):
-            raise waited(f"the lock {name!r}", wait_s)
-        try:
-            yield
-        finally:
-            lock.release()

@@ -68,7 +68,8 @@ _YEAR_REL: Final = (
     r"(?P<w>大前年|前年|去年|今年|明年|大后年|后年)(?![轻纪龄代级华货终])"
 )
 _MOD_WEEKS: Final = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
-_YEAR_OFFSET: Final = {
+#: the years named from this one ("去年" is last year), shared with the holidays
+YEAR_OFFSET: Final = {
     "大前年": -3,
     "前年": -2,
     "去年": -1,
@@ -194,7 +195,7 @@ def _month_rel(m: re.Match[str], ctx: Context) -> Found:
 
 
 def _year_rel(m: re.Match[str], ctx: Context) -> Found:
-    y = ctx.today.year + _YEAR_OFFSET[m["w"]]
+    y = ctx.today.year + YEAR_OFFSET[m["w"]]
     groups = m.groupdict()
     if groups.get("mo"):
         mo = _n(m["mo"])

@@ -25,10 +25,12 @@ from functools import lru_cache
 from typing import Final
 
 from memstrata.timeref import periods
+from memstrata.timeref.chinese import YEAR_OFFSET
 from memstrata.timeref.grammar import Context, Found, Grain, Rule, fixed, years_around
 from memstrata.timeref.periods import Days
 
-Make = Callable[[int], Days | None]
+#: a holiday's occurrence in a year; ValueError for a year its calendar does not hold
+Make = Callable[[int], Days]
 
 
 def _on(month: int, day: int, length: int = 1) -> Make:
@@ -92,10 +94,10 @@ def _lunar_days(year: int) -> dict[str, date]:
 
 
 def _lunar(key: str, offset: int = 0, length: int = 1) -> Make:
-    def make(year: int) -> Days | None:
+    def make(year: int) -> Days:
         first = _lunar_days(year).get(key)
         if first is None:
-            return None
+            raise ValueError(f"the Chinese calendar held here has no {key} in {year}")
         start = first + timedelta(days=offset)
         return start, start + timedelta(days=length)
 
@@ -165,22 +167,22 @@ _A_THING: Final = (
     r"recipe|egg|eggs|bunny|island|carol|carols)\b)"
 )
 _EN_L: Final = r"(?<![A-Za-z0-9'])"
+_YEARS_NAMED: Final = "|".join(sorted(YEAR_OFFSET, key=len, reverse=True))
 _EN_R: Final = r"(?![A-Za-z0-9])"
-_ZH_YEAR_REL: Final = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
 
 
 def _resolve(festival: Festival) -> Callable[[re.Match[str], Context], Found | None]:
     def handle(m: re.Match[str], ctx: Context) -> Found | None:
         today = ctx.today
-        year = m.groupdict().get("y")
-        if year:
-            days = festival.make(int(year))
-            return None if days is None else fixed(days, festival.grain, relative=False)
-        rel = m.groupdict().get("w")
-        if rel:
-            days = festival.make(today.year + _ZH_YEAR_REL[rel])
-            return None if days is None else fixed(days, festival.grain)
-        options = [d for d in years_around(today, _or_none(festival.make), before=2) if d]
+        year, rel = m.groupdict().get("y"), m.groupdict().get("w")
+        named = int(year) if year else today.year + YEAR_OFFSET[rel] if rel else None
+        if named is not None:  # "Christmas 2025", "去年春节": that year's
+            try:
+                days = festival.make(named)
+            except (ValueError, OverflowError):
+                return None
+            return fixed(days, festival.grain, relative=not year)
+        options = years_around(today, festival.make, before=2)
         mod = (m.groupdict().get("mod") or "").casefold()
         if mod:
             if mod == "this":
@@ -196,18 +198,6 @@ def _resolve(festival: Festival) -> Callable[[re.Match[str], Context], Found | N
     return handle
 
 
-def _or_none(make: Make) -> Callable[[int], Days]:
-    """``make`` for :func:`years_around`, which skips a year whose calendar has no value."""
-
-    def made(year: int) -> Days:
-        days = make(year)
-        if days is None:
-            raise ValueError(f"no occurrence in {year}")
-        return days
-
-    return made
-
-
 def _rules() -> tuple[Rule, ...]:
     rules: list[Rule] = []
     for festival in FESTIVALS:
@@ -220,7 +210,7 @@ def _rules() -> tuple[Rule, ...]:
             rules.append(Rule(pattern, _resolve(festival)))
         if festival.chinese:
             pattern = re.compile(
-                rf"(?:(?P<y>[12][0-9]{{3}})年|(?P<w>前年|去年|今年|明年|后年))?"
+                rf"(?:(?P<y>[12][0-9]{{3}})年|(?P<w>{_YEARS_NAMED}))?"
                 rf"(?<![〇零○一二两三四五六七八九十\d])(?P<h>{festival.chinese})"
                 r"(?![〇零○一二两三四五六七八九十\d])(?!好|快乐|快樂)"
             )
@@ -229,12 +219,3 @@ def _rules() -> tuple[Rule, ...]:
 
 
 RULES: Final = _rules()
-
-
-def occurrence(name: str, year: int) -> Days | None:
-    """The days of the holiday ``name`` names (English or Chinese) in ``year``, or None."""
-    for festival in FESTIVALS:
-        for words in (festival.english, festival.chinese):
-            if words and re.fullmatch(words, name.strip(), re.IGNORECASE):
-                return festival.make(year)
-    return None

@@ -179,7 +179,7 @@ _NOT_PROGRESSIVE: Final = frozenset(
         *("morning", "evening", "during", "thing", "nothing", "something", "anything"),
         *("everything", "spring", "string", "ring", "king", "wedding", "building", "ceiling"),
         *("feeling", "sibling", "darling", "bring", "wing", "sing", "swing", "sting", "meeting"),
-        *("earring", "pudding", "stuffing", "clothing", "ending", "beginning", "evening"),
+        *("earring", "pudding", "stuffing", "clothing", "ending", "beginning"),
     )
 )
 

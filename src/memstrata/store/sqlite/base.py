@@ -90,7 +90,7 @@ class SqliteBase(SqlBase):
 
     def _open(self, busy_timeout_ms: int, migrations: tuple[Migration, ...]) -> None:
         try:
-            if str(self.path) != ":memory:" and not self.read_only:
+            if not self.read_only:
                 private_dir(self.path.parent)
                 private_file(self.path)  # its WAL and shared memory take its mode
             self._conn = self._connect(busy_timeout_ms)
