@@ -174,3 +174,11 @@ def test_there_stands_for_a_place_only_when_one_is_named(text: str, dangling: bo
     from memstrata.curate.quality import dangling_referent
 
     assert dangling_referent(text) is dangling
+
+
+def test_extraction_files_no_fact_whose_there_names_no_place() -> None:
+    from tests.unit.said import facts
+
+    assert facts("Yeah my parents are there, my sister is moving back for it.") == []
+    kept = facts("My parents live in Ottawa and I visit them there every summer.")
+    assert kept and all("Ottawa" in text for _, text in kept)

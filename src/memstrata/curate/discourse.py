@@ -272,6 +272,8 @@ def dangling(sentence: str) -> bool:
         return True
     if _LIKE_THESE.search(sentence) or _IT_LEFT_OUT.match(sentence):
         return True
+    if quality.dangling_there(sentence):
+        return True  # "my parents are there": a place no clause names
     for match in _PRONOUN_EN.finditer(sentence):
         word = match.group().lower()
         if word in _WE_WORDS:

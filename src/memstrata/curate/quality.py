@@ -148,16 +148,10 @@ def dangling_referent(text: str, subject: str | None = None) -> bool:
                 following = words[i + 1].lower() if i + 1 < len(words) else ""
                 if _plural_noun(following):
                     continue  # "these critters", "those people"
-            elif lower == "there" and word.lower() == "there":  # "there's": existential
-                # "the user's parents are there": a place the fact does not name ("there is",
-                # "out there" and a place named before it are no such pro-form)
-                following = words[i + 1].lower() if i + 1 < len(words) else ""
-                before = words[i - 1].lower() if i else ""
-                if i == 0 or following in _EXISTENTIAL or before in _THERE_IDIOMS:
-                    continue
-                if _place_before(words[:i]):
-                    continue
-                return True
+            elif lower == "there":
+                if _there_for_no_place(words, i):
+                    return True
+                continue
             elif lower not in _PRONOUNS:
                 continue
             if not _has_referent(words[:i], own, bool(subject)):
@@ -172,6 +166,25 @@ _EXISTENTIAL: Final = _set(
 )
 #: words before an idiomatic "there" ("out there", "over there", "here and there")
 _THERE_IDIOMS: Final = _set("out over and get got getting almost nearly halfway")
+
+
+def dangling_there(sentence: str) -> bool:
+    """Whether a "there" of ``sentence`` stands for a place it does not name ("my parents are
+    there"); the one test, for extraction (:func:`memstrata.curate.discourse.dangling`) as for
+    what is served."""
+    words = _words(sentence)
+    return any(w.lower() == "there" and _there_for_no_place(words, i) for i, w in enumerate(words))
+
+
+def _there_for_no_place(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]``, a "there" ("there's" is existential), stands for a place the words
+    before it do not name; "there is", "out there" and a place named before are none."""
+    if words[i].lower() != "there" or i == 0:
+        return False
+    following = words[i + 1].lower() if i + 1 < len(words) else ""
+    if following in _EXISTENTIAL or words[i - 1].lower() in _THERE_IDIOMS:
+        return False
+    return not _place_before(words[:i])
 
 
 def _place_before(words: Sequence[str]) -> bool:
