@@ -435,3 +435,17 @@ def test_a_chinese_diet_is_said_in_the_words_given() -> None:
     assert [(c.value, c.text) for c in candidates("医生让我控糖") if c.slot == "diet"] == [
         ("控糖", "用户控糖")
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "told"),
+    [
+        ("passionate about dance and fashion", "Gina is passionate about dance and fashion"),
+        ("a big fan of jazz", "Gina is a big fan of jazz"),
+        ("love hiking", "Gina loves hiking"),
+    ],
+)
+def test_a_liking_said_with_to_be_is_told_with_is_not_as_a_verb(value: str, told: str) -> None:
+    from memstrata.curate.statements import statement
+
+    assert statement(Frame("like", value, "x"), "Gina", chinese=False) == told

@@ -152,7 +152,8 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
             return re.sub(r"(?<![自忘唯])我(?!们)", who, f"{who}{plan}{change}")
     if not chinese and frame.kind in ("like", "routine") and mood != "given up":  # it agrees
         verb, _, rest = value.partition(" ")
-        value = f"{agree(verb)} {rest}".strip()
+        # "passionate about dance", "a big fan of jazz": said with "is", not as a verb
+        value = f"is {value}" if verb.casefold() in _BE_HEADS else f"{agree(verb)} {rest}".strip()
     if not chinese and frame.kind in ("life", "trip"):  # said as the person said it
         return third_person(f"I {value}" if frame.kind == "life" else value, who)
     article = (
@@ -175,6 +176,8 @@ _VERB_FIRST: Final = re.compile(
 )
 
 
+#: the first words of a liking said with "to be" ("I'm passionate about", "I'm into")
+_BE_HEADS: Final = frozenset({"into", "passionate", "obsessed", "keen", "crazy", "a"})
 #: an English condition said as what one is ("pregnant", "diabetic", "breastfeeding")
 _STATE_EN: Final = re.compile(
     r"(?:pregnant|breastfeeding|breast-feeding|diabetic|prediabetic|asthmatic|epileptic|"
