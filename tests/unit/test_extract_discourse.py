@@ -314,3 +314,18 @@ def test_a_chinese_conversation_keeps_only_what_stands_alone() -> None:
         ("王芳", "王芳也在学画画。"),
         ("王芳", "王芳最喜欢的运动是游泳。"),
     ]
+
+
+def test_a_reason_stands_without_its_because_and_a_clause_of_when_is_no_fact() -> None:
+    from tests.unit.said import facts
+
+    told = [
+        text
+        for _, text in facts("I'm starting a dance studio 'cause I'm passionate about dancing.")
+    ]
+    assert "The user is passionate about dancing." in told
+    assert not [t for t in told if t.lower().startswith(("'cause", "cause", "because"))]
+    later = facts(
+        "It's been tough going since I lost my job, but I'm sure my business will pay off."
+    )
+    assert not [t for _, t in later if t.lower().startswith("since")]

@@ -779,7 +779,9 @@ class _Clauses:
             self.parts.append((sentence, sentence.casefold()))
             return
         for clause in (_SEVERAL if not alone else _CLAUSES).split(sentence):
-            clause = re.sub(r"^(?:and|but|so|then|also)\s+", "", clause.strip(" ,，"), flags=re.I)
+            clause = _FOR_A_REASON.sub(
+                "", re.sub(r"^(?:and|but|so|then|also)\s+", "", clause.strip(" ,，"), flags=re.I)
+            )
             if _FIRST_PERSON_EN.search(clause) or _FIRST_PERSON_ZH.search(clause):
                 self.parts.append((clause, clause.casefold()))
 
@@ -885,8 +887,21 @@ def _unread_clauses(sentence: str, found: Sequence[Frame], listeners: Collection
             continue
         if _POINTS_BACK.match(clause):
             continue  # "and this series is one of my favorites": about the clause before
+        if _LEANS_ON.match(clause):
+            continue  # "since I lost my job": a time or a condition of the clause before
+        clause = _FOR_A_REASON.sub("", clause)  # "'cause I'm passionate about dancing"
         out += self_contained(clause, {n for n in listeners if n})
     return out
+
+
+#: a clause that only says when, or on what condition, the clause before holds
+_LEANS_ON: Final = re.compile(
+    r"^(?:since|when|whenever|after|before|while|until|till|although|though|once|as soon as|"
+    r"unless)\b",
+    re.IGNORECASE,
+)
+#: the word that gives a clause as a reason: what follows it stands as said
+_FOR_A_REASON: Final = re.compile(r"^(?:'cause|cause|because|coz|cos)\s+", re.IGNORECASE)
 
 
 def _words_of(value: str) -> list[str]:
