@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +65,16 @@ def _open(data_dir: Path, clock: FixedClock, gate: GatedEmbedder, *, cache: bool
     settings = load_settings(data_dir=data_dir)
     embedder = with_cache(gate, settings.embedding_cache_path) if cache else gate
     return Memory.open(settings=settings, clock=clock, embedder=embedder)
+
+
+def _until(condition: Callable[[], bool], *, timeout: float) -> bool:
+    """Whether the condition held within the timeout (polled; a loaded machine may be slow)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def _cached(db: Path, text: str) -> int:
@@ -167,8 +178,9 @@ def test_a_failing_model_leaves_records_pending_and_is_retried(
     with _open(data_dir, clock, gate, cache=False) as mem:
         indexer = mem.start_indexer(poll_s=0.05)
         mem.remember(TURNS, "u")
-        assert not indexer.wait_idle(timeout=0.5)
-        assert indexer.running and "the model is down" in str(indexer.status()["last_error"])
+        failed = _until(lambda: indexer.status()["last_error"] is not None, timeout=20)
+        assert failed and indexer.running and not indexer.wait_idle(timeout=0.2)
+        assert "the model is down" in str(indexer.status()["last_error"])
         assert mem.search("flight", "u", wait=False).pending == len(TURNS)
         gate.fail = False
         assert indexer.wait_idle(timeout=20)  # retried after its pause
