@@ -5,7 +5,10 @@ The transport is stateless (every request stands alone), so any worker process c
 any request. Each request's scope comes from a :class:`~.server.ScopeResolver` given the
 request: checked once before the request reaches the SDK (a request with no scope is
 answered in the one error shape with the status of its error class, like any route) and
-again, with the tool's need to write, for each call.
+again, with the tool's need to write, for each call. A request's body is read by
+:func:`~.server.read_message`, as a line on stdio is: what it refuses is answered 400 with
+the JSON-RPC error stdio answers (the body's size is bounded for every route, by the
+``max_request_bytes`` setting).
 
 By default the scope is the user the request's API key allows (:mod:`.access`).
 """
@@ -20,14 +23,20 @@ import anyio.to_thread
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import Receive, Send
+from starlette.types import Message, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from memstrata.errors import ForbiddenError, MemstrataError
 from memstrata.server.auth import local_refusal
 from memstrata.server.errors import error_response
-from memstrata.server.mcp.server import ScopeResolver, create_mcp_server
+from memstrata.server.mcp.server import (
+    MessageRefused,
+    ScopeResolver,
+    create_mcp_server,
+    read_message,
+)
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -89,7 +98,31 @@ class _Endpoint:
             )
             await response(scope, receive, send)
             return
+        if request.method == "POST":
+            body = await request.body()
+            try:
+                read_message(body)
+            except MessageRefused as refused:
+                answer = refused.answer().model_dump_json(by_alias=True, exclude_unset=True)
+                await Response(answer, 400, media_type="application/json")(scope, receive, send)
+                return
+            receive = _replay(body, receive)
         await self.running[-1].handle_request(scope, receive, send)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the body already read, then what the client sends next (its
+    disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def _security(host: str) -> TransportSecuritySettings | None:
