@@ -91,3 +91,31 @@ def test_an_answer_past_the_limit_is_kept_in_part() -> None:
     collector.feed(b"more")
     assert collector.truncated
     assert collector.text() == ""  # the one event was cut: nothing whole to keep
+
+
+def test_a_role_that_is_not_text_is_no_system_message() -> None:
+    messages = [{"role": ["system"], "content": "x"}, {"role": {"a": 1}}, {"role": "user"}]
+    out = with_memory(messages, BLOCK)
+    assert out == [{"role": "system", "content": BLOCK}, *messages]
+    assert last_user_text([{"role": ["user"], "content": "x"}]) == ""
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+_ROLES = st.sampled_from(["system", "developer", "user", "assistant"]) | _JSON
+_MESSAGES = st.lists(
+    st.fixed_dictionaries({"role": _ROLES}, optional={"content": _JSON}) | _JSON, max_size=4
+)
+
+
+@given(_MESSAGES)
+def test_any_json_messages_are_read_and_rewritten_without_failing(messages: list[object]) -> None:
+    """What a client may send: the proxy reads it, injects and relays the rest untouched."""
+    question = last_user_text(messages)
+    assert isinstance(question, str)
+    out = with_memory(messages, BLOCK)
+    assert len(out) in (len(messages), len(messages) + 1)
+    assert json.loads(json.dumps(out)) == out

@@ -7,8 +7,16 @@ message (:meth:`memstrata.api.Memory.context`: budgeted, escaped) at the head of
 message, forwards the request to the upstream, and relays the answer byte for byte, streamed
 (server-sent events, ``[DONE]`` included) or not. The user's message and the assembled answer
 are then stored as turns of surface ``proxy`` in a worker thread, after the last byte has
-gone: a failure to store is logged, never seen by the client. ``GET /v1/models`` is passed
-through.
+gone: a failure to store is logged, never seen by the client. The user's message is stored
+under the name the memory knows the user by (:func:`user_speaker`), the answer under the
+assistant's. ``GET /v1/models`` is passed through.
+
+A request is checked whole before anything is read from it, stored or sent: a body the main
+API would refuse (text that is not valid Unicode, such as a lone surrogate, a number that is
+not finite, objects and arrays nested past :data:`memstrata.server.schemas.MAX_DEPTH`, bytes
+that are not UTF-8) or a query string that is not UTF-8 text is 422 in the one error shape,
+by the same checks (:func:`memstrata.server.schemas.check_json_values`,
+:class:`memstrata.server.limits.QueryText`).
 
 The upstream's own errors come back with their status and body; an upstream that cannot be
 reached is 502 ``UpstreamError`` in the one error shape. The upstream's key is the setting
@@ -19,6 +27,7 @@ through (with API keys that header carries the memstrata key, which never leaves
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,23 +38,26 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import httpx2 as httpx
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response, StreamingResponse
 from pydantic import SecretStr
 from starlette.concurrency import run_in_threadpool
 
 from memstrata import __version__
+from memstrata.api.capture import MAX_LABEL_CHARS
 from memstrata.errors import (
     ForbiddenError,
     InvalidInputError,
     MemstrataError,
     UpstreamError,
 )
-from memstrata.model import KeyRole, Scope
+from memstrata.model import EpisodeFilter, KeyRole, Role, Scope
 from memstrata.server.auth import AuthMiddleware, AuthPolicy, KeyAuth, Principal, tenant_user
 from memstrata.server.errors import install_error_handlers
 from memstrata.server.http import status_for
-from memstrata.server.limits import BodySizeLimit
+from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.proxy_messages import AnswerCollector, last_user_text, with_memory
+from memstrata.server.schemas import MAX_DEPTH, check_json_values
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, ProxySettings
 
 if TYPE_CHECKING:
@@ -77,11 +89,44 @@ HOP_BY_HOP: Final = frozenset(
 CAPTURE_LIMIT: Final = 1024 * 1024
 #: the surface captured exchanges are stored under
 SURFACE: Final = "proxy"
+#: the speaker the upstream model's answers are stored under
+ASSISTANT: Final = Role.ASSISTANT.value
+#: speaker names that name a role, not a person
+_ROLE_NAMES: Final = frozenset(role.value for role in Role)
+
+
+def user_speaker(memory: Memory, scope: Scope) -> str:
+    """The speaker ``scope``'s user's turns are stored under: the name the memory knows the
+    user by. Of the speaker the ``user_speaker`` setting names, the ``name`` of the user's
+    profile and the user id, the first that already speaks in the user's memory (so a name
+    learned later does not split one person into two speakers); when none does yet, the
+    profile's name, else the user id."""
+    user = Scope(scope.user)
+    settings = memory.settings
+    named = settings.user_speaker if settings is not None else None
+    slot = memory.profile(user).fields.get("name")
+    known = _person_name(slot.value) if slot is not None else None
+    for candidate in dict.fromkeys((_person_name(named), known, _person_name(scope.user))):
+        if candidate is not None and memory.list(
+            user, "episode", episode_filter=EpisodeFilter(speaker=candidate), limit=1
+        ):
+            return candidate
+    return known or scope.user
+
+
+def _person_name(value: str | None) -> str | None:
+    """``value`` as a speaker's name, or None when it names no one (empty, a role's name,
+    longer than a speaker name may be)."""
+    name = (value or "").strip()
+    if not name or name.casefold() in _ROLE_NAMES or len(name) > MAX_LABEL_CHARS:
+        return None
+    return name
 
 
 @dataclass
 class Captures:
-    """Exchanges being stored, one worker thread at a time, after their answers went out."""
+    """Exchanges being stored, one worker thread at a time, after their answers went out:
+    the user's message under :func:`user_speaker`, the answer under :data:`ASSISTANT`."""
 
     memory: Memory
     _pool: ThreadPoolExecutor = field(
@@ -99,15 +144,18 @@ class Captures:
         future.add_done_callback(self._pending.discard)
 
     def _store(self, scope: Scope, question: str, answer: str, complete: bool) -> None:
-        turns: list[dict[str, Any]] = []
-        if question.strip():
-            turns.append({"role": "user", "text": question})
-        if answer.strip():
-            meta = {} if complete else {"interrupted": True}
-            turns.append({"role": "assistant", "text": answer, "metadata": meta})
-        if not turns:
+        if not question.strip() and not answer.strip():
             return
         try:
+            turns: list[dict[str, Any]] = []
+            if question.strip():
+                speaker = user_speaker(self.memory, scope)
+                turns.append({"role": "user", "speaker": speaker, "text": question})
+            if answer.strip():
+                meta = {} if complete else {"interrupted": True}
+                turns.append(
+                    {"role": "assistant", "speaker": ASSISTANT, "text": answer, "metadata": meta}
+                )
             self.memory.remember(turns, scope, surface=SURFACE)
         except Exception:  # capture never breaks or slows the answer: logged, not raised
             log.warning("could not capture an exchange of user %r", scope.user, exc_info=True)
@@ -177,14 +225,30 @@ def _caller(request: Request, role: KeyRole) -> Principal:
     return caller
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    import json
+def _refused(reason: str) -> RequestValidationError:
+    """A body refused as the main API refuses it: the same words, details and shape."""
+    return RequestValidationError(
+        [{"loc": ("body",), "msg": f"Value error, {reason}", "type": "value_error"}]
+    )
 
-    raw = await request.body()
+
+def _checked_json(raw: bytes) -> Any:
+    """``raw`` as JSON, checked whole as every body of the main API is
+    (:func:`memstrata.server.schemas.check_json_values`); refused with 422 otherwise."""
     try:
         body = json.loads(raw)
+    except RecursionError:  # deeper than the reader goes, so far deeper than the bound
+        raise _refused(f"objects and arrays nest deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"the request body is not JSON: {exc}") from None
+    try:
+        return check_json_values(body)
+    except ValueError as exc:
+        raise _refused(str(exc)) from None
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    body = _checked_json(await request.body())
     if not isinstance(body, dict):
         raise InvalidInputError("the request body must be a JSON object")
     messages = body.get("messages")
@@ -285,6 +349,7 @@ def create_proxy_app(
         max_request_bytes = (
             settings.max_request_bytes if settings is not None else DEFAULT_MAX_REQUEST_BYTES
         )
+    app.add_middleware(QueryText)  # no query text that is not UTF-8 reaches a route
     app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
     app.add_middleware(AuthMiddleware, policy=auth, status_for=status_for)
 

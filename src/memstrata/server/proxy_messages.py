@@ -38,10 +38,16 @@ def content_text(content: object) -> str:
     return ""
 
 
+def _role(message: Mapping[str, Any]) -> str | None:
+    """A message's role, if it is text (a client may send any JSON there)."""
+    role = message.get("role")
+    return role if isinstance(role, str) else None
+
+
 def last_user_text(messages: Sequence[object]) -> str:
     """The text of the last message of role ``user`` ('' when there is none)."""
     for message in reversed(messages):
-        if isinstance(message, Mapping) and message.get("role") == "user":
+        if isinstance(message, Mapping) and _role(message) == "user":
             return content_text(message.get("content"))
     return ""
 
@@ -82,7 +88,7 @@ def with_memory(messages: Sequence[Any], block: str) -> list[Any]:
     message put first when there is none; any earlier block of ours is replaced."""
     out = list(messages)
     for i, message in enumerate(out):
-        if isinstance(message, Mapping) and message.get("role") in SYSTEM_ROLES:
+        if isinstance(message, Mapping) and _role(message) in SYSTEM_ROLES:
             out[i] = {**message, "content": _with_block(message.get("content"), block)}
             return out
     return [{"role": "system", "content": block}, *out]
