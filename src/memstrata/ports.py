@@ -352,6 +352,20 @@ class LockingStore(Protocol):
 
 
 @runtime_checkable
+class ImpatientStore(Protocol):
+    """A record store whose writers queue for one lock (SQLite's single writer), so a write
+    may wait long behind another process's: the facade's bookkeeping that can wait for a
+    later turn (a data directory's enrolment and its journal notes on opening) asks it not
+    to wait, and opening for reads never waits for a writer."""
+
+    def without_waiting(self) -> AbstractContextManager[None]:
+        """Writes this thread begins inside the ``with`` block raise
+        :class:`memstrata.errors.BusyError` at once when another writer holds the store,
+        instead of waiting for it; reads are unaffected."""
+        ...
+
+
+@runtime_checkable
 class SizingStore(Protocol):
     """A record store that can say how much text a scope holds without reading it out;
     the facade reads the records for a store that cannot."""

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from memstrata.codec import parse_time
-from memstrata.errors import InvalidInputError, StoreError, TooLargeError
+from memstrata.errors import BusyError, InvalidInputError, StoreError, TooLargeError
 from memstrata.model import (
     Category,
     DeleteReason,
@@ -375,8 +375,10 @@ class MemoryState:
             unknown = self.store.enrol_site(
                 site, site_label(self.settings.data_dir), swept=swept, returning=returning
             )
-        except StoreError as exc:  # a read-only or busy store: it cannot erase either
-            level = logging.INFO if self._enrol_failed else logging.WARNING
+        except (StoreError, BusyError) as exc:  # read-only, or busy: noted on a later turn
+            # another process writing is no fault: the next opening or sweep enrols it
+            quiet = self._enrol_failed or isinstance(exc, BusyError)
+            level = logging.INFO if quiet else logging.WARNING
             self._enrol_failed = True
             log.log(
                 level,

@@ -90,7 +90,8 @@ class Memory(AuditMixin, BrowseMixin):
         memory = cls(
             store, trace=trace, clock=clock, settings=settings, embedder=embedder, ranking=ranking
         )
-        memory.finish_erasures()  # what a failure or a crash left of a deletion
+        # what a failure or a crash left of a deletion; opening never waits for a writer
+        memory.finish_erasures(wait=False)
         return memory
 
     @property

@@ -32,6 +32,7 @@ from memstrata.model import (
     Scope,
     Site,
 )
+from memstrata.ports import ImpatientStore
 from memstrata.retry import retry_conflicts
 
 log = logging.getLogger(__name__)
@@ -123,13 +124,23 @@ class ForgettingMixin(ImportsMixin):
         )
         return planned if isinstance(planned, ForgetPreview) else self._finish(planned)
 
-    def finish_erasures(self) -> int:
+    def finish_erasures(self, *, wait: bool = True) -> int:
         """Erase this data directory's copies of every erasure it has not applied yet: those
         left pending here (by a failure, or a crash, after the store transaction) and those
         made through other data directories sharing the store. Then enrols the data directory
         (see :mod:`memstrata.api.sites`) and closes the entries that waited only for data
         directories not seen within the wait. The number applied here.
-        :meth:`Memory.open` calls it, and the server's sweep (:meth:`start_erasure_sweep`)."""
+        :meth:`Memory.open` calls it with ``wait=False``: the copies are erased all the same,
+        but the store's notes of it (the enrolment, the journal's marks) do not wait for
+        another process's write (a long forget beside a read command); what could not be
+        noted is noted by the next opening or sweep. The server's sweep
+        (:meth:`start_erasure_sweep`) waits."""
+        if wait or not isinstance(self.store, ImpatientStore):
+            return self._finish_erasures()
+        with self.store.without_waiting():
+            return self._finish_erasures()
+
+    def _finish_erasures(self) -> int:
         finished = 0
         site = self._site_of_dir()
         for _ in range(2):  # twice when the store did not know it: it reads what it missed

@@ -63,6 +63,10 @@ class SqliteBase(SqlBase):
         self.path = Path(path)
         self._clock = clock or SystemClock()
         self._lock = threading.RLock()
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        #: per thread: whether a write begun now refuses at once when another writer holds
+        #: the file (see :meth:`without_waiting`)
+        self._impatient = threading.local()
         #: a read-only data directory (or file) is opened read-only: reads work, writes refuse
         self.read_only = read_only_file(self.path)
         self._refusal = (
@@ -147,6 +151,18 @@ class SqliteBase(SqlBase):
             self._conn.close()
 
     @contextmanager
+    def without_waiting(self) -> Iterator[None]:
+        """Writes this thread begins inside the block do not wait for another writer
+        (:class:`memstrata.ports.ImpatientStore`): one that finds the file's write lock held
+        raises :class:`memstrata.errors.BusyError` at once, not after the busy timeout."""
+        before = getattr(self._impatient, "on", False)
+        self._impatient.on = True
+        try:
+            yield
+        finally:
+            self._impatient.on = before
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken eagerly so concurrent writers queue, not deadlock.
 
@@ -161,8 +177,15 @@ class SqliteBase(SqlBase):
                 raise failures.damaged_error(self.path, self.damage)
             if self.read_only:
                 raise StoreError(self._refusal)
+            impatient = getattr(self._impatient, "on", False)
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
+                if impatient:  # the lock only: once begun, the write goes on as any other
+                    self._conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                finally:
+                    if impatient:
+                        self._conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
             except sqlite3.Error as exc:
                 raise self._failure(exc, "start a write on") from exc
             try:
