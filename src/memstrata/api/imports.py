@@ -17,6 +17,7 @@ recorded in the import episode).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -44,9 +45,12 @@ from memstrata.model import (
     Turn,
     utc,
 )
+from memstrata.ports import LockingStore
 
 #: the surface of episodes an import captures
 SURFACE: Final = "import"
+#: how long an import waits for another import into the same user to finish (seconds)
+IMPORT_WAIT_S: Final = 600.0
 #: ids looked up per query
 _CHUNK: Final = 500
 
@@ -115,9 +119,10 @@ class ImportsMixin(DocumentsMixin):
             return super().ingest(batch, user)
         started = perf_counter()
         Scope(user)  # a clear error for a bad user before anything else
-        plan = self._plan(batch, user, build=not dry_run)
-        if not dry_run:
-            self._apply(plan)
+        with self._import_hold(user, dry_run=dry_run):
+            plan = self._plan(batch, user, build=not dry_run)
+            if not dry_run:
+                self._apply(plan)
         return IngestReport(
             source=batch.source,
             format=batch.format,
@@ -138,6 +143,16 @@ class ImportsMixin(DocumentsMixin):
             dry_run=dry_run,
             sources=tuple(plan.sources),
         )
+
+    def _import_hold(self, user: str, *, dry_run: bool) -> AbstractContextManager[None]:
+        """The store's lock on importing into ``user``, held from the plan to its last write
+        (a :class:`memstrata.ports.LockingStore`): two imports of one export at once, in two
+        processes or two threads, take turns, so the second plans after the first has stored
+        and finds its records present, never a duplicate id to refuse. A dry run writes
+        nothing and takes no turn."""
+        if dry_run or not isinstance(self.store, LockingStore):
+            return nullcontext()
+        return self.store.hold(f"import:{user}", wait_s=IMPORT_WAIT_S)
 
     # planning: reads only -----------------------------------------------------------------
     def _plan(self, batch: ImportBatch, user: str, *, build: bool = True) -> _Plan:
