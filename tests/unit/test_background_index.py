@@ -442,3 +442,34 @@ def test_an_index_beside_a_leading_process_takes_its_vectors_and_embeds_nothing(
         assert cli_model.embedded == [] and server_model.embedded  # embedded once, there
         assert events[0] == (0, len(TURNS)) and events[-1] == (len(TURNS), 0)
         assert not cli.model_lock.held  # it never led
+
+
+def test_a_forget_in_another_process_racing_a_batch_leaves_no_cached_vector(
+    data_dir: Path, clock: FixedClock
+) -> None:
+    """Two memories on one data directory stand for two processes: the forget purges the
+    vector cache before the other's batch in hand writes its vectors; the batch then finds
+    the turn gone from the store and forgets what it wrote."""
+    gate = GatedEmbedder()
+    with _open(data_dir, clock, gate, cache=True) as mem:
+        secret, _kept = mem.remember(
+            [
+                Turn(text="the locker code is 4417", speaker="Ann"),
+                Turn(text="柜子的密码我记在本子上了", speaker="Ann"),
+            ],
+            "u",
+        )
+        mem.indexes.index("u")
+        worker = threading.Thread(target=mem.indexes.embed_pending, args=("u",))
+        worker.start()
+        assert gate.entered.wait(10)  # the batch with the secret is being embedded
+        with _open(data_dir, clock, GatedEmbedder(), cache=True) as other:
+            other.forget(secret.id, "u")  # does not wait: another process's index
+        gate.open.set()
+        worker.join(20)
+        assert not worker.is_alive()
+        db = data_dir / "embeddings.db"
+        assert _cached(db, "Ann: the locker code is 4417") == 0
+        assert _cached(db, "Ann: 柜子的密码我记在本子上了") == 1  # a turn still stored keeps it
+        hits = mem.search("locker code", "u", wait=False)
+        assert mem.pending("u") == 0 and secret.id not in [h.id for h in hits]

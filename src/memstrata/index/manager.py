@@ -45,7 +45,7 @@ from memstrata.ids import kind_of
 from memstrata.index.config import RankingConfig
 from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.model import ChangeOp, Scope
-from memstrata.ports import Embedder, RecordStore
+from memstrata.ports import Embedder, ForgettingEmbedder, RecordStore
 
 if TYPE_CHECKING:
     from memstrata.index.snapshot import SnapshotStore
@@ -240,13 +240,33 @@ class IndexManager:
     ) -> int:
         """Bring the user's index up to date and embed everything pending in it, in this
         thread (see :meth:`UserIndex.embed_pending`); the count embedded."""
+        landed: list[tuple[str, set[str]]] = []
         with self._in_use(user):
             index = self.index(user)
-            done = index.embed_pending(batch=batch, progress=progress, stop=stop)
+            done = index.embed_pending(batch=batch, progress=progress, stop=stop, landed=landed)
             self._measured(user, index)
+        self._forget_orphans(user, landed)
         self.maybe_save(user)
         self._bound()  # vectors put in are work a snapshot may be worth
         return done
+
+    def _forget_orphans(self, user: str, landed: list[tuple[str, set[str]]]) -> None:
+        """Forget the cached vectors of entries another process deleted while they were
+        being embedded. A forget elsewhere purges the cache once its store change is made; a
+        vector written after that purge would outlive the forget. So the vectors are written
+        first and the store read after: an entry still stored then is one whose later deletion
+        purges its vectors, and one gone is caught up with here and its vectors forgotten."""
+        if not landed or not isinstance(self.embedder, ForgettingEmbedder):
+            return
+        index = self.index(user)  # caught up with every deletion committed by now
+        with index.lock.reading():
+            gone = [texts for item, texts in landed if item not in index.catalog.slots]
+        if not gone:
+            return
+        live = {t for item, texts in landed if item in index.catalog.slots for t in texts}
+        orphans = set().union(*gone) - live
+        if orphans:
+            self.embedder.forget(sorted(orphans))
 
     def fill_from_cache(self, user: str) -> int:
         """Bring the user's index up to date and put in the pending vectors another process

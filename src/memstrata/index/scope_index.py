@@ -463,8 +463,11 @@ class UserIndex:
         limit: int | None = None,
         progress: Callable[[int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
+        landed: list[tuple[str, set[str]]] | None = None,
     ) -> int:
         """Embed pending entries, ``batch`` at a time (up to ``limit``); the count embedded.
+        ``landed`` is given each entry put in, with the texts embedded for it (so a caller can
+        tell which of them another process deleted meanwhile).
 
         The model runs outside the index's lock, so searches go on meanwhile; each batch's
         vectors go in under the write lock, for the entries whose text is still what was
@@ -486,7 +489,7 @@ class UserIndex:
                     embed_windows(self.embedder, [texts[v] for _, _, texts in work], _JOIN)
                     for v in range(len(self.views))
                 ]
-                done += self._install(work, fresh)
+                done += self._install(work, fresh, landed)
             if progress is not None:
                 progress(done, self.pending)
         return done
@@ -514,9 +517,13 @@ class UserIndex:
         return done
 
     def _install(
-        self, work: list[tuple[int, str, list[list[str]]]], fresh: list[NDArray[np.float32]]
+        self,
+        work: list[tuple[int, str, list[list[str]]]],
+        fresh: list[NDArray[np.float32]],
+        landed: list[tuple[str, set[str]]] | None = None,
     ) -> int:
-        """Put embedded vectors in for the entries still as they were embedded."""
+        """Put embedded vectors in for the entries still as they were embedded (each, with
+        its texts, added to ``landed``)."""
         kept: list[int] = []
         dropped: set[str] = set()
         with self.lock.writing():
@@ -533,6 +540,8 @@ class UserIndex:
                 for view, vectors in zip(self.views, fresh, strict=True):
                     view.add(slots, vectors[kept])
             live = {t for r in kept for t in self._window_texts(work[r][2])}
+            if landed is not None:
+                landed.extend((work[r][1], self._window_texts(work[r][2])) for r in kept)
         if dropped and isinstance(self.embedder, ForgettingEmbedder):
             self.embedder.forget(sorted(dropped - live))
         return len(kept)
