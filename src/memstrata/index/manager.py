@@ -241,21 +241,28 @@ class IndexManager:
         """Bring the user's index up to date and embed everything pending in it, in this
         thread (see :meth:`UserIndex.embed_pending`); the count embedded."""
         landed: list[tuple[str, set[str]]] = []
+
+        def after_batch(done: int, left: int) -> None:  # each batch's vectors checked at once
+            self._forget_orphans(user, landed)
+            landed.clear()
+            if progress is not None:
+                progress(done, left)
+
         with self._in_use(user):
             index = self.index(user)
-            done = index.embed_pending(batch=batch, progress=progress, stop=stop, landed=landed)
+            done = index.embed_pending(batch=batch, progress=after_batch, stop=stop, landed=landed)
             self._measured(user, index)
-        self._forget_orphans(user, landed)
         self.maybe_save(user)
         self._bound()  # vectors put in are work a snapshot may be worth
         return done
 
     def _forget_orphans(self, user: str, landed: list[tuple[str, set[str]]]) -> None:
         """Forget the cached vectors of entries another process deleted while they were
-        being embedded. A forget elsewhere purges the cache once its store change is made; a
-        vector written after that purge would outlive the forget. So the vectors are written
-        first and the store read after: an entry still stored then is one whose later deletion
-        purges its vectors, and one gone is caught up with here and its vectors forgotten."""
+        being embedded (after each batch, so a run killed midway leaves at most one batch's).
+        A forget elsewhere purges the cache once its store change is made; a vector written
+        after that purge would outlive the forget. So the vectors are written first and the
+        store read after: an entry still stored then is one whose later deletion purges its
+        vectors, and one gone is caught up with here and its vectors forgotten."""
         if not landed or not isinstance(self.embedder, ForgettingEmbedder):
             return
         index = self.index(user)  # caught up with every deletion committed by now
