@@ -448,3 +448,31 @@ def test_the_approximate_graph_is_saved_and_loaded(data_dir: Path) -> None:
         memory.search("hiking", "u")  # the same content, searched exactly: no graph loaded
         assert memory.indexes.loads == 1
         assert not any(view.approximate for view in memory.indexes.index("u").views)
+
+
+def test_an_erasure_reads_its_proof_back_before_any_save_may_start(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save begun after the erasure (another process's index from before it) is refused by
+    the mark, but while it writes, its temporary directory holds the texts: the erasure's
+    read-back runs while saves are held off, so it never finds that directory."""
+    free_at_proof: list[bool] = []
+    residue = SnapshotStore.residue
+
+    def watched(self: SnapshotStore, user: str, texts: object) -> list[str]:
+        if sys._getframe(1).f_code.co_name != "erase":  # the facade's own proof, later
+            return residue(self, user, texts)  # type: ignore[arg-type]
+        with snapshot_module._flock(
+            self.directory(user) / snapshot_module._SAVE_LOCK, exclusive=True, wait=0
+        ) as free:
+            free_at_proof.append(free)
+        return residue(self, user, texts)  # type: ignore[arg-type]
+
+    with open_memory(data_dir) as memory:
+        fill(memory, 12)
+        memory.indexes.save("u")
+        hit = memory.search("Tarnwick vault", "u", k=1)[0]
+        monkeypatch.setattr(SnapshotStore, "residue", watched)
+        memory.forget(hit.id, "u")
+    assert free_at_proof and not any(free_at_proof)  # a save could not have begun meanwhile
+    assert not scan(data_dir / "index", [SECRET])

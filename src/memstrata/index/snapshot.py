@@ -556,9 +556,12 @@ class SnapshotStore:
                             _overwrite(entry)
                             entry.unlink()
                     _fsync_dir(directory)
+                # read back before letting a save start: one begun after (another process's
+                # index from before the deletion) is refused by the mark, but while it writes
+                # its temporary directory holds the texts and a proof read then would fail
+                return self.residue(user, texts)
         except OSError as exc:
             return [f"the saved search index in {directory} could not be erased ({exc})"]
-        return self.residue(user, texts)
 
     def residue(self, user: str, texts: Collection[str]) -> list[str]:
         """Name each file of the user's snapshots that holds a form of ``texts`` (UTF-8 or
