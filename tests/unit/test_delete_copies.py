@@ -534,3 +534,38 @@ def test_a_forget_purges_the_cached_vectors_of_earlier_versions_of_a_bullet(
     with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as other:
         other.forget(secret, "u")  # as the CLI does: no index built
     assert [_cached(db, old), _cached(db, new)] == [0, 0]
+
+
+def test_a_purge_read_back_with_vectors_written_again_purges_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's batch in hand may write a deleted text's vector just after the
+    purge (it forgets it itself once it sees the record gone): the purge is made again
+    rather than reporting a copy left."""
+    import sqlite3
+
+    from memstrata.embed import cache as cache_module
+    from memstrata.embed.cache import purge_cache, text_hash, with_cache
+    from memstrata.embed.fake import HashingEmbedder
+
+    path = tmp_path / "embeddings.db"
+    cached = with_cache(HashingEmbedder(dim=8), path)
+    cached.embed_documents(["the locker code is 4417"])
+    row = sqlite3.connect(path).execute("SELECT model, hash, vec FROM vectors").fetchone()
+    purge = cache_module._purge
+    purges: list[int] = []
+
+    def purge_then_written_again(conn: sqlite3.Connection, hashes: list[bytes] | None) -> None:
+        purge(conn, hashes)
+        purges.append(1)
+        if len(purges) == 1:  # the other process's batch lands now
+            with sqlite3.connect(path) as other:
+                other.execute("INSERT INTO vectors VALUES (?, ?, ?)", row)
+
+    monkeypatch.setattr(cache_module, "_purge", purge_then_written_again)
+    assert purge_cache(path, ["the locker code is 4417"]) == []
+    assert len(purges) == 2
+    count = sqlite3.connect(path).execute(
+        "SELECT COUNT(*) FROM vectors WHERE hash = ?", [text_hash("the locker code is 4417")]
+    )
+    assert count.fetchone()[0] == 0

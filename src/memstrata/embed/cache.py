@@ -25,6 +25,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +48,10 @@ from memstrata.sqlite_errors import (
 log = logging.getLogger(__name__)
 
 _CHUNK = 500
+#: a purge read back with vectors of its texts left (another process's batch in hand, which
+#: that process forgets once it sees the records gone) is made again, this many times in all
+_PURGE_TRIES = 5
+_PURGE_PAUSE_S = 0.1
 #: per cache file, how many times it was started again in this process: the caches of a
 #: blend's models share one file, and each reconnects when another has replaced it
 _GENERATIONS: dict[Path, int] = {}
@@ -345,14 +350,19 @@ def purge_cache(path: str | Path, texts: Sequence[str]) -> list[str]:
         return []
     conn = _connect(path)
     try:
-        _purge(conn, hashes)
-        left = sum(
-            conn.execute(
-                f"SELECT COUNT(*) FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ).fetchone()[0]
-            for chunk in _chunks(hashes)
-        )
+        for attempt in range(_PURGE_TRIES):
+            if attempt:  # a batch another process had in hand, written after the purge:
+                time.sleep(_PURGE_PAUSE_S * attempt)  # it forgets them itself; purge again
+            _purge(conn, hashes)
+            left = sum(
+                conn.execute(
+                    f"SELECT COUNT(*) FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchone()[0]
+                for chunk in _chunks(hashes)
+            )
+            if not left:
+                break
     except sqlite3.Error as exc:
         raise StoreError(f"cannot purge the embedding cache {path}: {exc}") from exc
     finally:

@@ -248,10 +248,20 @@ class IndexManager:
             if progress is not None:
                 progress(done, left)
 
+        done = 0
         with self._in_use(user):
-            index = self.index(user)
-            done = index.embed_pending(batch=batch, progress=after_batch, stop=stop, landed=landed)
-            self._measured(user, index)
+            while True:  # an index rebuilt meanwhile (another process's large forget) is
+                index = self.index(user)  # the one to go on with: the old one's pending are gone
+
+                def halted(index: UserIndex = index) -> bool:
+                    return (stop is not None and stop()) or self._indexes.get(user) is not index
+
+                done += index.embed_pending(
+                    batch=batch, progress=after_batch, stop=halted, landed=landed
+                )
+                self._measured(user, index)
+                if self._indexes.get(user) is index or (stop is not None and stop()):
+                    break
         self.maybe_save(user)
         self._bound()  # vectors put in are work a snapshot may be worth
         return done
