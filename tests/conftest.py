@@ -25,6 +25,8 @@ runs on the same machine. A test must therefore be parallel-safe:
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -111,3 +113,30 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(
                 f"workbench screenshots: {SCREENSHOTS} ({len(shots)} files)"
             )
+
+
+#: the loggers the server configures (``requestlog.configure_server_logging``)
+SERVER_LOGGERS = ("memstrata", "uvicorn", "uvicorn.error")
+
+
+@pytest.fixture
+def log_stream() -> Iterator[io.StringIO]:
+    """The server's log lines as JSON in a buffer, the loggers restored afterwards."""
+    from memstrata.server.requestlog import configure_server_logging
+
+    saved = {
+        name: (
+            logging.getLogger(name).handlers[:],
+            logging.getLogger(name).level,
+            logging.getLogger(name).propagate,
+        )
+        for name in SERVER_LOGGERS
+    }
+    stream = io.StringIO()
+    assert configure_server_logging("json", stream) == "json"
+    yield stream
+    for name, (handlers, level, propagate) in saved.items():
+        logger = logging.getLogger(name)
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate

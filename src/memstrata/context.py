@@ -226,7 +226,8 @@ class Item:
     its ``line`` as served (escaped), ``reason`` (what it is), ``relevance`` (its score on the
     one scale, None when nothing scored it) and ``scored`` (where that came from), the
     episodes it rests on (``sources``) and, once in, its 1-based ``position``. ``cut`` says
-    why an item left out is out."""
+    why an item left out is out; ``text`` is its words as stored (not escaped, without the
+    line's label), for a person reading the explanation."""
 
     kind: str
     id: str
@@ -238,6 +239,7 @@ class Item:
     sources: tuple[str, ...] = ()
     position: int | None = None
     cut: str = ""
+    text: str = ""
 
 
 @dataclass(slots=True)
@@ -251,14 +253,15 @@ class Context:
     cut: list[Item] = field(default_factory=list)
 
     def explain(self) -> list[dict[str, object]]:
-        """Every item in (in the order admitted) and cut: its kind, why it is a candidate,
-        its relevance and where it came from, and its position or why it is out."""
+        """Every item in (in the order admitted) and cut: its kind, its words, why it is a
+        candidate, its relevance and where it came from, and its position or why it is out."""
 
         def entry(item: Item, included: bool) -> dict[str, object]:
             place = f"admitted at {item.position}" if included else f"cut: {item.cut}"
             return {
                 "id": item.id,
                 "kind": item.kind,
+                "text": item.text,
                 "included": included,
                 "why": f"{item.reason}; {item.scored}; {place}",
                 "relevance": None if item.relevance is None else round(item.relevance, 4),
@@ -285,7 +288,7 @@ class _Candidate:
     safety: bool = False
     own_words: bool = True
     order: int = 0
-    text: str = ""  # the words that are compared for rewrites
+    text: str = ""  # its words: compared for rewrites, shown by the explanation
     rewrites: list[_Candidate] = field(default_factory=list)
 
     def offer(self, relevance: float | None, scored: str) -> None:
@@ -323,6 +326,7 @@ class _Candidate:
             self.sources,
             position,
             cut,
+            self.text,
         )
 
 
@@ -404,6 +408,7 @@ class _Gathering:
                 f"identity: {escape(text)}",
                 "L0 identity",
                 scored="identity, always in",
+                text=text,
             )
         )
 

@@ -245,6 +245,9 @@ class ProxySettings(BaseModel):
 
 #: the default bound on an HTTP request body (4 MiB)
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
+#: the default bound on the time an HTTP request body takes to arrive (4 MiB in it is about
+#: 140 KB/s)
+DEFAULT_REQUEST_BODY_TIMEOUT_S = 30.0
 
 
 #: the file of a data directory holding its id as a site of copies (see memstrata.api.sites)
@@ -277,6 +280,12 @@ class Settings(BaseSettings):
         DEFAULT_MAX_REQUEST_BYTES,
         ge=1024,
         description="the largest HTTP request body the server reads; larger ones get 413",
+    )
+    request_body_timeout_s: float = Field(
+        DEFAULT_REQUEST_BODY_TIMEOUT_S,
+        gt=0,
+        description="seconds an HTTP request body may take to arrive in full; a slower one "
+        "gets 408 and its connection is closed",
     )
     trace: bool = Field(True, description="write the raw trace of captured turns")
     erasure_sweep_s: float = Field(

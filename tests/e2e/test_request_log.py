@@ -14,30 +14,8 @@ from fastapi.testclient import TestClient
 
 from memstrata.api import Memory
 from memstrata.server.requestlog import configure_server_logging, resolve_format
+from tests.conftest import SERVER_LOGGERS
 from tests.keyed import keyed_client
-
-LOGGERS = ("memstrata", "uvicorn", "uvicorn.error")
-
-
-@pytest.fixture
-def log_stream() -> Iterator[io.StringIO]:
-    """The server's logging into a buffer as JSON, the loggers restored afterwards."""
-    saved = {
-        name: (
-            logging.getLogger(name).handlers[:],
-            logging.getLogger(name).level,
-            logging.getLogger(name).propagate,
-        )
-        for name in LOGGERS
-    }
-    stream = io.StringIO()
-    assert configure_server_logging("json", stream) == "json"
-    yield stream
-    for name, (handlers, level, propagate) in saved.items():
-        logger = logging.getLogger(name)
-        logger.handlers[:] = handlers
-        logger.setLevel(level)
-        logger.propagate = propagate
 
 
 @pytest.fixture
@@ -156,7 +134,10 @@ def test_an_unexpected_failure_is_logged_with_its_request_id(
 
 def test_text_format_for_a_person() -> None:
     stream = io.StringIO()
-    saved = {n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate) for n in LOGGERS}
+    saved = {
+        n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate)
+        for n in SERVER_LOGGERS
+    }
     try:
         assert configure_server_logging("text", stream) == "text"
         logging.getLogger("memstrata.test").warning("hello %s", "there")
@@ -179,7 +160,10 @@ def test_auto_is_text_on_a_terminal_and_json_otherwise() -> None:
 
 
 def test_lines_go_to_the_stderr_of_the_moment(monkeypatch: pytest.MonkeyPatch) -> None:
-    saved = {n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate) for n in LOGGERS}
+    saved = {
+        n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate)
+        for n in SERVER_LOGGERS
+    }
     first = io.StringIO()
     monkeypatch.setattr("sys.stderr", first)
     logging.getLogger("memstrata").addHandler(logging.StreamHandler(first))  # e.g. the CLI's

@@ -180,7 +180,8 @@ def test_wake_up_recall_and_context_with_explain(http: httpx2.Client, mem: Memor
     ).json()
     assert explained["text"] == plain["text"] and explained["tokens"] <= explained["budget"]
     reasons = explained["explain"]
-    assert reasons and all(set(e) == {"id", "kind", "included", "why"} for e in reasons)
+    assert reasons and all(set(e) == {"id", "kind", "text", "included", "why"} for e in reasons)
+    assert all(e["text"] for e in reasons)  # each item's words, for a person
     assert any(e["included"] for e in reasons)
     direct = mem.context("Where does Alice live?", "alice", budget=1000)
     assert [e["id"] for e in reasons] == [e["id"] for e in direct.explain()]

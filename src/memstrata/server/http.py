@@ -4,8 +4,9 @@
 Each route parses, calls the facade, encodes the result; it gets the memory and its scope
 from the dependencies of :mod:`memstrata.server.deps`. Errors of the exception tree map to
 status codes in one table (:data:`STATUS_CODES`); every error answers in one shape
-(:mod:`memstrata.server.errors`), request bodies are bounded (:mod:`memstrata.server.limits`)
-and unknown or repeated query parameters are refused.
+(:mod:`memstrata.server.errors`), request bodies are bounded in size and in the time they
+take to arrive (:mod:`memstrata.server.limits`) and unknown or repeated query parameters are
+refused.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
 from memstrata.server.routes.web import install_web
 from memstrata.server.schemas import ErrorOut
-from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES
+from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, DEFAULT_REQUEST_BODY_TIMEOUT_S
 
 STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
     (TooLargeError, 413),
@@ -66,11 +67,16 @@ ERROR_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
 
 
 def create_app(
-    memory: Memory, *, auth: AuthPolicy, max_request_bytes: int | None = None
+    memory: Memory,
+    *,
+    auth: AuthPolicy,
+    max_request_bytes: int | None = None,
+    request_body_timeout_s: float | None = None,
 ) -> FastAPI:
     """The app over ``memory``, behind ``auth`` (API keys, or local mode: see
-    :mod:`memstrata.server.auth`); request bodies over ``max_request_bytes`` (default: the
-    ``max_request_bytes`` setting) are refused with 413."""
+    :mod:`memstrata.server.auth`); request bodies over ``max_request_bytes`` are refused with
+    413, and those that take more than ``request_body_timeout_s`` to arrive with 408 (each by
+    default the setting of that name)."""
     app = FastAPI(
         title="memstrata",
         version=__version__,
@@ -83,13 +89,21 @@ def create_app(
     )
     app.state.memory = memory
     install_error_handlers(app, status_for)
+    settings = memory.settings
     if max_request_bytes is None:
-        settings = memory.settings
         max_request_bytes = (
             settings.max_request_bytes if settings is not None else DEFAULT_MAX_REQUEST_BYTES
         )
+    if request_body_timeout_s is None:
+        request_body_timeout_s = (
+            settings.request_body_timeout_s
+            if settings is not None
+            else DEFAULT_REQUEST_BODY_TIMEOUT_S
+        )
     app.add_middleware(QueryText)  # no query text that is not UTF-8 reaches a route
-    app.add_middleware(BodySizeLimit, max_bytes=max_request_bytes)
+    app.add_middleware(
+        BodySizeLimit, max_bytes=max_request_bytes, body_timeout_s=request_body_timeout_s
+    )
     # outermost: who is calling is known before anything reads the request
     app.add_middleware(AuthMiddleware, policy=auth, status_for=status_for)
     for router in ROUTERS:

@@ -1,8 +1,15 @@
-"""A bound on request bodies, enforced before a body is read into memory.
+"""Bounds on request bodies, enforced before a body is read into memory: their size and the
+time they take to arrive.
 
-A declared ``Content-Length`` over the limit is refused at once; a body without one (chunked)
-is counted as it arrives and refused as soon as it passes the limit. Either way the answer is
-413 in the one error shape and the route never runs.
+A declared ``Content-Length`` over the limit is refused at once, before any of the body is
+read: a client waiting for ``100 Continue`` never gets it (the server sends one only when the
+app first asks for the body), and one already sending gets the answer without the server
+waiting for the rest. A body without a declared length (chunked) is counted as it arrives and
+refused as soon as it passes the limit. Either way the answer is 413 in the one error shape,
+the connection is closed and the route never runs. A body that has not arrived in full
+``body_timeout_s`` after the request's headers (a client trickling it, or one that stopped
+sending) is answered 408 and its connection closed: no slow client holds the server for
+longer.
 """
 
 from __future__ import annotations
@@ -10,7 +17,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
-from memstrata.server.errors import error_response
+import anyio
+
+from memstrata.server.errors import ErrorResponse, error_response
+from memstrata.settings import DEFAULT_REQUEST_BODY_TIMEOUT_S
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -18,13 +28,25 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: how much of a refused body is read and dropped after the answer, in multiples of the limit
+_DRAIN_FACTOR: Final = 8
+#: the longest a refused body is read and dropped after the answer, in seconds
+_DRAIN_S: Final = 2.0
+
 
 class BodySizeLimit:
-    """ASGI middleware: a request body of more than ``max_bytes`` is answered with 413."""
+    """ASGI middleware: a request body of more than ``max_bytes`` is answered with 413, one
+    that takes more than ``body_timeout_s`` to arrive with 408."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        body_timeout_s: float = DEFAULT_REQUEST_BODY_TIMEOUT_S,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -32,53 +54,89 @@ class BodySizeLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await self._refuse(scope, receive, send, declared, more=declared > 0)
+            # before the first receive: no 100 Continue goes out, no byte of the body is read
+            # (a client waiting for one sends nothing; one that did not wait is sending)
+            refusal = self._too_large(declared)
+            await self._refuse(scope, receive, send, refusal, more=not _waits_for_continue(scope))
             return
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                await self.app(scope, _replay([message], receive), send)
-                return
-            chunk = bytes(message.get("body", b""))
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(
-                    scope, receive, send, size, more=bool(message.get("more_body", False))
-                )
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        more = True
+        client_gone: Message | None = None
+        with anyio.move_on_after(self.body_timeout_s) as deadline:
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":  # the client went away
+                    client_gone = message
+                    break
+                chunk = bytes(message.get("body", b""))
+                size += len(chunk)
+                more = bool(message.get("more_body", False))
+                if size > self.max_bytes:
+                    break
+                chunks.append(chunk)
+        if deadline.cancelled_caught:
+            await self._refuse(scope, receive, send, self._too_slow(size), more=False)
+            return
+        if client_gone is not None:
+            await self.app(scope, _replay([client_gone], receive), send)
+            return
+        if size > self.max_bytes:
+            await self._refuse(scope, receive, send, self._too_large(size), more=more)
+            return
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
         await self.app(scope, _replay([body], receive), send)
 
-    async def _refuse(
-        self, scope: Scope, receive: Receive, send: Send, size: int, *, more: bool
-    ) -> None:
-        # read (and drop) what the client is still sending, up to a bound, before answering:
-        # a socket closed with unread data resets the connection, and the client may lose the
-        # answer; past the bound the connection is closed all the same
-        drained = 0
-        while more and drained <= _DRAIN_FACTOR * self.max_bytes:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            drained += len(message.get("body", b""))
-            more = bool(message.get("more_body", False))
-        response = error_response(
+    def _too_large(self, size: int) -> ErrorResponse:
+        return error_response(
             413,
             "TooLargeError",
             f"the request body is over the limit of {self.max_bytes} bytes "
             f"(at least {size}); the setting max_request_bytes sets the limit",
         )
+
+    def _too_slow(self, size: int) -> ErrorResponse:
+        return error_response(
+            408,
+            "RequestTimeoutError",
+            f"the request body did not arrive within {self.body_timeout_s:g} s ({size} bytes "
+            "came); nothing was done; the setting request_body_timeout_s sets the bound",
+        )
+
+    async def _refuse(
+        self, scope: Scope, receive: Receive, send: Send, response: ErrorResponse, *, more: bool
+    ) -> None:
+        """Answer ``response`` now and close the connection. When the client may still be
+        sending (``more``), what it sends is read and dropped for a short while, up to a
+        bound, once the answer is out: a socket closed with unread data resets the
+        connection, and the client may lose the answer."""
         response.headers["connection"] = "close"
-        await response(scope, receive, send)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": response.status_code,
+                "headers": response.raw_headers,
+            }
+        )
+        await send({"type": "http.response.body", "body": response.body, "more_body": True})
+        if more:
+            drained = 0
+            with anyio.move_on_after(min(_DRAIN_S, self.body_timeout_s)):
+                while more and drained <= _DRAIN_FACTOR * self.max_bytes:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        break
+                    drained += len(message.get("body", b""))
+                    more = bool(message.get("more_body", False))
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-#: how much of a refused body is read and dropped, in multiples of the limit
-_DRAIN_FACTOR: Final = 8
+def _waits_for_continue(scope: Scope) -> bool:
+    """Whether the client sends its body only once told to (``Expect: 100-continue``)."""
+    return any(
+        name == b"expect" and value.strip().lower() == b"100-continue"
+        for name, value in scope.get("headers", ())
+    )
 
 
 def _content_length(scope: Scope) -> int | None:

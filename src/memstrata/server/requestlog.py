@@ -4,14 +4,16 @@ Each HTTP request gets an id: the client's ``X-Request-ID`` when it is sane (1 t
 characters of letters, digits and ``._:-``), else a new one. The id goes back in the
 ``X-Request-ID`` response header and, through a context variable that the thread running a
 route inherits, onto every log line written while the request is served. When the request is
-answered, one access line is logged on ``memstrata.access``: method, route template, status,
-duration in milliseconds, request id and the user when a route named it
+answered, one access line is logged on ``memstrata.access``: method, route template (for a
+request refused before it reached its route, the one its path names: :func:`route_of`),
+status, duration in milliseconds, request id and the user when a route named it
 (:func:`note_user`). Never a query string, a header value or a body: no API key, no memory
 text reaches the log.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -19,13 +21,14 @@ import sys
 import time
 import traceback
 import uuid
+import weakref
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO
 
-from memstrata.server.metrics import route_label
+from memstrata.server.metrics import UNMATCHED, route_label
 
 if TYPE_CHECKING:
     from memstrata.server.limits import ASGIApp, Message, Receive, Scope, Send
@@ -76,6 +79,74 @@ def request_id_from(headers: Iterable[tuple[bytes, bytes]]) -> str:
     return uuid.uuid4().hex
 
 
+def route_of(scope: Scope) -> str:
+    """The template of the route that took the request, or, for a request answered before
+    routing (refused by the key check or the body limits), of the route its path names in the
+    app's routes (a route of the path that does not take the method still names it);
+    :data:`UNMATCHED` for a path no route takes."""
+    label = route_label(scope)
+    if label != UNMATCHED:
+        return label
+    app = scope.get("app")
+    if app is None:
+        return UNMATCHED
+    path = str(scope.get("path", ""))
+    root = str(scope.get("root_path", ""))
+    if root and path.startswith(root + "/"):  # the path within the app, as routing sees it
+        path = path[len(root) :]
+    method = str(scope.get("method", "")).upper()
+    partial: str | None = None
+    for pattern, template, methods in _templates(app):
+        if pattern.match(path) is None:
+            continue
+        if methods is None or method in methods:
+            return template
+        if partial is None:
+            partial = template
+    return partial if partial is not None else UNMATCHED
+
+
+#: a route's template: the pattern its paths match, the template, its methods (None: any)
+_Template = tuple[re.Pattern[str], str, frozenset[str] | None]
+#: each app's route templates, made once
+_TEMPLATES: weakref.WeakKeyDictionary[Any, list[_Template]] = weakref.WeakKeyDictionary()
+
+
+def _templates(app: Any) -> list[_Template]:
+    """The templates of ``app``'s routes, with the patterns their paths match, in the order
+    the router tries them (a mount matches every path under it)."""
+    try:
+        return _TEMPLATES[app]
+    except (KeyError, TypeError):
+        pass
+    from starlette.routing import Mount, compile_path
+
+    routes = list(getattr(app, "routes", ()))
+    try:  # FastAPI 0.16x lists an included router as one route; this lists what it holds
+        from fastapi.routing import iter_route_contexts
+    except ImportError:
+        listed: list[Any] = routes
+    else:
+        listed = list(iter_route_contexts(routes))
+    found: list[_Template] = []
+    for route in listed:
+        template = getattr(route, "path", None)
+        if not isinstance(template, str) or not template:
+            continue
+        if isinstance(getattr(route, "original_route", route), Mount):
+            pattern, _, _ = compile_path(template.rstrip("/") + "/{path:path}")
+            found.append((pattern, template, None))
+            continue
+        pattern, _, _ = compile_path(template)
+        methods = getattr(route, "methods", None)
+        found.append(
+            (pattern, template, frozenset(m.upper() for m in methods) if methods else None)
+        )
+    with contextlib.suppress(TypeError):
+        _TEMPLATES[app] = found
+    return found
+
+
 class RequestContext:
     """ASGI middleware: gives each HTTP request its id, returns it in ``X-Request-ID`` and
     logs the access line once the request is answered."""
@@ -109,7 +180,7 @@ class RequestContext:
             client = scope.get("client")
             fields = {
                 "method": str(scope.get("method", "")),
-                "route": route_label(scope),
+                "route": route_of(scope),
                 "status": status,
                 "duration_ms": round((time.perf_counter() - start) * 1000, 2),
                 "user": info.user,

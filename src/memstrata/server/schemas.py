@@ -530,6 +530,7 @@ class RecallOut(BaseModel):
 class ExplainOut(BaseModel):
     id: str
     kind: str
+    text: str = Field("", description="the item's words as stored (not escaped)")
     included: bool
     why: str
 
@@ -806,8 +807,8 @@ class ErrorOut(BaseModel):
     error: str = Field(
         description="the error class: InvalidInputError (422), TooLargeError (413), "
         "UnauthenticatedError (401), ForbiddenError (403), NotFoundError (404), "
-        "MethodNotAllowedError (405), ConflictError or BusyError (409), "
-        "StoreError (503), InternalError or another class of the exception tree (500)"
+        "MethodNotAllowedError (405), RequestTimeoutError (408), ConflictError or BusyError "
+        "(409), StoreError (503), InternalError or another class of the exception tree (500)"
     )
     message: str = Field(description="what went wrong, for a person")
     details: list[ErrorDetail | ConflictDetail] | None = Field(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.web.conftest import (
@@ -42,6 +43,20 @@ def test_a_bad_key_is_refused_with_the_reason_and_a_good_one_signs_in(
     page.click("#sign-out")
     expect(page.locator("#signin-key")).to_be_visible()
     assert page.evaluate("sessionStorage.getItem('memstrata.key')") is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_sign_in_page_shows_the_command_and_the_file_as_code(
+    page: Page, workbench: Workbench, shoot: Shoot, lang: str
+) -> None:
+    page.goto(workbench.base_url + "/")
+    if lang == "zh":
+        page.click("#lang-switch")
+    expect(page.locator("h1")).to_have_text({"en": "Sign in", "zh": "登录"}[lang])
+    intro = page.locator(".signin-card > p").first
+    assert "`" not in intro.inner_text()
+    expect(intro.locator("code")).to_have_text(["admin.key", "memstrata keys create"])
+    shoot(page, f"signin-{lang}")
 
 
 def test_a_key_bound_to_one_user_sees_that_user_only(page: Page, workbench: Workbench) -> None:

@@ -343,6 +343,39 @@ def test_search_hits_scores_citations_and_context_explain(
     page.wait_for_url(re.compile(r".*#/episodes/2026-04-14\?hl=ep_.*"))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_context_panel_speaks_a_users_words_and_lists_items_by_their_text(
+    server: Server, open_page: Callable[..., Page], lang: str
+) -> None:
+    page = open_page("#/search?q=PostgreSQL", lang=lang)
+    panel = page.locator(".tools-context")
+    rows = panel.locator(".tools-explain tbody tr")
+    rows.first.wait_for()
+    answer = server.http.get("/v1/context", params={**USER, "q": "PostgreSQL", "budget": 600})
+    route_name = answer.json()["route"]
+    # how the query was served, in words: not the router's name for it
+    summary = panel.locator("p.tools-muted").first.inner_text()
+    assert not re.search(rf"\b(route|{route_name})\b|路由", summary), summary
+    assert re.search(r"\w", summary.split("·", 1)[1]), summary
+    # the budget bar's label is whole, in both languages
+    label = panel.locator(".tools-bar-label")
+    assert label.inner_text() == {"en": "Token budget", "zh": "令牌预算"}[lang]
+    assert label.evaluate("el => el.scrollWidth <= el.clientWidth"), "the label is cut"
+    # each item by its words (an episode's as stored), its id at hand but not in their place
+    episodes = [row for row in rows.all() if (row.get_attribute("data-id") or "").startswith("ep_")]
+    assert episodes
+    for row in episodes[:3]:
+        item_id = row.get_attribute("data-id") or ""
+        stored = server.http.get(f"/v1/items/{item_id}", params=USER).json()["text"]
+        words = row.locator(".tools-item-text")
+        shown = words.inner_text()
+        assert shown.startswith(stored[:30]) or stored[:30] in shown, (shown, stored)
+        assert item_id not in shown
+        assert words.get_attribute("title") == item_id
+        assert row.locator(".tools-item-id").inner_text() == item_id
+    server.shot(page, f"context-explain-{lang}")
+
+
 def test_search_fact_hits_link_their_sources(
     server: Server, open_page: Callable[..., Page]
 ) -> None:

@@ -34,7 +34,7 @@
 
 import { Api, ApiError } from './api.js';
 import { openDialog } from './dialog.js';
-import { h, mount } from './dom.js';
+import { h, mount, withCode } from './dom.js';
 import { getLang, onLangChange, register, setLang, t } from './i18n.js';
 
 register({
@@ -57,7 +57,7 @@ register({
     'lang.switch': '中文',
     'lang.switch_label': 'Switch the interface to Chinese',
     'signin.title': 'Sign in',
-    'signin.intro': 'Enter an API key of this server. The first start wrote an admin key to admin.key in the data directory; `memstrata keys create` makes more.',
+    'signin.intro': 'Enter an API key of this server. The first start wrote an admin key to `admin.key` in the data directory; `memstrata keys create` makes more.',
     'signin.key': 'API key',
     'signin.submit': 'Sign in',
     'signin.refused': 'The key was refused: {message}',
@@ -95,7 +95,7 @@ register({
     'lang.switch': 'English',
     'lang.switch_label': '将界面切换为英文',
     'signin.title': '登录',
-    'signin.intro': '请输入此服务器的 API 密钥。首次启动时管理员密钥已写入数据目录中的 admin.key；`memstrata keys create` 可创建更多密钥。',
+    'signin.intro': '请输入此服务器的 API 密钥。首次启动时管理员密钥已写入数据目录中的 `admin.key`；`memstrata keys create` 可创建更多密钥。',
     'signin.key': 'API 密钥',
     'signin.submit': '登录',
     'signin.refused': '密钥被拒绝：{message}',
@@ -253,7 +253,7 @@ function renderSignIn(problem) {
     h('main', { id: 'main', tabindex: '-1', class: 'signin' },
       h('section', { class: 'card signin-card', 'aria-labelledby': 'signin-title' },
         h('h1', { id: 'signin-title' }, t('signin.title')),
-        h('p', {}, t('signin.intro')),
+        h('p', {}, withCode(t('signin.intro'))),
         form)));
   input.focus();
 }

@@ -35,6 +35,20 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+/**
+ * A string's text with its `backticked` parts (a command, a file name) as <code> elements:
+ * an array of strings and nodes for h or append (text nodes only, never parsed as HTML). A
+ * backtick without its pair stays as it is.
+ */
+export function withCode(text) {
+  const parts = String(text).split('`');
+  if (parts.length % 2 === 0) {
+    const last = parts.pop();
+    parts.push(`${parts.pop()}\`${last}`); // the unpaired backtick is text
+  }
+  return parts.map((part, i) => (i % 2 ? h('code', {}, part) : part)).filter((part) => part !== '');
+}
+
 /** Append children (as h does) to el; returns el. */
 export function append(el, children) {
   for (const child of children) {

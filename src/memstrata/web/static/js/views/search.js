@@ -41,7 +41,11 @@ register({
     "search.context": "Context for this query",
     "search.budget": "Token budget",
     "search.assemble": "Assemble context",
-    "search.tokens": "{tokens} of {budget} tokens · route {route}",
+    "search.tokens": "{tokens} of {budget} tokens",
+    "search.route.none": "small talk: no memory needed",
+    "search.route.profile": "a question about the user: their profile and essentials",
+    "search.route.topic": "about a topic memory keeps a document on",
+    "search.route.detail": "details looked up in past conversations and facts",
     "search.topic": "topic {topic}",
     "search.thread": "thread {thread}",
     "search.agent": "agent {agent}",
@@ -79,7 +83,11 @@ register({
     "search.context": "此查询的上下文",
     "search.budget": "令牌预算",
     "search.assemble": "组装上下文",
-    "search.tokens": "{tokens} / {budget} 个令牌 · 路由 {route}",
+    "search.tokens": "{tokens} / {budget} 个令牌",
+    "search.route.none": "闲聊：不需要记忆",
+    "search.route.profile": "关于用户本人的问题：用其档案和要点",
+    "search.route.topic": "关于记忆中有文档的主题",
+    "search.route.detail": "从过往对话和事实中查找细节",
     "search.topic": "主题 {topic}",
     "search.thread": "线程 {thread}",
     "search.agent": "智能体 {agent}",
@@ -343,6 +351,31 @@ function citeLink(ctx, session, ids) {
   );
 }
 
+/** How the query was served (the router's choice), in the interface's words, after a " · ";
+ * nothing for a choice the page has no words for (the router's own name is not shown). */
+function routeWords(ctx, name) {
+  const key = `search.route.${name}`;
+  const text = ctx.t(key);
+  return text === key ? "" : ` · ${text}`;
+}
+
+/** An item of the explanation: its words, shortened (the id as their tooltip), and its id
+ * in a small line below; the id alone when the server sent no words. */
+function itemCell(entry) {
+  const id = h("code", { class: "tools-item-id" }, entry.id);
+  if (!entry.text) return id;
+  return [h("span", { class: "tools-item-text", title: entry.id }, shorten(entry.text, ITEM_CHARS)), id];
+}
+
+/** The characters of an item's words the explanation shows. */
+const ITEM_CHARS = 80;
+
+/** ``text`` on one line, cut to ``limit`` characters (whole code points) with an ellipsis. */
+function shorten(text, limit) {
+  const chars = Array.from(String(text).replace(/\s+/g, " ").trim());
+  return chars.length <= limit ? chars.join("") : `${chars.slice(0, limit - 1).join("").trimEnd()}…`;
+}
+
 /** The assembled block, its size against the budget, and the explanation table. */
 function contextView(ctx, result) {
   const explain = result.explain || [];
@@ -351,10 +384,11 @@ function contextView(ctx, result) {
     h(
       "p",
       { class: "tools-muted" },
-      ctx.t("search.tokens", { tokens: result.tokens, budget: result.budget, route: result.route }),
+      ctx.t("search.tokens", { tokens: result.tokens, budget: result.budget }),
+      routeWords(ctx, result.route),
       result.topic ? ` · ${ctx.t("search.topic", { topic: result.topic })}` : "",
     ),
-    bar(result.tokens, result.budget, ctx.t("search.budget")),
+    bar(result.tokens, result.budget, ctx.t("search.budget"), { fit: true }),
     h("pre", { class: "tools-memory", tabindex: "0" }, result.text),
     h("h3", {}, ctx.t("search.explain")),
     h(
@@ -381,7 +415,7 @@ function contextView(ctx, result) {
             { class: e.included ? "tools-in" : "tools-cut", "data-id": e.id },
             h("td", {}, e.included ? ctx.t("search.in") : ctx.t("search.cut")),
             h("td", {}, e.kind),
-            h("td", {}, h("code", {}, e.id)),
+            h("td", {}, itemCell(e)),
             h("td", {}, e.why),
           ),
         ),

@@ -246,14 +246,16 @@ export function show(value) {
   return String(value);
 }
 
-/** A small horizontal bar for ``value`` out of ``max`` (0 when max is 0), with its number. */
-export function bar(value, max, label) {
+/** A small horizontal bar for ``value`` out of ``max`` (0 when max is 0), with its number.
+ * Bars stacked in a list share one label width (a long label is cut); a bar standing alone
+ * (``fit``) makes its label's column as wide as the label. */
+export function bar(value, max, label, { fit = false } = {}) {
   const share = max > 0 ? Math.max(0, Math.min(1, Math.abs(value) / max)) : 0;
   const fillNode = h("span", { class: "tools-bar-fill" });
   fillNode.style.width = `${(share * 100).toFixed(1)}%`;
   return h(
     "span",
-    { class: "tools-bar-row" },
+    { class: ["tools-bar-row", fit && "tools-bar-fit"] },
     h("span", { class: "tools-bar-label" }, label),
     h("span", { class: "tools-bar", "aria-hidden": "true" }, fillNode),
     h("span", { class: "tools-bar-value" }, formatNumber(value)),
