@@ -138,3 +138,43 @@ def test_each_memory_gets_an_embedder_of_its_own(tmp_path: Path) -> None:
     assert first is not second and first.name == second.name  # a memory closes its own
     for embedder in (first, second):
         embedder.close()  # type: ignore[attr-defined]
+
+
+def test_where_each_miss_stands() -> None:
+    """A miss of wake_up is placed by where its words are: a fact that holds, one that
+    ended, the user's own turns only, or nowhere; a stale value served as current the same."""
+    conv = load_conversation(MINI)
+    served = Served(
+        "<memory>\n- Lived in Porto\n</memory>",
+        10,
+        "",
+        ("none", "none", "none"),
+        3,
+        0.1,
+        current_facts=("The user drinks rooibos", "residence: Porto"),
+        ended_facts=("The user lives in Lyon",),
+    )
+    result = score_conversation(conv, served)
+    misses = result["wake_up"]["misses"]
+    # Lyon only in an ended fact, rooibos in one that holds, the never-said term nowhere
+    assert misses["current"]["items"] == {"city": "ended", "drink": "fact", "never-said": "unsaid"}
+    assert misses["current"]["counts"] == {"fact": 1, "ended": 1, "said": 0, "unsaid": 1}
+    # penicillin was said by the user and filed as nothing
+    assert misses["safety"]["items"] == {"penicillin": "said"}
+    # Porto is served as current and still held by a fact: a supersession missed
+    assert misses["stale_as_current"]["items"] == {"old-city": "fact"}
+    whole = handed_result(
+        [result, result], sets=[], budget=800, context_budget=1000, embedder="hashing:256"
+    )
+    assert whole["totals"]["wake_up"]["misses"]["current"] == {
+        "fact": 2,
+        "ended": 2,
+        "said": 0,
+        "unsaid": 2,
+    }
+    table = handed_table({**whole, "locomo": {"skipped": "no --locomo FILE given"}})
+    rows = table.splitlines()
+    at = rows.index("where wake_up's misses stand")
+    assert rows[at + 1].split() == ["fact", "ended", "said", "unsaid"]
+    assert rows[at + 2].split() == ["current", "2", "2", "0", "2"]
+    assert rows[at + 4].split() == ["stale_as_current", "2", "0", "0", "0"]

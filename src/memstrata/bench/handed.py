@@ -27,6 +27,7 @@ from memstrata.bench.handed_files import HandedConversation, Item, Question, Slo
 from memstrata.bench.handed_lines import (
     CHANGE_WORDS,
     PAST_MARKERS,
+    Alternatives,
     cut_value,
     date_form,
     found_in,
@@ -42,6 +43,8 @@ from memstrata.settings import Settings
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
+    from memstrata.api import Memory
+    from memstrata.api.browse import Validity
     from memstrata.ports import Embedder
 
 SMALL_BUDGET: Final = 160
@@ -244,6 +247,10 @@ class Served:
     contexts: tuple[str, ...]
     facts: int
     seconds: float
+    #: every fact of the scope that holds at ``now`` and every one that no longer does, as
+    #: lines (its text, and its slot with its value): where a miss of wake_up stands
+    current_facts: tuple[str, ...] = ()
+    ended_facts: tuple[str, ...] = ()
 
 
 def default_embedder(cache: Path | None = None) -> Callable[[], Embedder]:
@@ -293,6 +300,8 @@ def serve_conversation(
             contexts = tuple(
                 memory.context(q.q, scope, budget=context_budget).text for q in conv.questions
             )
+            current_facts = _fact_lines(memory, scope, "current")
+            ended_facts = _fact_lines(memory, scope, "superseded")
         finally:
             memory.close()
     return Served(
@@ -302,12 +311,71 @@ def serve_conversation(
         contexts,
         len(report.stored),
         round(perf_counter() - started, 2),
+        current_facts,
+        ended_facts,
     )
+
+
+def _fact_lines(memory: Memory, scope: Scope, valid: Validity) -> tuple[str, ...]:
+    """Every fact of ``scope`` of that validity as lines: its text, and ``slot: value``."""
+    lines: list[str] = []
+    after = None
+    while True:
+        page = memory.facts(scope, valid=valid, after=after, limit=500)
+        for view in page:
+            fact = view.fact
+            lines.append(fact.text)
+            if fact.slot is not None and fact.value is not None:
+                lines.append(f"{fact.slot}: {fact.value}")
+        if len(page) < 500:
+            return tuple(lines)
+        after = page[-1].fact.id
+
+
+#: Where a current or safety item missing from wake_up stands, and where a stale value
+#: served as current does: in a fact that holds (a choice of serving, or a supersession
+#: missed), only in a fact that ended, only in the user's own turns (said, never filed), or
+#: nowhere in their words (said otherwise than the annotation's words, or by the assistant).
+MISS_PLACES: Final = ("fact", "ended", "said", "unsaid")
+
+
+def _place(alternatives: Alternatives, served: Served, said: Sequence[str]) -> str:
+    if found_in(alternatives, served.current_facts):
+        return "fact"
+    if found_in(alternatives, served.ended_facts):
+        return "ended"
+    return "said" if found_in(alternatives, said) else "unsaid"
+
+
+def misses(conv: HandedConversation, wake: Mapping[str, Any], served: Served) -> dict[str, Any]:
+    """Where each current and safety item missing from wake_up stands, and each stale value
+    served as current (:data:`MISS_PLACES`), by item and counted: which part of the memory
+    to mend, told by totals alone."""
+    said = [text for session in conv.sessions for role, text in session.turns if role == "user"]
+    ex = conv.expect
+    out: dict[str, Any] = {}
+    for kind, items, results, key in (
+        ("current", ex.current, wake["current"], "found"),
+        ("safety", ex.safety, wake["safety"], "found"),
+        ("stale_as_current", ex.stale, wake["stale"], "as_current"),
+    ):
+        wanted = key == "as_current"
+        places = {
+            item.id: _place(item.any, served, said)
+            for item, result in zip(items, results, strict=True)
+            if bool(result[key]) is wanted
+        }
+        counts = dict.fromkeys(MISS_PLACES, 0)
+        for place in places.values():
+            counts[place] += 1
+        out[kind] = {"counts": counts, "items": places}
+    return out
 
 
 def score_conversation(conv: HandedConversation, served: Served) -> dict[str, Any]:
     """One conversation's result: what was served, scored, every item with what was found."""
     wake = score_wake_up(conv, served.wake_up, served.small)
+    wake["misses"] = misses(conv, wake, served)
     contexts = [
         {**score_context(conv, q, text), "text": text}
         for q, text in zip(conv.questions, served.contexts, strict=True)
@@ -389,15 +457,21 @@ def run_handed(
 
 def _totals(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     counts: dict[str, int] = {}
+    missed: dict[str, dict[str, int]] = {}
     for r in results:
         for key, value in r["wake_up"]["counts"].items():
             counts[key] = counts.get(key, 0) + value
+        for kind, part in r["wake_up"].get("misses", {}).items():
+            into = missed.setdefault(kind, dict.fromkeys(MISS_PLACES, 0))
+            for place, n in part["counts"].items():
+                into[place] += n
     lines = sum(r["wake_up"]["lines"] for r in results)
     return {
         "wake_up": {
             **counts,
             "lines": lines,
             "lines_dated_share": round(counts.get("lines_dated", 0) / lines, 4) if lines else 0.0,
+            "misses": missed,
         },
         "context": _context_counts([q for r in results for q in r["context"]["items"]]),
     }
@@ -514,10 +588,9 @@ def handed_table(result: Mapping[str, Any]) -> str:
         lines.append(
             f"{name:<18}" + "".join(f" {cell(counts):>{w}}" for _, w, cell in _WAKE_COLUMNS)
         )
+    lines += ["", _wrap(_LEGEND), ""]
+    lines += _miss_lines(result["totals"]["wake_up"].get("misses", {}))
     lines += [
-        "",
-        _wrap(_LEGEND),
-        "",
         "context()",
         f"{'conversation':<18}" + "".join(f" {h:>{w}}" for h, w, _ in _CONTEXT_COLUMNS),
     ]
@@ -538,6 +611,28 @@ def handed_table(result: Mapping[str, Any]) -> str:
     ]
     lines += _locomo_lines(result.get("locomo"))
     return "\n".join(lines)
+
+
+def _miss_lines(missed: Mapping[str, Mapping[str, int]]) -> list[str]:
+    if not missed:
+        return []
+    lines = [
+        "where wake_up's misses stand",
+        f"{'':<18}" + "".join(f" {place:>7}" for place in MISS_PLACES),
+    ]
+    for kind, counts in missed.items():
+        lines.append(f"{kind:<18}" + "".join(f" {counts[p]:>7}" for p in MISS_PLACES))
+    lines += [
+        "",
+        _wrap(
+            "current and safety: items missing from wake_up; stale_as_current: stale values "
+            "served as current. fact: in a fact that holds now; ended: only in a fact that "
+            "no longer holds; said: only in the user's own turns; unsaid: in none of these "
+            "(said in other words, or only by the assistant)"
+        ),
+        "",
+    ]
+    return lines
 
 
 def _locomo_lines(locomo: Mapping[str, Any] | None) -> list[str]:
