@@ -62,6 +62,8 @@ _MAX_ROUTINES: Final = 4
 _MAX_PLANS: Final = 4
 _MAX_KEY_FACTS: Final = 5
 _MAX_PEOPLE_ITEMS: Final = 3
+#: at most this many of the user's health notes (:attr:`Person.health_notes`)
+_MAX_HEALTH_NOTES: Final = 6
 #: a fact under this importance is a passing moment (0.2) or a reaction (0.3): it stays in the
 #: archive; an event (0.4) and everything that lasts may be in L1
 PASSING: Final = 0.4
@@ -123,6 +125,9 @@ class Person:
     preferences: list[Entry] = field(default_factory=list)
     key_facts: list[Entry] = field(default_factory=list)
     safety: list[Entry] = field(default_factory=list)
+    #: health matters said in words no state was read from: in the Safety section, first of
+    #: what the budget holds, after the safety states that are taken whatever the budget
+    health_notes: list[Entry] = field(default_factory=list)
     routines: list[Entry] = field(default_factory=list)
     plans: list[Entry] = field(default_factory=list)
     #: the values of the person's safety facts by kind ("allergy" -> ["cockroaches"]), which
@@ -210,6 +215,7 @@ def _person(
     wording: dict[str, str] = {}
     used: set[str] = set()
     placed: dict[str, list[Fact]] = defaultdict(list)  # section -> slotted facts placed there
+    notes: list[Fact] = []  # health facts without a slot
     latest_of: dict[str, Fact] = {}  # single-valued profile kind -> its newest current fact
     for fact in facts:
         kind = fact.slot.partition(":")[0] if fact.slot else None
@@ -238,6 +244,10 @@ def _person(
                 placed[frames.EVENTS].append(fact)  # a state ended ("between jobs")
             elif _shown(fact, spec, now):
                 placed[spec.section].append(fact)
+            continue
+        if fact.category == Category.HEALTH and lasting(fact):
+            used.add(fact.id)  # a health matter without a slot: a note of the Safety section
+            notes.append(fact)
             continue
         who = name or subject_of(fact.text)
         if who is None:
@@ -330,6 +340,7 @@ def _person(
         return [entry(dated(f), [f]) for f in best]
 
     person.safety = by_support(placed[frames.SAFETY])
+    person.health_notes = by_support(notes)
     for fact in placed[frames.SAFETY]:
         if fact.slot and fact.value:
             person.needs.setdefault(fact.slot.partition(":")[0], []).append(fact.value)
@@ -560,6 +571,10 @@ def select(
                 Entry(f"People: {person.name}", e.text, e.facts, e.sources, e.support)
                 for e in person.safety
             ]
+            person.health_notes = [
+                Entry(f"People: {person.name}", e.text, e.facts, e.sources, e.support)
+                for e in person.health_notes
+            ]
 
     def as_section(entries: Sequence[Entry], section: str, most: int) -> list[Entry]:
         return [Entry(section, e.text, e.facts, e.sources, e.support) for e in entries][:most]
@@ -568,8 +583,11 @@ def select(
     safety = as_section(me.safety, frames.SAFETY, len(me.safety)) if me is not None else []
     safety += [e for p in others for e in p.safety]
     pass_order: list[list[Entry]] = []
-    if me is not None:
+    if me is not None:  # who the user is, then the health notes, first of the budget
         pass_order.append([e for entries in me.slots.values() for e in entries])
+        pass_order.append(as_section(me.health_notes, frames.SAFETY, _MAX_HEALTH_NOTES))
+    pass_order.append([e for p in others for e in p.health_notes[:_MAX_PEOPLE_ITEMS]])
+    if me is not None:
         pass_order.append(as_section(me.preferences, "Preferences", _MAX_PREFERENCES))
         pass_order.append(as_section(me.routines, frames.ROUTINES, _MAX_ROUTINES))
         pass_order.append(as_section(me.plans, frames.PLANS, _MAX_PLANS))

@@ -44,8 +44,9 @@ from memstrata.curate.discourse import is_question, restore_subject, self_contai
 from memstrata.curate.frames import EARLIER, Frame, frames_in
 from memstrata.curate.hanzi import as_read
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person
-from memstrata.curate.quality import assess
+from memstrata.curate.quality import addresses_listener, assess
 from memstrata.curate.referents import companion_in, resolve_we
+from memstrata.curate.safety_net import health_matter
 from memstrata.curate.statements import statement
 from memstrata.model import Candidate, Category, Episode, Extraction, Role, When
 from memstrata.timeref.tables import chinese_number, english_number
@@ -363,12 +364,18 @@ class RuleExtractor:
                     found, resolved, episode, subject, listeners, whole_told=not others
                 )
                 if made or (found and all(f.kind == "name" for f in found)):
-                    candidates += made + others  # a name that is the speaker's own says no more
-                    continue
-                for part in self_contained(resolved, listeners):
-                    rule = self._rule_for(part)
-                    if rule is not None:
-                        candidates.append(_candidate(rule, part, episode, subject))
+                    made += others  # a name that is the speaker's own says no more
+                else:
+                    made = [
+                        _candidate(rule, part, episode, subject)
+                        for part in self_contained(resolved, listeners)
+                        if (rule := self._rule_for(part)) is not None
+                    ]
+                if not any(c.category == Category.HEALTH or c.rule == "health" for c in made):
+                    # a health matter the frames did not read is kept whole, never lost
+                    kept = _health_said(resolved, episode, subject, known)
+                    made += [kept] if kept is not None else []
+                candidates += made
         return Extraction(tuple(candidates))
 
     def _rule_for(self, sentence: str) -> Rule | None:
@@ -919,6 +926,111 @@ def _told(part: str, subject: str) -> str | None:
     if match := re.match(r"(?:The|Our|My)\s+", part):
         return f"{subject}'s {part[match.end() :]}"
     return None
+
+
+#: a sentence of more clauses than this is a run of things said: a note keeps its health part
+_NOTE_PARTS: Final = 2
+#: the importance of a health matter kept whole: a safety fact's, ahead of every other kind
+_HEALTH_SAID_IMPORTANCE: Final = 0.9
+#: a sentence about someone the speaker does not look after ("my colleague had surgery"):
+#: their health is not a need of this household
+_NOT_THEIRS_EN: Final = re.compile(
+    r"\b(?:my |our |a )?(?:friend|friend's|colleague|coworker|co-worker|boss|manager|"
+    r"neighbou?r|roommate|flatmate|classmate|teammate|client|patient|student)s?\b",
+    re.IGNORECASE,
+)
+_NOT_THEIRS_ZH: Final = re.compile(r"朋友|同事|老板|领导|邻居|室友|同学|客户|病人|学生|队友")
+
+
+def _health_said(
+    sentence: str, episode: Episode, subject: str, known: Mapping[str, str]
+) -> Candidate | None:
+    """The sentence kept as a health fact (:mod:`memstrata.curate.safety_net`) when it names
+    a health matter of the speaker or of someone they look after (a first person, a Chinese
+    clause without another subject, or a person they have named), said as so: no question,
+    no hypothetical, no request to the listener. The person's own words: the whole sentence
+    when short, else its clause that names the matter (with the next one, where a doctor's
+    words go on: "医生说半月板有点磨损 叫我别蹦别爬山"); a first person in the third person,
+    anyone else as said."""
+    text = restore_subject(strip_markers(sentence))
+    if not text or is_question(text) or _HYPOTHETICAL.search(text):
+        return None
+    if health_matter(text) is None:
+        return None
+    if _NOT_THEIRS_EN.search(text) or _NOT_THEIRS_ZH.search(text):
+        return None
+    own = bool(_FIRST_PERSON_EN.search(text) or _FIRST_PERSON_ZH.search(text))
+    named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
+    if not (own or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
+        return None
+    said = _note_of(text)
+    if said is None:
+        return None
+    told = third_person(said, subject) if own and _first_person(said) else said
+    flaws = assess(told, subject)
+    if flaws.listener or flaws.question:
+        return None  # "你帮我给老周写个用药的单子": a request, not a state
+    return Candidate(
+        text=told,
+        category=Category.HEALTH,
+        confidence=FRAME_CONFIDENCE,
+        importance=_HEALTH_SAID_IMPORTANCE,
+        sources=(episode.id,),
+        subject=subject,
+        rule="health-said",
+        when=_when(said, episode.time, False),
+    )
+
+
+#: a Chinese clause that asks ("制氧机能不能带上飞机嘛", "是不是要停药"): no note of its own
+_ASKS_ZH: Final = re.compile(r"([能可要会是])不\1|[吗嘛呢][~～]*$")
+#: a clause that asks something of the listener ("帮我想想行程", "can you add it to his list")
+_REQUEST: Final = re.compile(
+    r"^(?:帮我|你帮我|麻烦你?|请你?帮)|\b(?:can|could|would|will) you\b|^please\b", re.IGNORECASE
+)
+#: the longest note, in characters: Chinese says in one character what English says in a word
+_LONGEST_NOTE: Final = {"en": 100, "zh": 32}
+
+
+def _note_of(text: str) -> str | None:
+    """What a health note keeps of ``text``: the whole of it when it is short, else the
+    clause that names the health matter and asks nothing (with the next one, where a doctor's
+    words go on), and one clause beside it that asks nothing of the listener while the note
+    stays short (the one before, which names whose it is, else the one after); None when
+    every clause that names it asks."""
+    longest = _LONGEST_NOTE["zh" if _mostly_chinese(text) else "en"]
+    parts = _parts_of(text)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for part in parts:
+        at = text.find(part, start)
+        at = start if at < 0 else at
+        spans.append((at, at + len(part)))
+        start = at + len(part)
+    asks = [
+        bool(_ASKS_ZH.search(p.strip(" ，,")) or _REQUEST.search(p.strip(" ，,"))) or is_question(p)
+        for p in parts
+    ]
+    named = [i for i, p in enumerate(parts) if not asks[i] and health_matter(p)]
+    if not named:
+        return None if any(asks) or not parts else text
+    if len(text) <= longest and not any(asks):
+        return text
+    first = last = named[0]
+    if health_matter(parts[first]) == "said" and last + 1 < len(parts) and not asks[last + 1]:
+        last += 1  # what the doctor said goes on in the next clause
+    for i in (first - 1, last + 1):  # one clause more: the one before, else the one after
+        if not 0 <= i < len(parts) or asks[i] or addresses_listener(parts[i]):
+            continue
+        lo, hi = min(first, i), max(last, i)
+        if spans[hi][1] - spans[lo][0] <= longest:
+            first, last = lo, hi
+            break
+    return text[spans[first][0] : spans[last][1]].strip(" ,，;；")
+
+
+def _first_person(text: str) -> bool:
+    return bool(_FIRST_PERSON_EN.search(text) or _FIRST_PERSON_ZH.search(text))
 
 
 def _candidate(rule: Rule, sentence: str, episode: Episode, subject: str) -> Candidate:

@@ -1,0 +1,76 @@
+"""What a sentence says of health, kept when the state frames cannot read it.
+
+The frames (:mod:`memstrata.curate.frames`) read an allergy, a condition, a medicine, a diet,
+an accessibility need or a doctor's restriction when it is said in a form they know, and
+give it its slot. People say these things in more ways than any set of forms holds ("the
+neurologist added a patch at night, rotigotine", "医生说半月板有点磨损", "his drinks stay
+thickened"), and a safety fact that is lost is the one loss an agent cannot make good: it
+suggests the dish, the drug or the climb. So a sentence that names a health matter and gave
+no health state is kept whole, as a health fact without a slot, which L1 serves in its Safety
+section (:mod:`memstrata.curate.essentials`). It sets no state, so it supersedes nothing; a
+later statement of the frames about the same thing does not close it either, which is why it
+is the net under the frames and not a way around them.
+
+What names a health matter (:func:`health_matter`) is closed and said in one place: the
+lexicon's conditions, medicines (by name or by a drug's ending), diets and accessibility
+needs, and the words of health care in English and Chinese (an allergy, an intolerance, a
+diagnosis, a prescription, a dose, an inhaler, oxygen at home, surgery, and what a doctor,
+a nurse or a therapist said). Words that only sound like it do not count: "allergy season"
+does, "a doctor's appointment I'm late for" does not name what the doctor said.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memstrata.curate import lexicon
+from memstrata.curate import patterns as re
+
+#: the people of health care, whose words about the speaker are a health matter
+_CARERS_EN: Final = (
+    r"(?:doctor|doc|dr|gp|neurologist|cardiologist|consultant|specialist|physio|"
+    r"physiotherapist|therapist|dietitian|dietician|nutritionist|pharmacist|surgeon|"
+    r"obstetrician|ob|midwife|paediatrician|pediatrician|dermatologist|endocrinologist|"
+    r"oncologist|rheumatologist|allergist|nurse|dentist|optician|ophthalmologist|urologist|"
+    r"gastroenterologist|psychiatrist|hospital|clinic)"
+)
+_CUES_EN: Final = re.compile(
+    r"\b(?P<allergy>allerg\w*|anaphyla\w*|epi-?pens?)\b|"
+    r"\b(?P<intolerance>intoleran(?:t|ce))\b|"
+    r"\b(?P<diagnosis>diagnos\w+)\b|"
+    r"\b(?P<medicine>prescri\w+|medications?|meds|inhalers?|dosage|doses?|\d+\s?mg|"
+    r"antibiotics?|painkillers?|steroids?|injections?)\b|"
+    r"\b(?P<care>oxygen|dialysis|chemo\w*|radiotherapy|surgery|"
+    r"physio(?:therapy)?|rehab|thickened|puréed|pureed|tube[- ]fed|catheter)\b|"
+    rf"\b(?P<said>{_CARERS_EN}\s+(?:\w+\s+){{0,3}}(?:said|says|told|tells|wants|put|puts|"
+    r"added|adds|prescribed|switched|changed|found|recommended|recommends|advised|advises|"
+    r"cleared|ruled|thinks|reckons|mentioned|moved|upped|lowered|increased|reduced))\b",
+    re.IGNORECASE,
+)
+_CUES_ZH: Final = re.compile(
+    r"(?P<allergy>过敏|过敏性休克|肾上腺素笔)|"
+    r"(?P<intolerance>不耐受)|"
+    r"(?P<diagnosis>确诊|诊断|查出)|"
+    r"(?P<medicine>处方|开了[^，。,.！!？?]{0,8}药|[吃用服停换上加减]药|药物|药量|剂量|毫克|"
+    r"吸入剂|打针|注射|贴片)|"
+    r"(?P<care>吸氧|制氧机|透析|化疗|放疗|手术|住院|忌口|鼻饲|糊状|流食|增稠|康复训练)|"
+    r"(?P<said>(?:医生|大夫|医师|护士|药师|营养师|康复师|治疗师|理疗师)"
+    r"(?:说|讲|让|叫|建议|开|嘱咐|交代|要求|不让|同意))"
+)
+
+
+def health_matter(sentence: str) -> str | None:
+    """The health matter ``sentence`` names, as a short canonical word (``asthma``,
+    ``metformin``, ``allergy``, ``said``...), or None when it names none."""
+    for table in (lexicon.CONDITIONS, lexicon.MEDICATIONS, lexicon.DIETS, lexicon.ACCESS):
+        keys = lexicon.canonical(table, sentence)
+        if keys:
+            return keys[0]
+    for word in re.findall(r"[A-Za-z]{6,}", sentence):
+        if lexicon.is_medication(word):
+            return word.casefold()
+    for cues in (_CUES_EN, _CUES_ZH):
+        match = cues.search(sentence)
+        if match is not None and match.lastgroup is not None:
+            return match.lastgroup
+    return None

@@ -1,0 +1,136 @@
+"""A health matter said in words no state frame reads is kept as a health note, never lost:
+what names one, what a note keeps of its sentence, whose it is, and where L1 serves it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.curate.safety_net import health_matter
+from memstrata.model import Category, Role, Scope, Turn
+from tests.unit.said import candidates
+
+
+@pytest.mark.parametrize(
+    ("sentence", "matter"),
+    [
+        ("Ron takes metformin with breakfast", "metformin"),
+        ("the GP has put the losartan up to 50mg", "losartan"),
+        ("allergy season is killing me", "allergy"),
+        ("my GP says to rest it, easy runs only", "said"),
+        ("his drinks stay thickened, mildly thick", "care"),
+        ("医生说半月板有点磨损", "said"),
+        ("晚上还要吸氧八个钟头", "care"),
+        ("我最近在吃二甲双胍", "metformin"),
+        ("我对酒精不耐受", "intolerance"),
+    ],
+)
+def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
+    assert health_matter(sentence) == matter
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm late for a doctor's appointment",
+        "今天天气不错，我们去海边走走",
+        "The operation team shipped the release on Friday",
+        "I patched the fence this weekend",
+    ],
+)
+def test_small_talk_names_none(sentence: str) -> None:
+    assert health_matter(sentence) is None
+
+
+def _notes(*texts: str) -> list[str]:
+    return [c.text for c in candidates(*texts) if c.rule == "health-said"]
+
+
+def test_a_health_matter_no_frame_reads_is_a_health_fact_in_the_speakers_words() -> None:
+    said = candidates("广场舞不跳了 膝盖受不了 医生说半月板有点磨损 叫我别蹦别爬山")
+    [note] = [c for c in said if c.rule == "health-said"]
+    assert note.category == Category.HEALTH and note.slot is None and note.value is None
+    assert (
+        note.text == "广场舞不跳了 膝盖受不了 医生说半月板有点磨损 叫用户别蹦别爬山"
+    )  # short: whole
+    # a long one: the clause that names it, what the doctor said after it, the one before
+    [long] = _notes(
+        "今天降温了 早上去菜市场买了点排骨 回来路上又买了两斤橘子 膝盖受不了 医生说半月板有点磨损 "
+        "叫我别蹦别爬山 晚上炖汤"
+    )
+    assert long == "膝盖受不了 医生说半月板有点磨损 叫用户别蹦别爬山"
+    [english] = _notes("Speaking of, my iron came back super low, my doctor wants me eating eggs.")
+    assert "the user" in english and "doctor wants the user eating eggs" in english
+
+
+def test_a_note_leaves_out_the_clauses_that_ask() -> None:
+    assert _notes("三亚的房子租好了 在三亚湾 十月二十五号的飞机 制氧机能不能带上飞机嘛") == []
+    [note] = _notes(
+        "五一我打算带我爸妈去日本 大阪京都那边 他们俩还没出过国 "
+        "帮我想想行程 我爸膝盖做过手术 别安排爬坡爬楼的"
+    )
+    assert note == "用户爸膝盖做过手术 别安排爬坡爬楼的"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you know if ibuprofen is safe with my meds?",  # a question
+        "If I ever need surgery I'd go private",  # a hypothetical
+        "你帮我给老周写个用药的单子嘛",  # a request to the listener
+        "My colleague had surgery last week, he's off until May",  # not this household's
+        "朋友说她对花生过敏",  # a friend's
+        "The nurse said the weather will be nice.",  # no first person, nobody named
+    ],
+)
+def test_no_note_from_what_is_not_a_health_state_of_the_household(text: str) -> None:
+    assert _notes(text) == []
+
+
+def test_a_state_the_frames_read_gets_no_second_note() -> None:
+    said = candidates("I'm allergic to penicillin.", "我对青霉素过敏。")
+    assert [c.rule for c in said if c.category == Category.HEALTH] == ["frame:allergy"] * 2
+    assert _notes("I'm allergic to penicillin.") == []
+
+
+def test_what_the_assistant_says_is_no_note(memory: Memory) -> None:
+    scope = Scope("amy")
+    memory.remember(
+        [
+            Turn(
+                "Since you're on warfarin, avoid ibuprofen.",
+                speaker="assistant",
+                role=Role.ASSISTANT,
+            ),
+            Turn("Thanks, good to know.", speaker="user", role=Role.USER),
+        ],
+        scope,
+    )
+    memory.extract(scope)
+    assert not [f for f in memory.facts(scope) if f.fact.category == Category.HEALTH]
+
+
+def test_a_health_note_is_served_in_safety_after_who_the_user_is(memory: Memory) -> None:
+    scope = Scope("bev")
+    memory.remember(
+        [
+            Turn("I'm Bev, I live in Ilkley with my husband Ron.", speaker="user", role=Role.USER),
+            Turn(
+                "Ron had his review with the neurologist yesterday and she's added a patch at "
+                "night, rotigotine, Neupro it's called.",
+                speaker="user",
+                role=Role.USER,
+            ),
+        ],
+        scope,
+    )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    lines = text.splitlines()
+    safety = lines.index("## Safety")
+    assert "rotigotine" in lines[safety + 1]
+    assert any(line.startswith("- residence: Ilkley") for line in lines)
+    # at a budget too small for both, who the user is comes before the note
+    small = memory.wake_up(scope, budget=80).text
+    assert "residence: Ilkley" in small and "rotigotine" not in small
