@@ -434,3 +434,17 @@ def test_a_restriction_said_for_a_while_leaves_l1_when_its_time_is_over(
     assert "no running" in woken["march"] and "别提重物" in woken["march"]
     # six weeks on, the running one is over; three months on, the lifting one is not yet
     assert "no running" not in woken["april"] and "别提重物" in woken["april"]
+
+
+def test_a_length_of_time_is_no_medicine_and_a_condition_ends_where_its_name_does() -> None:
+    """ "开了十四年" (a shop open fourteen years) names no medicine, though 开了 is how a
+    prescription is said; "是糖尿病前期 叫我注意": the condition is 糖尿病前期, not what the
+    doctor said next."""
+    shop = candidates("在春熙路那边开了个服装店 开了十四年了 要是去三亚就得把店转出去")
+    assert not [c for c in shop if c.slot and c.slot.startswith("medication")]
+    assert ("medication:allopurinol", "别嘌醇") in [
+        (c.slot, c.value) for c in candidates("医生给我开了别嘌醇")
+    ]
+    said = candidates("上个月体检医生还说我血糖有点高 是糖尿病前期 叫我注意")
+    assert ("condition:prediabetes", "糖尿病前期") in [(c.slot, c.value) for c in said]
+    assert "用户有糖尿病前期" in [c.text for c in said]

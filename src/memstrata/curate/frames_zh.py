@@ -571,7 +571,7 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             text,
         )
     ):
-        said = match["x"] or (f"{match['y']}高" if match["y"] else "怀孕了")
+        said = _condition_only(match["x"] or (f"{match['y']}高" if match["y"] else "怀孕了"))
         keys = lexicon.canonical(lexicon.CONDITIONS, said)
         negated = bool(re.search(r"好了|治好|痊愈|没有了|不再", text))
         out += [Frame("condition", _clean(said), key, negated) for key in keys]
@@ -752,6 +752,8 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
             text,
         ):
             said = re.sub(r"了$", "", given["x"])
+            if _A_COUNT.match(said):
+                continue  # "服装店开了十四年了": how long, not a medicine
             if len(said) >= 2 and not re.match(r"[了点些个一]", said):
                 keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
                 out += [Frame("medication", said, k) for k in keys]
@@ -811,11 +813,40 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     return out + [Frame("medication", said, k, negated=negated) for k in keys if k not in known]
 
 
+#: what goes on after a condition's name in the same run of characters: another clause
+#: ("是糖尿病前期叫我注意": what the doctor said next)
+_AFTER_CONDITION: Final = re.compile(r"(?:叫|让|要|说|给|就|还|得|所以|但|不过|医生)")
+
+
+def _condition_only(said: str) -> str:
+    """``said`` up to the end of the known condition it names, when another clause follows
+    it without a break ("糖尿病前期叫我注意" -> "糖尿病前期")."""
+    ends = [
+        m.end()
+        for words in lexicon.CONDITIONS.values()
+        for w in words
+        if not w.isascii()
+        for m in re.finditer(re.escape(w), said)
+    ]
+    if not ends:
+        return said
+    end = max(ends)
+    return said[:end] if _AFTER_CONDITION.match(said[end:]) else said
+
+
+#: a count or a length of time ("十四年", "三个月", "两次"): never the name of a medicine
+_A_COUNT: Final = re.compile(
+    r"^[一二两三四五六七八九十百千几半多\d]+[个多]?"
+    r"(?:年|月|天|日|周|星期|礼拜|小时|钟头|分钟|次|回|家|遍)"
+)
+
+
 def _not_a_medicine(said: str) -> bool:
     """Whether a name stopped in a clause about medicine is something else stopped: an
     activity ("羽毛球先停了"), a drink or a food."""
     return bool(
         _ACTIVITIES.fullmatch(said)
+        or _A_COUNT.match(said)
         or lexicon.canonical(lexicon.DRINKS, said)
         or lexicon.canonical(lexicon.FOODS, said)
     )
