@@ -147,7 +147,7 @@ def test_chinese_states(said: str, expected: list[tuple[str, str, str]]) -> None
         ),
         ("I carry an EpiPen everywhere", [("medication:epinephrine", "EpiPen", "")]),
         ("no more excuses, the doctor says I need to exercise", []),  # no medicine named
-        ("我停了羽毛球先", [("routine:羽毛球", "羽毛球", "not")]),
+        ("我停了羽毛球先", [("routine:badminton", "羽毛球", "not")]),
         ("用户停了思力华", [("medication:tiotropium", "思力华", "not")]),
         ("我跟林晓分手了", [("partner", "分手", "not")]),
         # the everyday ways of saying a state
@@ -333,9 +333,9 @@ def test_a_greeting_from_where_one_has_been_for_weeks_is_a_home_a_trips_is_not()
             [("medication:painkillers", "止痛药", ""), ("drink:alcohol", "酒", "not")],
         ),
         # an activity stopped as the doctor says, or not done for long; one taken up instead
-        ("医生说羽毛球以后也别打了", [("routine:羽毛球", "羽毛球", "not")]),
-        ("篮球好久没打了", [("routine:篮球", "篮球", "not")]),
-        ("改游泳了 一周两三次", [("routine:游泳", "游泳，一周两三次", "")]),
+        ("医生说羽毛球以后也别打了", [("routine:badminton", "羽毛球", "not")]),
+        ("篮球好久没打了", [("routine:basketball", "篮球", "not")]),
+        ("改游泳了 一周两三次", [("routine:swimming", "游泳，一周两三次", "")]),
         # a medicine stopped at once is no medicine named 马上; one taken as a child is not taken
         ("马上停了", []),
         ("我小时候吃磺胺的药也起过疹子", []),
@@ -391,7 +391,7 @@ def test_a_wish_says_nothing_from_its_if_on_but_what_comes_before_it_stands() ->
         ("My boyfriend and I broke up last month.", [("partner", "broke up")]),
         # not a job, not an employer
         ("I've been at the gym for two hours", []),
-        ("换工作以后 周末去爬山", [("routine:爬山", "周末去爬山")]),
+        ("换工作以后 周末去爬山", [("routine:hiking", "周末去爬山")]),
     ],
 )
 def test_work_and_bonds_said_the_everyday_way(said: str, expected: list[tuple[str, str]]) -> None:

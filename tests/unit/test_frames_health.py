@@ -209,7 +209,7 @@ def test_a_move_to_come_is_a_plan_and_a_move_made_a_home() -> None:
 
 
 def test_an_activity_stopped_with_a_word_between() -> None:
-    assert ("routine:羽毛球", "用户停了羽毛球") in _facts("羽毛球最近不打了，带娃没时间")
+    assert ("routine:badminton", "用户停了羽毛球") in _facts("羽毛球最近不打了，带娃没时间")
 
 
 def test_a_drink_said_without_a_verb_is_the_speakers_and_said_plainly() -> None:

@@ -190,7 +190,7 @@ def test_an_activity_given_up_or_swapped_for_another_closes_the_habit_said_befor
         ],
     )
     current = {f.slot: f.value for f in _current(memory, "routine")}
-    assert current.get("routine:太极拳") == "太极拳"
+    assert current.get("routine:tai chi") == "太极拳"
     held = [v for v in current.values() if v and ("futsal" in v or "广场舞" in v)]
     assert held == []  # ended, not served beside their ends
 
@@ -210,3 +210,40 @@ def test_a_birth_and_breastfeeding_end_the_pregnancy(memory: Memory) -> None:
         later=2,
     )
     assert _values(memory, "condition") == ["breastfeeding"]
+
+
+def test_a_pastime_is_one_routine_in_either_language(memory: Memory) -> None:
+    """ "我每周二打羽毛球" and, later, "badminton on pause": one routine, keyed by the pastime,
+    so the pause ends it; the profile's interest keeps the words said."""
+    _say(memory, ["我现在每周二和周四晚上去打羽毛球，跟同事一起"], ["badminton on pause obviously"])
+    assert [f.value for f in _current(memory, "routine") if f.value] == []
+    [played] = [f for f in memory.store.iter_facts(ME, FactFilter(slot_kind="routine")) if f.value]
+    assert played.slot == "routine:badminton" and played.valid_to is not None
+
+
+def test_a_value_said_again_with_the_name_keeps_the_name(memory: Memory) -> None:
+    """ "staying in Tampines with my wife", then "My wife Meera is pregnant": the partner is
+    one fact, and its value now names her."""
+    _say(memory, ["I'm staying in Tampines with my wife."], ["My wife Meera is pregnant!"])
+    [partner] = _current(memory, "partner")
+    assert partner.value == "wife Meera" and len(partner.sources) == 2
+
+
+def test_a_plan_off_for_now_and_moved_to_a_time_is_postponed(memory: Memory) -> None:
+    _say(
+        memory,
+        ["thinking of signing up for the Standard Chartered marathon in December"],
+        ["marathon is off for this year, postponed to Dec 2027, no way I can train"],
+    )
+    values = _values(memory, "plan")
+    assert values == ["marathon, postponed to Dec 2027"], values
+
+
+def test_a_drink_taken_up_again_or_switched_to_without_its_subject(memory: Memory) -> None:
+    _say(
+        memory,
+        ["我每天早上一杯kopi C"],
+        ["I've cut down coffee, switched to green tea mostly"],
+        ["honestly back on coffee now, 2 cups a day"],
+    )
+    assert _values(memory, "drink") == ["coffee"]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Final
 
-from memstrata.curate import frames
+from memstrata.curate import frames, lexicon
 from memstrata.curate.dating import dated, since
 from memstrata.curate.slots import (
     ORDER,
@@ -366,6 +366,9 @@ def _interest(kind: str, fact: Fact) -> str | None:
     if kind == "hobby":
         return _activity(fact.value, gerund=False)
     if kind == "routine":
+        if key in lexicon.PASTIMES:  # the pastime in the words said ("太极拳", "golf")
+            said = fact.value.casefold()
+            return next((w for w in lexicon.PASTIMES[key] if w in said), key)
         return _activity(key, gerund=False) if not key.isascii() else _activity(fact.value)
     if kind == "like":
         if re.search(

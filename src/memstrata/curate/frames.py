@@ -216,7 +216,22 @@ def frames_in(
         found = [f for f in found if f.kind != "partner" or f.negated]
     if theirs:  # the person's needs, not the speaker's; who the person is stays
         found = [f for f in found if f.kind not in cared_for.CARED] + theirs
-    return _distinct(found)
+    return _distinct([_pastime_keyed(f) for f in found])
+
+
+#: the kinds whose key is a pastime when one is named
+_PASTIME_KINDS: Final = frozenset({"routine", "hobby"})
+
+
+def _pastime_keyed(frame: Frame) -> Frame:
+    """A routine or a hobby of a known pastime keyed by it in canonical English, whichever
+    language said it: "用户每周二打羽毛球" and "badminton on pause" are one routine."""
+    if frame.kind not in _PASTIME_KINDS:
+        return frame
+    keys = lexicon.canonical(lexicon.PASTIMES, frame.key or frame.value)
+    if not keys:
+        keys = lexicon.canonical(lexicon.PASTIMES, frame.value)
+    return replace(frame, key=keys[0]) if len(keys) == 1 and keys[0] != frame.key else frame
 
 
 #: a bond said as a state of the speaker, with no partner's name ("engaged", "结婚")

@@ -1316,11 +1316,12 @@ def _access(text: str) -> list[Frame]:
 def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     if match := re.search(
-        r"\bI(?:'ve| have)?\s+(?:just\s+)?(?:switched|changed|moved)\s+(?:over\s+)?"
+        r"(?:\bI(?:'ve| have)?\s+|(?:^|[,;]\s*)(?:and\s+|so\s+|now\s+)?)(?:just\s+)?"
+        r"(?:switched|changed|moved)\s+(?:over\s+)?"
         r"(?:from\s+(?P<old>[^,.;!?]+?)\s+)?to\s+(?P<x>[^,.;!?]+)",
         text,
         _I,
-    ):
+    ):  # "I switched to oat milk", "I've cut down coffee, switched to green tea mostly"
         new = lexicon.canonical(lexicon.DRINKS, match["x"])
         old = lexicon.canonical(lexicon.DRINKS, match["old"] or "")
         out += [Frame("drink", key, key, negated=True) for key in old if key not in new]
@@ -1334,8 +1335,13 @@ def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     ):
         said = _phrase(match["x"] or match["y"], 0)
         return [Frame("drink", k, k, negated=True) for k in lexicon.canonical(lexicon.DRINKS, said)]
-    if match := re.search(rf"\bI(?:'m| am)\s+{_ADVERBS}on\s+(?P<x>[^,.;!?]+)", text, _I):
-        said = _phrase(match["x"], 0)
+    if match := re.search(
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:back\s+)?on\s+(?P<x>[^,.;!?]+)|"
+        r"(?:^|[,;]\s*)(?:(?:honestly|and|so|but|now)\s+)*back on\s+(?P<y>[^,.;!?]+)",
+        text,
+        _I,
+    ):  # "I'm on rooibos now", "honestly back on coffee now, 2 cups a day"
+        said = _phrase(match["x"] or match["y"], 0)
         keys = lexicon.canonical(lexicon.DRINKS, said)
         if keys:  # "I'm on rooibos now, like 4 cups a day"
             return [Frame("drink", said, keys[0], exclusive=True)]
@@ -1488,10 +1494,15 @@ def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
         if act and not lexicon.common(act.split()[0]) and not _NEW_CLAUSE.search(act):
             said = f"{act} {begun['when']}"
             return [Frame("routine", said, _key(act, 2))]
-    if no_more := re.search(rf"\bno more\s+(?P<x>{_SPORTS})\b", text, _I):
+    if no_more := re.search(
+        rf"\bno more\s+(?P<x>{_SPORTS})\b|"
+        rf"\b(?P<y>{_SPORTS})\s+(?:is\s+|'s\s+)?(?:on pause|on hold|paused)\b",
+        text,
+        _I,
+    ):
         # "Physio says no more futsal": an activity ended (a medicine's "no more" is read
         # by _medication, a drink's by _drinks)
-        what = no_more["x"]
+        what = no_more["x"] or no_more["y"]  # "badminton on pause obviously"
         return [Frame("routine", what, _key(what, 2), negated=True)]
     match = re.search(
         rf"\bI\s+{_ADVERBS}(?P<neg>don't\s+|do not\s+|no longer\s+|stopped\s+|quit\s+)?"
@@ -1690,7 +1701,19 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
     ):
         obj = _clean(match["obj"] or match["obj2"])
         if obj and not re.match(r"(?:it|this|that|we|i|they|work)$", obj, _I):
-            out.append(Frame("plan", f"{obj}, cancelled", _salient(obj), negated=True))
+            # "the marathon is off for this year, postponed to Dec 2027": off until a time the
+            # plan moves to, which a cancellation has not
+            later = re.search(
+                r"\b(?:postponed|pushed back|pushed|moved|delayed|rescheduled|put off|bumped)"
+                r"(?:\s+back)?\s+(?:to|until|till)\s+(?P<t>[^,.;!?]+)",
+                text[match.end() :],
+                _I,
+            )
+            if later is not None:
+                when = _clean(later["t"]) or later["t"].strip()
+                out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+            else:
+                out.append(Frame("plan", f"{obj}, cancelled", _salient(obj), negated=True))
         return out
     match = re.search(
         rf"\b(?:I|we)(?:'re| are|'m| am)\s+{_ADVERBS}{_PLAN_VERB}\s+(?P<x>[^.;!?]+)|"

@@ -267,6 +267,34 @@ _DRUG_SUFFIX: Final = re.compile(
     r"gliflozin|lukast)$"
 )
 
+#: sports and pastimes people take up and give up: canonical key -> words, so that "打羽毛球"
+#: and "badminton" are one routine ("我每周二打羽毛球" ... "badminton on pause")
+PASTIMES: Final[dict[str, tuple[str, ...]]] = {
+    "badminton": ("badminton", "羽毛球"),
+    "basketball": ("basketball", "篮球"),
+    "tennis": ("tennis", "网球"),
+    "table tennis": ("table tennis", "ping pong", "乒乓球"),
+    "football": ("football", "soccer", "足球"),
+    "futsal": ("futsal", "五人制足球"),
+    "volleyball": ("volleyball", "排球"),
+    "golf": ("golf", "高尔夫"),
+    "square dancing": ("square dancing", "广场舞"),
+    "mahjong": ("mahjong", "麻将"),
+    "tai chi": ("tai chi", "taichi", "太极拳", "太极"),
+    "baduanjin": ("baduanjin", "八段锦"),
+    "swimming": ("swimming", "swim", "游泳"),
+    "running": ("running", "jogging", "跑步", "慢跑"),
+    "yoga": ("yoga", "瑜伽"),
+    "pilates": ("pilates", "普拉提"),
+    "climbing": ("climbing", "bouldering", "攀岩"),
+    "cycling": ("cycling", "biking", "骑行", "骑车"),
+    "hiking": ("hiking", "hike", "爬山", "徒步"),
+    "fishing": ("fishing", "钓鱼"),
+    "choir": ("choir", "合唱团", "合唱"),
+    "calligraphy": ("calligraphy", "书法"),
+    "gym": ("gym", "the gym", "working out", "健身"),
+}
+
 #: diets that are a state of their own (one at a time): canonical key -> words
 DIETS: Final[dict[str, tuple[str, ...]]] = {
     "vegetarian": ("vegetarian", "veggie", "吃素", "素食", "素食者", "素食主义者"),

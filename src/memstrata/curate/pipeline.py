@@ -111,7 +111,9 @@ def extract_into(
                 store, scope, fact_scope, candidate.slot, value, index, only=candidate.exclusive
             )
         if same is not None and same.scope == fact_scope:
-            merged = _merge(store, scope, same, candidate.sources, candidate.importance, now)
+            merged = _merge(
+                store, scope, same, candidate.sources, candidate.importance, now, value=value
+            )
             index.put(merged)
             report.merged.append(merged)
             continue
@@ -188,11 +190,16 @@ def _merge(
     sources: tuple[str, ...],
     importance: float,
     now: datetime,
+    *,
+    value: str | None = None,
 ) -> Fact:
     """``fact`` supported by ``sources`` too: citations united, importance raised by each
-    session that newly supports it (:func:`memstrata.curate.merge.raised`)."""
+    session that newly supports it (:func:`memstrata.curate.merge.raised`); a ``value`` said
+    again with more words that hold the old one ("wife" then "wife Meera", "Tencent" then
+    "Tencent in Shenzhen") becomes the slot's value: the name a later turn gives is kept."""
     added = tuple(s for s in sources if s not in fact.sources)
-    if not added:
+    fuller = _fuller(fact.value, value) if fact.slot is not None else None
+    if not added and fuller is None:
         return fact
     known = store.get_episodes(scope, [*fact.sources, *added])
     session = {e.id: (e.scope.thread, e.session_id) for e in known}
@@ -204,7 +211,17 @@ def _merge(
             sources=(*fact.sources, *added),
             importance=raised(max(fact.importance, importance), len(new_sessions)),
             updated_at=now,
+            value=fuller or fact.value,
         ),
         expected_version=fact.version,
         op=HistoryOp.UPDATE.value,
     )
+
+
+def _fuller(held: str | None, said: str | None) -> str | None:
+    """``said`` when it says the held value in more words (holds it whole, and more), else
+    None."""
+    if not held or not said:
+        return None
+    x, y = " ".join(held.casefold().split()), " ".join(said.casefold().split())
+    return said if x != y and x in y and len(y) > len(x) else None
