@@ -247,3 +247,18 @@ def test_a_drink_taken_up_again_or_switched_to_without_its_subject(memory: Memor
         ["honestly back on coffee now, 2 cups a day"],
     )
     assert _values(memory, "drink") == ["coffee"]
+
+
+def test_a_birth_and_breastfeeding_end_the_pregnancy_of_the_users_wife(memory: Memory) -> None:
+    _say(
+        memory,
+        ["My wife Meera is pregnant! Due in October."],
+        ["Our son Kabir was born on Oct 19!!", "Meera is breastfeeding so she avoids caffeine"],
+    )
+    conditions = [f.slot for f in _current(memory, "condition")]
+    assert "condition:meera/pregnancy" not in conditions
+    assert "condition:meera/breastfeeding" in conditions
+    _say(memory, ["我老婆林悦怀孕了"], later=3)
+    assert "condition:林悦/pregnancy" in [f.slot for f in _current(memory, "condition")]
+    _say(memory, ["宝宝出生啦！是个女儿，叫小雨"], later=4)
+    assert not [s for s in (f.slot for f in _current(memory, "condition")) if "pregnan" in s]

@@ -74,7 +74,7 @@ _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟�
 #: the body a Chinese health clause may open with after its subject ("我老伴血压高")
 _BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
 _ZH_VERBS: Final = (
-    rf"对|有|得了|患有|确诊|查出|在吃|在用|在打|要吃|每天|一直|吃|用|打|坐|戴|需要|不能|过敏|也|"
+    rf"对|有|得了|患有|确诊|查出|在吃|在用|在打|要吃|每天|一直|吃|用|打|坐|戴|需要|不能|过敏|也|怀孕|"
     rf"{_BODY_ZH}"
 )
 #: words that stand where a name may after a relation, and are none

@@ -921,6 +921,8 @@ def _told(part: str, subject: str) -> str | None:
     if _FIRST_PERSON_EN.search(part) or _FIRST_PERSON_ZH.search(part):
         return third_person(part, subject)
     if _cjk(part) and not re.match(r"[A-Za-z]", part):
+        if re.match(r"是", part):
+            return None  # "宝宝出生啦！是个女儿": the baby is the girl, not the user
         who = "用户" if subject == DEFAULT_SUBJECT else subject
         return who + part
     if match := re.match(r"(?:The|Our|My)\s+", part):

@@ -43,6 +43,43 @@ _SURNAMES: Final = frozenset(
 )
 #: characters that follow a name rather than end it ("小雨下个月", "王磊说")
 _AFTER_NAME: Final = frozenset("下上在是说也和跟去要很都还就又会想有把被给对叫从已了的")
+#: words that begin right after a two-character name: their first character is not the
+#: name's third ("林悦怀孕了" is 林悦, "王磊生病了" is 王磊)
+_WORDS_AFTER_NAME: Final = (
+    "怀孕",
+    "生病",
+    "生日",
+    "生了",
+    "出生",
+    "住院",
+    "出院",
+    "出差",
+    "过敏",
+    "感冒",
+    "发烧",
+    "咳嗽",
+    "上班",
+    "下班",
+    "加班",
+    "回来",
+    "回家",
+    "退休",
+    "喜欢",
+    "觉得",
+    "今天",
+    "昨天",
+    "明天",
+    "最近",
+    "刚刚",
+    "一直",
+    "每天",
+    "体检",
+    "确诊",
+    "得了",
+    "做了",
+    "开始",
+    "带着",
+)
 
 
 def _clean(value: str) -> str:
@@ -70,7 +107,12 @@ def _name_at(text: str, start: int) -> str | None:
     if run is None:
         return None
     chars = run[0]
-    if chars[0] in _SURNAMES and len(chars) >= 3 and chars[2] not in _AFTER_NAME:
+    if (
+        chars[0] in _SURNAMES
+        and len(chars) >= 3
+        and chars[2] not in _AFTER_NAME
+        and not text.startswith(_WORDS_AFTER_NAME, start + 2)
+    ):
         name = chars[:3]
     elif chars[0] in "小阿老" or chars[0] in _SURNAMES or len(chars) == 2 or chars[0] == chars[1]:
         name = chars[:2]

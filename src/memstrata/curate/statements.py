@@ -140,6 +140,9 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
             return f"{who} is {value}"
     if chinese and frame.kind == "condition" and not frame.negated and _STATE_ZH.search(value):
         template = "{s}{v}"  # "胃不好", "血糖高": a state said as one, not a thing one has
+    if chinese and frame.kind == "condition" and not frame.negated and value in _BODY_STATES_ZH:
+        value = _BODY_STATES_ZH[value]  # "怀孕": one is pregnant, one does not have it
+        template = "{s}{v}"
     if not chinese and frame.kind == "condition" and _STATE_EN.fullmatch(value):
         # "pregnant", "diabetic": a state one is, not a thing one has
         template = "{s} is no longer {v}" if frame.negated else "{s} is {v}"
@@ -186,6 +189,8 @@ _STATE_EN: Final = re.compile(
 )
 #: a Chinese condition said as a state of the body ("胃不好", "血压偏高")
 _STATE_ZH: Final = re.compile(r"(?:不好|不太好|高|低|偏高|偏低|有点高|不行)$")
+#: states of the body said as what one is, not what one has
+_BODY_STATES_ZH: Final = {"怀孕": "怀孕了", "怀孕了": "怀孕了", "哺乳期": "在哺乳期"}
 
 
 def _article(noun: str) -> str:

@@ -179,20 +179,39 @@ _BIRTH: Final = re.compile(
 
 
 def _ended_with(store: RecordStore, scope: Scope, fact: Fact, kind: str) -> list[Fact]:
-    """The current facts of another kind the new state ends (:data:`_ENDS`), and a current
-    pregnancy a child's birth ends: the turn the child fact cites is read only when there is
-    a pregnancy to end."""
+    """The current facts of another kind the new state ends (:data:`_ENDS`, of the same
+    person for the needs of someone in the user's care), and a current pregnancy a child's
+    birth ends (the user's or their partner's): the turn the child fact cites is read only
+    when there is a pregnancy to end."""
 
     def current(slot: str) -> list[Fact]:
         found = store.iter_facts(scope, FactFilter(current_only=True, slot=slot))
         return [f for f in found if f.id != fact.id]
 
-    ended = [f for slot in _ENDS.get(fact.slot, ()) for f in current(slot)]
-    if kind == "child" and fact.sources and (pregnant := current("condition:pregnancy")):
+    # a state of a person in the user's care ends the same state of theirs:
+    # "condition:meera/breastfeeding" ends "condition:meera/pregnancy"
+    key = (fact.slot or "").partition(":")[2]
+    person, _, own = key.rpartition("/")
+    base = f"{kind}:{own}" if person else fact.slot
+    ended = [
+        f
+        for slot in _ENDS.get(base, ())
+        for f in current(slot if not person else slot.replace(":", f":{person}/", 1))
+    ]
+    if kind == "child" and fact.sources and (pregnant := _pregnancies(store, scope)):
         turns = store.get_episodes(scope, [fact.sources[0]])
         if any(_BIRTH.search(turn.text) for turn in turns):  # a baby born ends the pregnancy
             ended += pregnant
     return ended
+
+
+def _pregnancies(store: RecordStore, scope: Scope) -> list[Fact]:
+    """The current pregnancies of the scope, the user's and those of the people in their
+    care: a child born in the household ends them."""
+    found = store.iter_facts(scope, FactFilter(current_only=True, slot_kind="condition"))
+    return [
+        f for f in found if f.slot and f.slot.partition(":")[2].rpartition("/")[2] == "pregnancy"
+    ]
 
 
 #: the other half of a position: a job stated with its employer ends with it, and back
