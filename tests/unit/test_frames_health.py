@@ -448,3 +448,25 @@ def test_a_length_of_time_is_no_medicine_and_a_condition_ends_where_its_name_doe
     said = candidates("上个月体检医生还说我血糖有点高 是糖尿病前期 叫我注意")
     assert ("condition:prediabetes", "糖尿病前期") in [(c.slot, c.value) for c in said]
     assert "用户有糖尿病前期" in [c.text for c in said]
+
+
+def test_a_correction_of_a_childs_allergy_is_theirs_and_the_test_result_names_the_new_one() -> None:
+    """ "乐乐其实不是花生过敏，过敏原检测出来是腰果和开心果，花生没事": every clause is 乐乐's, the
+    peanut allergy ends, the cashew and pistachio one is read from the test; the name the
+    user gave is the child's key ("我儿子乐乐花生过敏" is 乐乐's, not "儿子"'s)."""
+    said = [
+        (c.slot, c.value, c.ended is not None)
+        for c in candidates(
+            "我儿子乐乐今年七岁",
+            "我儿子乐乐花生过敏，很严重",
+            "纠正一下，乐乐其实不是花生过敏，过敏原检测出来是腰果和开心果，花生没事",
+        )
+        if c.slot and c.slot.startswith("allergy")
+    ]
+    assert said == [
+        ("allergy:乐乐/peanut", "花生", False),
+        ("allergy:乐乐/peanut", "花生", True),
+        ("allergy:乐乐/cashew+pistachio", "腰果和开心果", False),
+    ]
+    mine = [(c.slot, c.ended is not None) for c in candidates("我其实不是花生过敏")]
+    assert mine == [("allergy:peanut", True)]

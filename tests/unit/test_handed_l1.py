@@ -109,3 +109,27 @@ def test_a_fact_filed_by_hand_is_served_at_once(memory: Memory) -> None:
     text = memory.wake_up("alice").text
     assert "window seats" in text
     assert text.splitlines()[1] == "## Safety" and "penicillin" in text.splitlines()[2]
+
+
+def test_a_childs_allergy_corrected_is_served_as_corrected(memory: Memory) -> None:
+    scope = Scope("hejing")
+    turns = [
+        ("我儿子乐乐今年七岁，上二年级", datetime(2026, 1, 8, tzinfo=UTC)),
+        (
+            "乐乐花生过敏，很严重，上次误吃了一口花生酱嘴都肿了",
+            datetime(2026, 1, 8, 0, 1, tzinfo=UTC),
+        ),
+        (
+            "纠正一下，乐乐其实不是花生过敏，过敏原检测出来是腰果和开心果，花生没事",
+            datetime(2026, 6, 20, tzinfo=UTC),
+        ),
+    ]
+    for i, (text, at) in enumerate(turns):
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=at)], scope, session_id=f"s{i}"
+        )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    safety = memory.wake_up(scope).text.split("## Profile")[0]
+    assert "乐乐对腰果和开心果过敏" in safety
+    assert "对花生过敏" not in safety and "用户对花生不过敏" not in safety

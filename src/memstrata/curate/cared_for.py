@@ -86,7 +86,10 @@ _NOT_NAMES_ZH: Final = frozenset(
     }
 )  # fmt: skip
 # "朵朵鸡蛋过敏": what one is allergic to, said before 过敏 (no 对: "阿哲对猫过敏" names 阿哲)
-_ZH_NEXT: Final = rf"(?={_ZH_VERBS}|(?:(?!对)[^，。；！？,.;!?\s]){{1,8}}?过敏)"
+_ZH_NEXT: Final = (
+    rf"(?={_ZH_VERBS}|(?:(?!对)[^，。；！？,.;!?\s]){{1,8}}?"
+    r"(?:过敏|没事|没问题|没得事|可以吃|能吃))"
+)
 
 
 def people_of(frames: Sequence[Frame]) -> dict[str, str]:
@@ -226,8 +229,16 @@ def cared_for(
         name = (found["n"] if found["n"] not in _NOT_NAMES_ZH else None) or found.get("known")
         if rel is None and name is None:
             return None
+        end = match.end()
+        if rel is not None and name is None:  # "我儿子乐乐花生过敏": the name the user gave
+            given = next(
+                (n for n in sorted(people, key=len, reverse=True) if n and text.startswith(n, end)),
+                None,
+            )
+            if given is not None:
+                name, end = given, end + len(given)
         label = people.get(name or "") or (f"{rel}{name}" if rel and name else rel or name or "")
-        return (name or rel or label), label, "我" + text[match.end() :]
+        return (name or rel or label), label, "我" + text[end:]
     return None
 
 

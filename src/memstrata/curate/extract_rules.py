@@ -538,9 +538,15 @@ def _frames_in_clauses(
             about_other = True
         else:
             about_other = False
-        if not someone_else and whose is not None and _GOES_ON_ZH.match(bare):
-            # "我妈有糖尿病，在打胰岛素": a clause without its subject goes on with the person
-            # the clause before spoke of
+        speaks_of_me = bool(_FIRST_PERSON_ZH.search(bare))
+        allergic = any(f.kind == "allergy" and f.who is None for f in read)
+        if (
+            not someone_else
+            and whose is not None
+            and (_GOES_ON_ZH.match(bare) or (allergic and not speaks_of_me))
+        ):
+            # "我妈有糖尿病，在打胰岛素", "乐乐不是花生过敏，过敏原检测出来是腰果，花生没事": a
+            # clause without its subject goes on with the person the clause before spoke of
             theirs = [
                 f
                 for f in frames_in(f"我{whose}{bare}", before, said or text, turn, people)

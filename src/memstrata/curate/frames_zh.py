@@ -519,17 +519,28 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     ) and not _someone_named_before(text[: match.start()]):
         said = _clean(match["x"])
         said = re.sub(r"^(?:我|其实|只|只是|还|也|都|有点|严重|说是|据说|医生说|是)+", "", said)
+        denied = re.match(r"(?:并|也|都)?(?:不是|没有|并非)(?:对)?", said)
+        if denied:  # "乐乐其实不是花生过敏": not allergic to it
+            said = said[denied.end() :]
         besides = re.search(rf"除了(?P<a>{_SPAN}{{1,10}}?)(?:以外|之外)?[，,]?(?:还|也)对", text)
         if besides:
             said = f"{_clean(besides['a'])}、{said}"  # "除了芒果还对腰果过敏": both
         before = text[max(0, match.start() - 4) : match.start()]
-        if match["neg"] is None and re.search(r"不过敏|没有过敏|不再过敏", text):
+        if denied or (match["neg"] is None and re.search(r"不过敏|没有过敏|不再过敏", text)):
             negated = True
         elif re.search(r"(?:不是|并不|并没有|没有|从来不|从没)$", before):
             negated = True  # "我不是对虾子过敏，是对螃蟹过敏"
         else:
             negated = bool(match["neg"])
         out += _allergens(said, negated=negated, exclusive=exclusive and not negated)
+    if not out and (
+        found := re.search(  # "过敏原检测出来是腰果和开心果": what the test found
+            rf"过敏原(?:检测|测试|检查)?(?:出来|结果)?(?:是|为|显示)(?P<x>{_SPAN}{{1,14}})", text
+        )
+    ):
+        said = _clean(found["x"])
+        if lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(lexicon.MEDICATIONS, said):
+            out += _allergens(said, negated=False, exclusive=exclusive)
     if not out and (
         tested := re.search(  # "过敏原检测 芒果是阴性": no allergy to it
             rf"(?P<x>{_SPAN}{{1,8}}?)(?:是|也是|结果是|测出来是)?阴性", text
@@ -579,7 +590,7 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     ):
         corrects = re.search(r"其实|原来|后来|现在|复查|检查|医生说", sentence or text)
         if any(f.kind in ("allergy", "avoids") for f in earlier) or "过敏" in text or corrects:
-            said = re.sub(r"^(?:其实|但是|不过|但)", "", _clean(match["x"]))
+            said = re.sub(r"^(?:其实|但是|不过|但|我)+", "", _clean(match["x"]))
             # what is fine is a food or a medicine ("螃蟹没问题"), not "削了皮吃就没事"
             if lexicon.canonical(lexicon.FOODS, said) or lexicon.canonical(
                 lexicon.MEDICATIONS, said
