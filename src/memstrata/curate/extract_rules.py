@@ -530,7 +530,10 @@ def _frames_in_clauses(
         before = [*earlier[-EARLIER:], *found[-EARLIER:]]
         read = frames_in(clause, before, said or text, turn, people)
         bare = clause.lstrip("，,；; ")
-        someone_else = _cjk(clause) and bool(_SOMEONE_ELSE_ZH.match(bare))
+        someone_else = _cjk(clause) and bool(
+            _SOMEONE_ELSE_ZH.match(bare)
+            or any(name and bare.startswith(name) for name in people or ())  # "乐乐转到了…"
+        )
         if someone_else or (about_other and _cjk(clause) and _SUBJECTLESS_ZH.match(bare)):
             # who they are, and what they need, not the speaker's state; a clause without its
             # subject goes on about them ("我妈今年九十了 想重外孙想得不行")

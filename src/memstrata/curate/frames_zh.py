@@ -230,14 +230,17 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
     if match := re.search(rf"升(?:职)?(?:为|到|成|了)?(?P<role>{_SPAN}{{2,30}}?)了", text):
         role = match["role"]  # "我上周升 associate partner 了": promoted
     if match := re.search(
-        rf"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|(?:正式)?转到|调到|去了?(?=\S{{2,12}}(?:上班|工作))|拿到(?:了)?"
+        rf"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|(?:正式)?转到|调到|调去|调任|去了?(?=\S{{2,12}}(?:上班|工作))|拿到(?:了)?"
         rf"(?=\S{{2,12}}的\s*offer)|接受(?:了)?(?=\S{{2,12}}的\s*offer))(?P<org>{_SPAN}{{2,30}}?)"
         rf"(?:的\s*offer|上班|工作|(?=[，。；！？、,.;!?~～]|$)|当|做)",
         text,
     ):
         org = match["org"]
+        after = (
+            match.end() - 1 if text[match.end() - 1 : match.end()] in ("当", "做") else match.end()
+        )
         if role is None and (
-            found := re.search(rf"(?:当|做|担任)(?P<role>{_SPAN}{{2,12}})", text[match.end() :])
+            found := re.search(rf"(?:当|做|担任)(?P<role>{_SPAN}{{2,12}})", text[after:])
         ):
             role = found["role"]
     if role:
@@ -1075,14 +1078,27 @@ def _hobbies(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fr
 def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     if moving := _move_to_come(text):
         return moving
+    if match := re.search(  # "云南又推了，改到明年五一": put off, then its new time
+        rf"(?P<obj>{_SPAN}{{2,10}}?)(?:又|也|再|还是)?(?:推了|推迟了|延期了|改期了|没去成)[，,\s]*"
+        rf"(?:又)?(?:改到|推到|推迟到|延到|挪到)(?:了)?(?P<t>{_SPAN}{{1,12}})",
+        sentence or text,
+    ):
+        obj = _plan_object(match["obj"])
+        if obj:
+            when = _PARTICLES.sub("", match["t"]) or match["t"]
+            return [Frame("plan", f"{obj}，改到{when}", obj)]
     if match := re.search(
         rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的事|的计划|的行程|之行|旅行|旅游|行程)?(?:被)?(?:改到|推迟到|延期到|推到|挪到|延到|改成|推迟至|改在)"
         rf"(?:了)?(?P<t>{_SPAN}{{1,12}})",
         text,
     ):
         obj = _plan_object(match["obj"])
+        when = _PARTICLES.sub("", match["t"]) or match["t"]
+        pastime = _ACTIVITIES.search(match["obj"])
+        if pastime and re.match(r"(?:每)?(?:周|星期|礼拜)|每天|早上|晚上|上午|下午", when):
+            # "游泳现在改成周日晚上了": a routine's time changed, not a plan
+            return [Frame("routine", f"{pastime[0]}，{when}", pastime[0])]
         if obj:
-            when = _PARTICLES.sub("", match["t"]) or match["t"]
             return [Frame("plan", f"{obj}，改到{when}", obj)]
     if match := re.search(
         rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的计划|的行程|之行|旅行|旅游)?(?:取消了|不去了|泡汤了|黄了)|不去(?P<obj2>{_SPAN}{{2,10}})了",
@@ -1098,7 +1114,8 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     ):
         return []  # "张悦说想…": someone else's wish, not the speaker's plan
     match = re.search(
-        rf"(?<![不没])(?:打算|计划|准备|想要|想|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})", text
+        rf"(?<![不没])(?:打算|计划|准备|想要|想(?![象念法到起])|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})",
+        text,
     ) or re.search(
         rf"(?:下(?:个)?(?:周|星期|月)|明年|年底|下半年|过年)(?:[一二三四五六日天末初底])?(?:要|去|会|就)(?P<x>{_SPAN}{{2,20}})",
         text,
@@ -1112,7 +1129,10 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
 
 
 #: a time to come a move or a plan is said with
-_SOON: Final = r"(?:下(?:个)?(?:周|星期|礼拜|月)|明年|年底|月底|下半年|过两天|过几天|过完年|年后)"
+_SOON: Final = (
+    r"(?:下(?:个)?(?:周|星期|礼拜|月)|明年|年底|(?<![一二三四五六七八九十\d])月底|下半年|过两天|"
+    r"过几天|过完年|年后)"
+)
 
 
 def _move_to_come(text: str) -> list[Frame]:
@@ -1162,7 +1182,9 @@ def _plan_object(phrase: str) -> str:
     phrase = re.sub(rf"^(?:{_HOLIDAYS_ZH})", "", phrase)
     phrase = re.sub(r"(?:也|都|还|就|又|再|那个|这个)+$", "", phrase)
     if match := re.search(r"(?:去|到|飞)(?P<p>[\u4e00-\u9fffA-Za-z]{2,8})", phrase):
-        return _clean(match["p"])
+        phrase = _clean(match["p"])
+    # what is done there is not where ("去云南玩", "去日本旅游": 云南, 日本)
+    phrase = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?:玩|旅游|旅行|看看|逛逛|度假|玩玩)$", "", phrase)
     return phrase[:8]
 
 

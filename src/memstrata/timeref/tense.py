@@ -73,7 +73,7 @@ _ZH_FUTURE: Final = (
 )
 _ZH_PAST: Final = (
     r"已经|曾经|刚才|刚刚|上次|当时|那时|那会儿|曾|刚|"
-    r"(?<![为除罢不得])了(?!解|不起)|(?<![不难超通经路])过(?![年节来日生])"
+    r"(?<![为除罢不得])了(?!解|不起)|(?<![不难超通经路])过(?![年节来日生去])"
 )
 _MARKERS: Final = re.compile(
     rf"(?P<future>(?<![A-Za-z'’])(?:{_EN_FUTURE})(?![A-Za-z])|{_EN_FUTURE_CONTRACTED}(?![A-Za-z])"
