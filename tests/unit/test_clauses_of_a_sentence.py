@@ -14,7 +14,7 @@ from tests.unit.said import candidates, facts
 def test_the_clause_no_state_was_read_from_is_read_by_the_other_rules() -> None:
     found = facts("I work at Klook and I volunteer at the food bank on Tuesdays.")
     assert ("employer", "The user works at Klook") in found
-    assert (None, "The user volunteers at the food bank on Tuesdays.") in found
+    assert ("volunteer:food bank", "The user volunteers at the food bank on Tuesdays.") in found
     assert not [slot for slot, _ in found if slot and slot.startswith("routine")]
 
 
@@ -117,3 +117,43 @@ def test_a_value_of_how_many_alone_is_no_value() -> None:
 
     assert not complete("a few") and not complete("some") and complete("a few paintings")
     assert not [s for s, _ in facts("I'm planning a few.") if s and s.startswith("plan")]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "value"),
+    [
+        (
+            "I'm still volunteering at the homeless shelter.",
+            "volunteer:homeless shelter",
+            "homeless shelter",
+        ),
+        (
+            "I gave a few talks at the homeless shelter I volunteer at.",
+            "volunteer:homeless shelter",
+            "homeless shelter",
+        ),
+        ("I volunteer with Meals on Wheels", "volunteer:meals", "Meals on Wheels"),
+        (
+            "I just started volunteering at a local dog shelter once a month.",
+            "volunteer:local dog shelter",
+            "local dog shelter",
+        ),
+        ("我每周二下午在社区中心做志愿者，教书法", "volunteer:社区中心", "社区中心"),
+        ("我周末去养老院当义工", "volunteer:养老院", "养老院"),
+    ],
+)
+def test_where_one_volunteers_is_a_lasting_place_of_ones_life(
+    said: str, slot: str, value: str
+) -> None:
+    """Volunteering is where a person gives their time: a slot of their profile, neither an
+    employer nor a routine beside it; what was volunteered at once is an event."""
+    found = [(c.slot, c.value) for c in candidates(said) if c.slot]
+    assert found == [(slot, value)]
+
+
+def test_volunteering_once_or_stopped_is_no_current_place() -> None:
+    assert [c.slot for c in candidates("I volunteered at a shelter during an event for kids")] == [
+        None
+    ]
+    [stopped] = candidates("I stopped volunteering at the library")
+    assert stopped.slot == "volunteer:library" and stopped.ended is not None

@@ -91,6 +91,7 @@ PROFILE_SLOTS: Final[dict[str, str]] = {
     "friend": "friends",
     "pet": "pets",
     "language": "languages",
+    "volunteer": "volunteering",
 }
 #: profile kinds whose value changes over a life: shown with since when it holds
 _CHANGING: Final = frozenset({"age", "job", "employer", "school", "major", "residence", "partner"})

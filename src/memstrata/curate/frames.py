@@ -70,6 +70,8 @@ KINDS: Final[dict[str, Kind]] = {
     "friend": Kind(Category.RELATIONSHIP, 0.65, False, PROFILE),
     "pet": Kind(Category.PERSONAL, 0.75, False, PROFILE),
     "language": Kind(Category.PROFILE, 0.7, False, PROFILE),
+    # where a person gives their time: a shelter, a food bank, a school ("I volunteer at ...")
+    "volunteer": Kind(Category.PERSONAL, 0.8, False, PROFILE),
     "allergy": Kind(Category.HEALTH, 0.95, False, SAFETY),
     "condition": Kind(Category.HEALTH, 0.95, False, SAFETY),
     "medication": Kind(Category.HEALTH, 0.95, False, SAFETY),

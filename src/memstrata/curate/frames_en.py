@@ -1463,7 +1463,7 @@ _RECURRING: Final = re.compile(
 
 def _routines(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
-    if any(f.kind in ("drink", "medication", "like") for f in earlier):
+    if any(f.kind in ("drink", "medication", "like", "volunteer") for f in earlier):
         return out
     if gave_up := re.search(
         rf"\bI(?:'m| am|'ve| have|'d| had)?\s+{_ADVERBS}(?:(?:had|have|had) to\s+)?(?:giving up|"
@@ -1563,7 +1563,7 @@ def _hobbies(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fra
         text,
         _I,
     )
-    if any(f.kind in ("routine", "medication", "job", "language") for f in earlier):
+    if any(f.kind in ("routine", "medication", "job", "language", "volunteer") for f in earlier):
         return []
     if joined := re.search(
         rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:joined|signed up for|signed up to)\s+"
@@ -1826,8 +1826,44 @@ def _life(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     return [Frame("life", event, _key(event, 3))]
 
 
+_VOLUNTEER_AT: Final = re.compile(
+    rf"\bI(?:'m| am|'ve been| have been|'ve| have)?\s+{_ADVERBS}"
+    r"(?P<v>(?:stopped|quit|gave up|given up|no longer)\s+)?"
+    r"(?:(?:just\s+)?(?:started|began|begun)\s+)?"
+    r"(?:volunteer|volunteering)\s+(?:(?:once a \w+|every \w+|on \w+days|twice a \w+)\s+)?"
+    r"(?:at|with|for|in)\s+(?P<x>(?:a|an|the|my|our|this|that)?\s*[^,.;!?]{3,60})|"
+    r"\b(?:the|a|an)\s+(?P<y>(?:(?!\b(?:at|in|on|of|to|for|with|from)\b)[\w' -]){3,40}?)\s+"
+    r"(?:that\s+)?I\s+(?:still\s+|now\s+)?"
+    r"volunteer\s+(?:at|with|for)\b",
+    _I,
+)
+#: where what is volunteered at ends: its time, its reason, another clause
+_VOLUNTEER_END: Final = re.compile(
+    r"\s+(?:on|every|each|since|for|because|and|but|so|which|who|where|when|during|after|"
+    r"before|last|this|next|yesterday|today|once|twice|once a|a few|about|around|near|"
+    r"to|as)\b(?!\s+(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)(?-i:[A-Z])).*$",
+    _I,
+)
+
+
+def _volunteering(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    """Where the speaker gives their time ("I'm still volunteering at the homeless shelter",
+    "the homeless shelter I volunteer at", "I volunteer with Meals on Wheels"): a lasting
+    role of their life, not an errand; what was volunteered at once ("I volunteered at an
+    event yesterday") is an event, read elsewhere."""
+    match = _VOLUNTEER_AT.search(text)
+    if match is None:
+        return []
+    where = match["x"] or match["y"]
+    where = _clean(_VOLUNTEER_END.sub("", where.strip()))
+    if not where or lexicon.common(where.split()[-1]) and len(where.split()) == 1:
+        return []
+    return [Frame("volunteer", where, _key(where, 3), negated=bool(match["v"]))]
+
+
 _READERS: Final = (
     _name_age,
+    _volunteering,
     _work,
     _school,
     _home,

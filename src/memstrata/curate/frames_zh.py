@@ -196,7 +196,17 @@ def _name_age(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[F
     return out
 
 
+#: giving one's time, not a job ("在社区中心做志愿者", "去养老院当义工")
+_VOLUNTEER_ZH: Final = re.compile(
+    rf"(?P<neg>不再|不)?(?:在|去|到)(?P<org>{_SPAN}{{2,16}}?)(?:做|当)(?:志愿者|义工|志愿服务)"
+)
+
+
 def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
+    if given := _VOLUNTEER_ZH.search(text):  # where the speaker gives their time
+        org = _clean(given["org"])
+        if org:
+            return [Frame("volunteer", org, org, negated=bool(given["neg"]))]
     out: list[Frame] = []
     role = org = None
     if match := re.search(
@@ -1030,7 +1040,7 @@ _TAKEN_UP: Final = re.compile(
 
 
 def _routines(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
-    if any(f.kind in ("drink", "medication", "like") for f in earlier):
+    if any(f.kind in ("drink", "medication", "like", "volunteer") for f in earlier):
         return []
     if quit_smoking := re.search(r"(?P<x>戒烟|戒了烟|不抽烟了|烟(?:也)?戒了)", text):
         return [Frame("routine", "吸烟", "吸烟", negated=True)] if quit_smoking else []

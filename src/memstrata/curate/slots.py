@@ -38,6 +38,7 @@ ORDER: Final = (
     "business",
     "former job",
     "former employer",
+    "volunteering",
     "partner",
     "children",
     "pets",
