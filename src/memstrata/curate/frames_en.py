@@ -1856,7 +1856,7 @@ def _volunteering(text: str, earlier: Sequence[Frame], context: str = "") -> lis
         return []
     where = match["x"] or match["y"]
     where = _clean(_VOLUNTEER_END.sub("", where.strip()))
-    if not where or lexicon.common(where.split()[-1]) and len(where.split()) == 1:
+    if not where or (lexicon.common(where.split()[-1]) and len(where.split()) == 1):
         return []
     return [Frame("volunteer", where, _key(where, 3), negated=bool(match["v"]))]
 
