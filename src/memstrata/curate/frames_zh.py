@@ -204,9 +204,9 @@ _VOLUNTEER_ZH: Final = re.compile(
 
 def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     if given := _VOLUNTEER_ZH.search(text):  # where the speaker gives their time
-        org = _clean(given["org"])
-        if org:
-            return [Frame("volunteer", org, org, negated=bool(given["neg"]))]
+        place = _clean(given["org"])
+        if place:
+            return [Frame("volunteer", place, place, negated=bool(given["neg"]))]
     out: list[Frame] = []
     role = org = None
     if match := re.search(
