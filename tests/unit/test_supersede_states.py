@@ -262,3 +262,37 @@ def test_a_birth_and_breastfeeding_end_the_pregnancy_of_the_users_wife(memory: M
     assert "condition:林悦/pregnancy" in [f.slot for f in _current(memory, "condition")]
     _say(memory, ["宝宝出生啦！是个女儿，叫小雨"], later=4)
     assert not [s for s in (f.slot for f in _current(memory, "condition")) if "pregnan" in s]
+
+
+def test_a_london_nurses_year_read_as_she_says_it(memory: Memory) -> None:
+    """A flatshare in Brixton, then the flat in Peckham moved into; a hospital started at "in
+    August" (a month, not a place); dairy avoided, then had again; a wedding booked."""
+    _say(
+        memory,
+        [
+            "I live in a flatshare in Brixton with two other nurses, it's chaos but fun.",
+            "And I can't do dairy, it wrecks my stomach, so oat milk in everything.",
+        ],
+        [
+            "We got the flat in Peckham, moved in on the 1st.",
+            "Starting at King's College Hospital in August as a cardiac research nurse.",
+        ],
+        [
+            "Actually I've started having a bit of dairy again, small amounts of cheese seem ok.",
+            "Wedding is booked for May 2027 in Bristol, near Tom's family.",
+        ],
+    )
+    assert _values(memory, "residence") == ["Peckham"]
+    assert _values(memory, "employer") == ["King's College Hospital"]
+    assert [f.value for f in _current(memory, "avoids") if f.value] == []
+    assert _values(memory, "plan") == ["Wedding, May 2027 in Bristol"]
+    assert _current(memory, "hobby") == []  # "having a bit of dairy" is no pastime
+
+
+def test_a_move_made_closes_the_plan_to_make_it(memory: Memory) -> None:
+    _say(memory, ["We're moving to Tucson in December."], ["We moved to Tucson last week."])
+    assert _values(memory, "plan") == []
+    assert _values(memory, "residence") == ["Tucson"]
+    _say(memory, ["我们下个月搬去杭州"], ["我们搬到杭州了"], later=3)
+    assert _values(memory, "plan") == []
+    assert _values(memory, "residence") == ["杭州"]

@@ -490,6 +490,8 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         rest = text[text.find(org) + len(org) :] if org in text else ""
         place = re.match(rf"\s+in\s+{_PLACE}", rest)
         where = _proper(place["place"]) if place else None
+        if where and _TRAILING.fullmatch(f" in {where}"):
+            where = None  # "at King's College Hospital in August": when, not where
         if not value or (lexicon.common(value) and not where):
             value = ""  # "a startup" names no employer; "a startup in Berlin" does
         if where and value:
@@ -579,6 +581,13 @@ _TRIP_WORDS: Final = re.compile(
 )
 
 
+#: the kinds of home a person lives in
+_DWELLING: Final = (
+    r"(?:flat|flatshare|flat-share|flat share|house|houseshare|house share|apartment|studio|"
+    r"bungalow|condo|room|place|townhouse|cottage|terrace)"
+)
+
+
 def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
@@ -595,12 +604,27 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     elif match := re.search(
         rf"\b(?:I|we)(?:'ve| have|'re| are|'m| am)?\s+{_ADVERBS}(?:been\s+)?"
         rf"(?:live|lives|living|lived|reside|residing|based|staying)\s+"
-        rf"(?:with\s+(?:my|our)\s+[\w' -]{{2,30}}?\s+)?(?:in|at|near|outside(?: of)?)\s+{_PLACE}",
+        rf"(?:with\s+(?:my|our)\s+[\w' -]{{2,30}}?\s+)?(?:in|at|near|outside(?: of)?)\s+"
+        rf"(?!(?:a|an|the|our|my)\s+(?:[\w-]+\s+){{0,2}}?{_DWELLING}\b){_PLACE}",
         text,
         _I,
     ):
         if not re.search(r"\b(?:used to|before|grew up)\b", text, _I):
             out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
+    elif match := re.search(  # "I live in a flatshare in Brixton"; "got the flat in Peckham,
+        # moved in on the 1st": the place of the home named
+        rf"\b(?:I|we)(?:'ve| have|'re| are|'m| am)?\s+{_ADVERBS}(?:been\s+)?"
+        rf"(?:live|living|lived|staying|renting|rent)\s+in\s+(?:a|an|the|our|my)\s+"
+        rf"(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+(?:in|near)\s+{_PLACE}",
+        text,
+        _I,
+    ) or re.search(
+        rf"\b(?:got|bought|rented|found|signed for)\s+(?:the|a|our|a new|the new)\s+"
+        rf"{_DWELLING}\s+in\s+{_PLACE}(?=[^.;!?]*\bmoved in\b)",
+        text,
+        _I,
+    ):
+        out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
     elif (
         match := re.search(
             rf"\b(?:from\s+)?(?:my|our) (?:new )?(?:home|place|apartment|flat|house|condo)"
@@ -1295,6 +1319,18 @@ def _diet(text: str) -> list[Frame]:
         said = _phrase(match["x"], 0)
         keys = lexicon.canonical(lexicon.FOODS, said)
         out += [Frame("avoids", key, key) for key in keys]
+    if again := re.search(  # "I've started having a bit of dairy again": no longer avoided
+        rf"\bI(?:'ve| have|'m| am)?\s+{_ADVERBS}(?:started\s+|begun\s+|been\s+)?"
+        r"(?:eat|eating|having|have|drinking|drink|back on)\s+(?P<x>[^,.;!?]{2,40}?)\s+again\b",
+        text,
+        _I,
+    ):
+        said = again["x"]
+        out += [
+            Frame("avoids", key, key, negated=True)
+            for key in lexicon.canonical(lexicon.FOODS, said)
+            if not any(f.key == key for f in out)
+        ]
     return out
 
 
@@ -1563,7 +1599,10 @@ def _hobbies(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fra
         text,
         _I,
     )
-    if any(f.kind in ("routine", "medication", "job", "language", "volunteer") for f in earlier):
+    if any(
+        f.kind in ("routine", "medication", "job", "language", "volunteer", "avoids")
+        for f in earlier
+    ):
         return []
     if joined := re.search(
         rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:joined|signed up for|signed up to)\s+"
@@ -1690,6 +1729,29 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
         if obj and not re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
             out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
         return out
+    if (
+        (
+            moved := re.search(  # "The left eye surgery is moved again." … "so it's now April 21st"
+                r"^(?:(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,40}?)\s+(?:is|was|has been|got|'s)\s+"
+                r"(?:\w+\s+)?(?:postponed|pushed back|moved|delayed|rescheduled|put off)"
+                r"(?:\s+again)?\s*[.!]?$",
+                text.strip(),
+                _I,
+            )
+        )
+        and (
+            now := re.search(
+                r"\bit(?:'s| is)\s+(?:now\s+)?(?:on\s+)?(?P<t>[^,.;!?]+?)(?:\s+instead\b|[,.;!?]|$)",
+                context[context.find(moved[0]) + len(moved[0]) :] if moved[0] in context else "",
+                _I,
+            )
+        )
+    ):
+        obj = _clean(moved["obj"])
+        if obj and not re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
+            when = _clean(now["t"]) or now["t"].strip()
+            out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+        return out
     if match := re.search(
         r"(?:\b(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,40}?)\s+(?:is|was|has been|got|'s|isn't|"
         r"is not|wasn't)\s+(?:\w+\s+)?(?:cancelled|canceled|called off|off|happening|going ahead)"
@@ -1715,6 +1777,15 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
             else:
                 out.append(Frame("plan", f"{obj}, cancelled", _salient(obj), negated=True))
         return out
+    if booked := re.search(  # "Wedding is booked for May 2027 in Bristol"
+        r"^(?:(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,30}?)\s+(?:is|'s|are|'re|has been|have been)\s+"
+        r"(?:now\s+)?(?:booked|set|scheduled|planned|fixed|confirmed)\s+for\s+(?P<t>[^,.;!?]+)",
+        text.strip(),
+        _I,
+    ):
+        obj = _clean(booked["obj"])
+        if obj and not re.match(r"(?:it|this|that|everything|all)$", obj, _I):
+            return [Frame("plan", f"{obj}, {_clean(booked['t']) or booked['t']}", _salient(obj))]
     match = re.search(
         rf"\b(?:I|we)(?:'re| are|'m| am)\s+{_ADVERBS}{_PLAN_VERB}\s+(?P<x>[^.;!?]+)|"
         r"\b(?:I|we)\s+(?:plan|intend|hope|aim|want|'d like|would like|am going|are going)\s+to\s+"

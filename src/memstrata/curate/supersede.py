@@ -135,7 +135,7 @@ def supersede_older(
         for f in store.iter_facts(scope, FactFilter(current_only=True, slot_kind=kind))
         if f.id != fact.id
     ]
-    if kind == "trip":  # a trip made closes the plan to make it
+    if kind in ("trip", "residence"):  # a trip made, a home moved to, closes the plan for it
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind="plan")))
     for akin in _AKIN.get(kind, ()):  # golf given up as a routine ends golf as a hobby
         olds += list(store.iter_facts(scope, FactFilter(current_only=True, slot_kind=akin)))
@@ -214,6 +214,19 @@ def _pregnancies(store: RecordStore, scope: Scope) -> list[Fact]:
     ]
 
 
+#: the words of a move to come, in a plan's value or key
+_MOVE: Final = re.compile(r"\b(?:mov(?:e|ing)|relocat\w*)\b|搬|移居", re.IGNORECASE)
+
+
+def _a_move_to(plan: Fact, home: str | None) -> bool:
+    """Whether a plan is the move to ``home`` (its value or key names a move and the place)."""
+    if not home:
+        return False
+    said = f"{plan.value or ''} {plan.slot or ''}"
+    place = " ".join(home.casefold().split())
+    return bool(_MOVE.search(said)) and len(place) >= 2 and place in said.casefold()
+
+
 #: the other half of a position: a job stated with its employer ends with it, and back
 _POSITION: Final = {"employer": "job", "job": "employer"}
 #: kinds that hold the same things: what one of them ends, the other held too
@@ -231,6 +244,9 @@ def _replaces(new: Fact, old: Fact, kind: str, change: Change) -> bool:
     if old.slot is None:
         return False
     old_kind = old.slot.partition(":")[0]
+    if kind == "residence" and old_kind == "plan":
+        # "moving to Tucson", "下个月搬去杭州", then living there: the move is made
+        return change.ended is None and _a_move_to(old, new.value)
     if kind == "trip":
         if old_kind != "plan":
             return False
