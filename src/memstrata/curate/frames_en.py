@@ -611,22 +611,21 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     ):
         if not re.search(r"\b(?:used to|before|grew up)\b", text, _I):
             out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
-    elif match := re.search(  # "I live in a flatshare in Brixton"; "got the flat in Peckham,
-        # moved in on the 1st": the place of the home named
-        rf"\b(?:I|we)(?:'ve| have|'re| are|'m| am)?\s+{_ADVERBS}(?:been\s+)?"
-        rf"(?:live|living|lived|staying|renting|rent)\s+in\s+(?:a|an|the|our|my)\s+"
-        rf"(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+(?:in|near)\s+{_PLACE}",
-        text,
-        _I,
-    ) or re.search(
-        rf"\b(?:got|bought|rented|found|signed for)\s+(?:the|a|our|a new|the new)\s+"
-        rf"{_DWELLING}\s+in\s+{_PLACE}(?=[^.;!?]*\bmoved in\b)",
-        text,
-        _I,
-    ):
-        out.append(Frame("residence", _clean(_proper(match["place"]) or "")))
     elif (
-        match := re.search(
+        match := re.search(  # "I live in a flatshare in Brixton": the place of the home named
+            rf"\b(?:I|we)(?:'ve| have|'re| are|'m| am)?\s+{_ADVERBS}(?:been\s+)?"
+            rf"(?:live|living|lived|staying|renting|rent)\s+in\s+(?:a|an|the|our|my)\s+"
+            rf"(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+(?:in|near)\s+{_PLACE}",
+            text,
+            _I,
+        )
+        or re.search(  # "got the flat in Peckham, moved in on the 1st"
+            rf"\b(?:got|bought|rented|found|signed for)\s+(?:the|a|our|a new|the new)\s+"
+            rf"{_DWELLING}\s+in\s+{_PLACE}(?=[^.;!?]*\bmoved in\b)",
+            text,
+            _I,
+        )
+        or re.search(
             rf"\b(?:from\s+)?(?:my|our) (?:new )?(?:home|place|apartment|flat|house|condo)"
             rf"(?: is)? in\s+{_PLACE}",
             text,
@@ -1741,7 +1740,8 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
         )
         and (
             now := re.search(
-                r"\bit(?:'s| is)\s+(?:now\s+)?(?:on\s+)?(?P<t>[^,.;!?]+?)(?:\s+instead\b|[,.;!?]|$)",
+                r"\bit(?:'s| is)\s+(?:now\s+)?(?:on\s+)?(?P<t>[^,.;!?]+?)"
+                r"(?:\s+instead\b|[,.;!?]|$)",
                 context[context.find(moved[0]) + len(moved[0]) :] if moved[0] in context else "",
                 _I,
             )
