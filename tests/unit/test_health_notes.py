@@ -134,3 +134,21 @@ def test_a_health_note_is_served_in_safety_after_who_the_user_is(memory: Memory)
     # at a budget too small for both, who the user is comes before the note
     small = memory.wake_up(scope, budget=80).text
     assert "residence: Ilkley" in small and "rotigotine" not in small
+
+
+def test_a_note_leaves_out_what_is_said_to_the_listener() -> None:
+    [note] = _notes(
+        "I look after my husband Ron.",
+        "I must correct something I told you, his last co-careldopa isn't at 7, it's at 6, "
+        "the neurologist moved it ages ago and I had got muddled.",
+    )
+    assert "told you" not in note and "co-careldopa isn't at 7" in note
+
+
+def test_a_hypothetical_is_no_fact_of_any_rule() -> None:
+    """ "If I ever win the lottery I'm buying a narrowboat": the generic rules, like the state
+    frames, read nothing said as not so."""
+    said = candidates(
+        "If I ever win the lottery I'm buying a narrowboat and taking Ron up the canal."
+    )
+    assert said == ()

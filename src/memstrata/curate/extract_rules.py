@@ -381,6 +381,8 @@ class RuleExtractor:
     def _rule_for(self, sentence: str) -> Rule | None:
         if not _worth_it(sentence):
             return None
+        if _HYPOTHETICAL.search(sentence):
+            return None  # "If I ever win the lottery I'm buying a narrowboat": nothing so
         if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):
             return None
         return next((r for r in self.rules if r.pattern.search(sentence)), None)
@@ -1000,7 +1002,7 @@ _REQUEST: Final = re.compile(
     r"^(?:帮我|你帮我|麻烦你?|请你?帮)|\b(?:can|could|would|will) you\b|^please\b", re.IGNORECASE
 )
 #: the longest note, in characters: Chinese says in one character what English says in a word
-_LONGEST_NOTE: Final = {"en": 100, "zh": 32}
+_LONGEST_NOTE: Final = {"en": 160, "zh": 40}
 
 
 def _note_of(text: str) -> str | None:
@@ -1018,8 +1020,10 @@ def _note_of(text: str) -> str | None:
         at = start if at < 0 else at
         spans.append((at, at + len(part)))
         start = at + len(part)
-    asks = [
-        bool(_ASKS_ZH.search(p.strip(" ，,")) or _REQUEST.search(p.strip(" ，,"))) or is_question(p)
+    asks = [  # a clause that asks, or speaks to the listener ("I told you"), is left out
+        bool(_ASKS_ZH.search(p.strip(" ，,")) or _REQUEST.search(p.strip(" ，,")))
+        or is_question(p)
+        or addresses_listener(p)
         for p in parts
     ]
     named = [i for i, p in enumerate(parts) if not asks[i] and health_matter(p)]
@@ -1031,7 +1035,7 @@ def _note_of(text: str) -> str | None:
     if health_matter(parts[first]) == "said" and last + 1 < len(parts) and not asks[last + 1]:
         last += 1  # what the doctor said goes on in the next clause
     for i in (first - 1, last + 1):  # one clause more: the one before, else the one after
-        if not 0 <= i < len(parts) or asks[i] or addresses_listener(parts[i]):
+        if not 0 <= i < len(parts) or asks[i]:
             continue
         lo, hi = min(first, i), max(last, i)
         if spans[hi][1] - spans[lo][0] <= longest:
