@@ -29,7 +29,9 @@ from memstrata.curate.essentials import (
     anecdote,
     expired,
     lasting,
+    latest_states,
     of_a_moment,
+    outdated,
     restriction_over,
 )
 from memstrata.curate.frames import SAFETY
@@ -283,10 +285,12 @@ def wake_up(
     # included) stay out: each thing is served once; an anecdote only for the people of the
     # user's life it names (the dog by its name, a child)
     people = _people_named(current)
+    latest = latest_states(current)  # a home or a job said in words, older than its slot
     current = [
         f
         for f in current
         if f.id not in health_ids
+        and not outdated(f, latest)
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
         and _normal(f.text) not in stated

@@ -3,11 +3,12 @@ safety first, lasting over passing, slot values whole; and what a fact filed by 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from memstrata.api import Memory
 from memstrata.curate.dating import dated
-from memstrata.model import Fact, Role, Scope, Turn
+from memstrata.model import Category, Fact, Role, Scope, Turn
 from tests.conftest import FixedClock
 
 LIN = Scope("lin")
@@ -133,3 +134,54 @@ def test_a_childs_allergy_corrected_is_served_as_corrected(memory: Memory) -> No
     safety = memory.wake_up(scope).text.split("## Profile")[0]
     assert "乐乐对腰果和开心果过敏" in safety
     assert "对花生过敏" not in safety and "用户对花生不过敏" not in safety
+
+
+def test_an_old_home_said_in_words_is_no_key_fact_beside_the_new_one(memory: Memory) -> None:
+    """A fact without a slot that states a home or a job in its words ("The user lives in a
+    flatshare in Brixton ...", from before the frames read the dwelling) is not served beside
+    a newer home: L1 holds the current value only; the fact stays in the archive."""
+    scope = Scope("priya")
+    old = Fact(
+        id="fa_old",
+        scope=scope,
+        text="The user lives in a flatshare in Brixton with two other nurses",
+        category=Category.PERSONAL,
+        confidence=0.85,
+        importance=0.7,
+        topic=None,
+        sources=(),
+        valid_from=datetime(2026, 1, 12, tzinfo=UTC),
+        valid_to=None,
+        superseded_by=None,
+        created_at=datetime(2026, 1, 12, tzinfo=UTC),
+        updated_at=datetime(2026, 1, 12, tzinfo=UTC),
+    )
+    memory.remember(
+        [
+            Turn(
+                "I live in a flatshare in Brixton with two other nurses.",
+                speaker="user",
+                role=Role.USER,
+                time=datetime(2026, 1, 12, tzinfo=UTC),
+            )
+        ],
+        scope,
+    )
+    [turn] = memory.list(scope, "episode")
+    memory.store.add_fact(scope, replace(old, sources=(turn.id,)))
+    memory.remember(
+        [
+            Turn(
+                "We got the flat in Peckham, moved in on the 1st.",
+                speaker="user",
+                role=Role.USER,
+                time=datetime(2026, 6, 5, tzinfo=UTC),
+            )
+        ],
+        scope,
+    )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    assert "residence: Peckham" in text and "Brixton" not in text
+    assert any(f.fact.id == "fa_old" for f in memory.facts(scope))  # kept, not deleted

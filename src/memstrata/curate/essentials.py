@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Final
@@ -50,6 +50,7 @@ from memstrata.curate.slots import (
     slots_in,
     subject_of,
 )
+from memstrata.curate.supersede import same_value, slot_of
 from memstrata.model import Category, Episode, Fact, Role, Slot
 from memstrata.tokens import TokenCounter
 
@@ -326,6 +327,7 @@ def _person(
             and f.category != Category.PREFERENCE
             and f.importance >= KEY_IMPORTANCE
             and not expired(f, now)
+            and not outdated(f, latest_of)
         ),
         key=lambda e: (e.support, e.facts),
         reverse=True,
@@ -646,6 +648,48 @@ def select(
         else {}
     )
     return Selection(user, people, chosen, profile, profile_facts)
+
+
+#: the slotted kinds a fact without a slot may state by its words (:func:`supersede.slot_of`)
+_TOLD_KINDS: Final[dict[str, tuple[str, ...]]] = {
+    "residence": ("residence",),
+    "job": ("job", "employer"),
+}
+
+
+def latest_states(facts: Iterable[Fact]) -> dict[str, Fact]:
+    """The newest current fact of each single-valued kind that :data:`_TOLD_KINDS` names,
+    for :func:`outdated`."""
+    kinds = {k for ks in _TOLD_KINDS.values() for k in ks}
+    latest: dict[str, Fact] = {}
+    for fact in facts:
+        kind = fact.slot.partition(":")[0] if fact.slot else None
+        if kind in kinds and fact.value and fact.valid_to is None:
+            held = latest.get(kind)
+            if held is None or (fact.valid_from, fact.id) > (held.valid_from, held.id):
+                latest[kind] = fact
+    return latest
+
+
+def outdated(fact: Fact, latest_of: Mapping[str, Fact]) -> bool:
+    """Whether a fact without a slot states, in its words, a home or a job the person has a
+    newer value of ("The user lives in a flatshare in Brixton" after "residence: Peckham"):
+    L1 serves the current value, never the old one beside it as a key fact."""
+    if fact.slot is not None:
+        return False
+    told = slot_of(fact.text)
+    if told is None:
+        return False
+    for kind in _TOLD_KINDS.get(told.key, ()):
+        held = latest_of.get(kind)
+        if (
+            held is not None
+            and held.valid_from > fact.valid_from
+            and not same_value(held.value, told.value)
+            and " ".join(held.text.casefold().split()).startswith(told.subject)  # same person
+        ):
+            return True
+    return False
 
 
 def _unnamed(facts: Sequence[Fact]) -> str:
