@@ -152,3 +152,31 @@ def test_a_hypothetical_is_no_fact_of_any_rule() -> None:
         "If I ever win the lottery I'm buying a narrowboat and taking Ron up the canal."
     )
     assert said == ()
+
+
+def test_a_sentence_of_several_health_matters_keeps_what_no_state_read() -> None:
+    """A state read from one clause does not silence the health matter of another; a clause
+    a state already says is not said again as a note."""
+    said = candidates("我儿子乐乐今年七岁，花生过敏，很严重 医生说半月板有点磨损 叫我别蹦别爬山")
+    assert ("allergy:乐乐/peanut", "花生") in [(c.slot, c.value) for c in said]
+    [note] = [c.text for c in said if c.rule == "health-said"]
+    assert "医生说半月板有点磨损 叫用户别蹦别爬山" in note and "花生" not in note
+    again = candidates(
+        "I'm allergic to penicillin, and my GP says my cholesterol is borderline, started on "
+        "rosuvastatin."
+    )
+    assert [c.rule for c in again] == ["frame:allergy"]  # its line says the rest already
+
+
+def test_a_chinese_clause_without_its_subject_goes_on_about_the_person_before() -> None:
+    said = {
+        c.slot: c.text
+        for c in candidates("我老公王磊是医生，对青霉素过敏", "我儿子乐乐今年七岁，花生过敏")
+        if c.slot and c.slot.startswith("allergy")
+    }
+    assert said == {
+        "allergy:王磊/penicillin": "用户的老公王磊对青霉素过敏",
+        "allergy:乐乐/peanut": "用户的儿子乐乐对花生过敏",
+    }
+    mine = [c.slot for c in candidates("我儿子乐乐今年七岁，我自己对花生过敏") if c.slot]
+    assert mine == ["child:乐乐", "allergy:peanut"]

@@ -43,6 +43,7 @@ from memstrata.curate.cared_for import people_of
 from memstrata.curate.discourse import is_question, restore_subject, self_contained, strip_markers
 from memstrata.curate.frames import EARLIER, Frame, frames_in
 from memstrata.curate.hanzi import as_read
+from memstrata.curate.merge import terms
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person
 from memstrata.curate.quality import addresses_listener, assess
 from memstrata.curate.referents import companion_in, resolve_we
@@ -371,10 +372,20 @@ class RuleExtractor:
                         for part in self_contained(resolved, listeners)
                         if (rule := self._rule_for(part)) is not None
                     ]
-                if not any(c.category == Category.HEALTH or c.rule == "health" for c in made):
-                    # a health matter the frames did not read is kept whole, never lost
-                    kept = _health_said(resolved, episode, subject, known)
-                    made += [kept] if kept is not None else []
+                # a health matter the frames did not read is kept whole, never lost: the
+                # sentence, or its clause that names what no health state read said
+                health_read = [
+                    said
+                    for c in made
+                    if c.category == Category.HEALTH or c.rule == "health"
+                    for said in (c.value or c.ended, c.text)
+                    if said
+                ]
+                kept = _health_said(resolved, episode, subject, known, health_read)
+                if kept is not None and not any(
+                    kept.text.casefold() in c.text.casefold() for c in made
+                ):  # a state's own line that already says it says it once
+                    made.append(kept)
                 candidates += made
         return Extraction(tuple(candidates))
 
@@ -561,10 +572,20 @@ def _frames_in_clauses(
                 read = [f for f in read if f.kind not in cared.CARED] + theirs
         whos = {f.who for f in read if f.who}
         whose = next(iter(whos)) if len(whos) == 1 and not next(iter(whos)).isascii() else None
+        if whose is None and _cjk(clause) and _OPENS_WITH_MINE_ZH.match(bare):
+            # "我儿子乐乐今年七岁，花生过敏": the clause is about the person it opens with, and
+            # the next one without a subject goes on about them
+            named = [f.value for f in read if f.kind in framing.PEOPLE and not f.negated]
+            whose = named[0] if len(named) == 1 else None
         found += read
     return found
 
 
+#: a Chinese clause that opens with a person of the speaker's ("我儿子乐乐…", "我老公王磊…")
+_OPENS_WITH_MINE_ZH: Final = re.compile(
+    r"^(?:我|我的|我家)(?:的)?(?:儿子|女儿|闺女|老公|老婆|丈夫|妻子|老伴|爸爸|妈妈|爸|妈|"
+    r"哥哥|姐姐|弟弟|妹妹|孩子|宝宝|爷爷|奶奶|外公|外婆)"
+)
 #: a Chinese clause that opens with its verb or an adverb, its subject left out
 _SUBJECTLESS_ZH: Final = re.compile(
     r"^(?:也|还|都|就|又|一直|每天|现在|已经|刚|正在|在|想|要|打算|准备|觉得|说|去|来|回|吃|喝|住|做)"
@@ -956,7 +977,11 @@ _NOT_THEIRS_ZH: Final = re.compile(r"朋友|同事|老板|领导|邻居|室友|�
 
 
 def _health_said(
-    sentence: str, episode: Episode, subject: str, known: Mapping[str, str]
+    sentence: str,
+    episode: Episode,
+    subject: str,
+    known: Mapping[str, str],
+    read: Sequence[str] = (),
 ) -> Candidate | None:
     """The sentence kept as a health fact (:mod:`memstrata.curate.safety_net`) when it names
     a health matter of the speaker or of someone they look after (a first person, a Chinese
@@ -964,7 +989,9 @@ def _health_said(
     no hypothetical, no request to the listener. The person's own words: the whole sentence
     when short, else its clause that names the matter (with the next one, where a doctor's
     words go on: "医生说半月板有点磨损 叫我别蹦别爬山"); a first person in the third person,
-    anyone else as said."""
+    anyone else as said. ``read``: the values of the health states read from the sentence: a
+    clause that holds one is no note, and a sentence whose every health clause does gives
+    none."""
     text = restore_subject(strip_markers(sentence))
     if not text or is_question(text) or _HYPOTHETICAL.search(text):
         return None
@@ -976,7 +1003,7 @@ def _health_said(
     named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
     if not (own or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
         return None
-    said = _note_of(text)
+    said = _note_of(text, read)
     if said is None:
         return None
     told = third_person(said, subject) if own and _first_person(said) else said
@@ -1001,11 +1028,17 @@ _ASKS_ZH: Final = re.compile(r"([能可要会是])不\1|[吗嘛呢][~～]*$")
 _REQUEST: Final = re.compile(
     r"^(?:帮我|你帮我|麻烦你?|请你?帮)|\b(?:can|could|would|will) you\b|^please\b", re.IGNORECASE
 )
+#: the health matters that are a detail of a state read beside them (a dose, an allergy's
+#: test or its EpiPen, an intolerance, a diagnosis), not a matter of their own
+_DETAILS: Final = frozenset({"medicine", "allergy", "intolerance", "diagnosis"})
+#: the share of a clause's words a state read from the sentence must say for the clause to be
+#: read already
+_HELD_SHARE: Final = 0.7
 #: the longest note, in characters: Chinese says in one character what English says in a word
 _LONGEST_NOTE: Final = {"en": 160, "zh": 40}
 
 
-def _note_of(text: str) -> str | None:
+def _note_of(text: str, read: Sequence[str] = ()) -> str | None:
     """What a health note keeps of ``text``: the whole of it when it is short, else the
     clause that names the health matter and asks nothing (with the next one, where a doctor's
     words go on), and one clause beside it that asks nothing of the listener while the note
@@ -1026,16 +1059,35 @@ def _note_of(text: str) -> str | None:
         or addresses_listener(p)
         for p in parts
     ]
-    named = [i for i, p in enumerate(parts) if not asks[i] and health_matter(p)]
+    held = [v.casefold() for v in read if v]
+    told = [terms(v) for v in held]
+
+    def read_already(part: str) -> bool:  # a state read from it says it, or its words
+        words = terms(part)
+        return any(v in part.casefold() for v in held) or any(
+            words and len(words & t) >= _HELD_SHARE * len(words) for t in told
+        )
+
+    covered = [read_already(p) for p in parts]
+
+    def own_matter(part: str) -> bool:
+        matter = health_matter(part)
+        if matter is None:
+            return False
+        # beside a state read from the sentence, a dose, a test or an EpiPen is that state's
+        # detail ("… losartan, 5mg"); a thing named, a doctor's words or care are their own
+        return not held or matter not in _DETAILS
+
+    named = [i for i, p in enumerate(parts) if not asks[i] and own_matter(p) and not covered[i]]
     if not named:
-        return None if any(asks) or not parts else text
-    if len(text) <= longest and not any(asks):
+        return None if any(asks) or held or not parts else text
+    if len(text) <= longest and not any(asks) and not held:
         return text
     first = last = named[0]
     if health_matter(parts[first]) == "said" and last + 1 < len(parts) and not asks[last + 1]:
         last += 1  # what the doctor said goes on in the next clause
     for i in (first - 1, last + 1):  # one clause more: the one before, else the one after
-        if not 0 <= i < len(parts) or asks[i]:
+        if not 0 <= i < len(parts) or asks[i] or covered[i]:
             continue
         lo, hi = min(first, i), max(last, i)
         if spans[hi][1] - spans[lo][0] <= longest:
