@@ -27,6 +27,7 @@ from memstrata.curate.dating import dated
 from memstrata.curate.decay import DecayPolicy
 from memstrata.curate.essentials import (
     anecdote,
+    ended_since,
     expired,
     lasting,
     latest_states,
@@ -238,6 +239,9 @@ def wake_up(
         and not restriction_over(f, now)
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
+        # a health note the last consolidation saw and left out (its budget, or a medicine
+        # ended since) stays out; one filed since it is served at once
+        and not (f.slot is None and essentials_doc is not None and ended_since(f, current))
     ]
     shown = 0
     for line in [*safety, *(dated(f) for f in health)]:
@@ -286,11 +290,13 @@ def wake_up(
     # user's life it names (the dog by its name, a child)
     people = _people_named(current)
     latest = latest_states(current)  # a home or a job said in words, older than its slot
+    everything = current
     current = [
         f
         for f in current
         if f.id not in health_ids
         and not outdated(f, latest)
+        and not (f.category == Category.HEALTH and f.slot is None and ended_since(f, everything))
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
         and _normal(f.text) not in stated

@@ -3,6 +3,8 @@ what names one, what a note keeps of its sentence, whose it is, and where L1 ser
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from memstrata.api import Memory
@@ -180,3 +182,24 @@ def test_a_chinese_clause_without_its_subject_goes_on_about_the_person_before() 
     }
     mine = [c.slot for c in candidates("我儿子乐乐今年七岁，我自己对花生过敏") if c.slot]
     assert mine == ["child:乐乐", "allergy:peanut"]
+
+
+def test_a_note_of_a_medicine_ended_since_leaves_l1(memory: Memory) -> None:
+    scope = Scope("gao")
+    turns = [
+        (
+            "血糖控制得还可以 医生说二甲双胍减成一天一次了 早饭后吃",
+            datetime(2025, 3, 3, tzinfo=UTC),
+        ),
+        ("我停了二甲双胍", datetime(2025, 9, 16, tzinfo=UTC)),
+    ]
+    for n, (text, day) in enumerate(turns):
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=day)], scope, session_id=f"s{n}"
+        )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    assert "减成一天一次" not in text  # the note of the medicine stopped since
+    assert "用户停了二甲双胍" in text
+    assert any("减成一天一次" in f.fact.text for f in memory.facts(scope))  # still archived

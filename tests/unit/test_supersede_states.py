@@ -296,3 +296,13 @@ def test_a_move_made_closes_the_plan_to_make_it(memory: Memory) -> None:
     _say(memory, ["我们下个月搬去杭州"], ["我们搬到杭州了"], later=3)
     assert _values(memory, "plan") == []
     assert _values(memory, "residence") == ["杭州"]
+
+
+def test_a_disease_diagnosed_ends_the_state_that_led_to_it(memory: Memory) -> None:
+    _say(
+        memory,
+        ["上个月体检医生说我血糖有点高 是糖尿病前期"],
+        ["医生说我是二型糖尿病了，开了二甲双胍"],
+    )
+    conditions = [f.slot for f in _current(memory, "condition") if f.value]
+    assert "condition:diabetes" in conditions and "condition:prediabetes" not in conditions

@@ -343,7 +343,7 @@ def _person(
         return [entry(dated(f), [f]) for f in best]
 
     person.safety = by_support(placed[frames.SAFETY])
-    person.health_notes = by_support(notes)
+    person.health_notes = by_support([n for n in notes if not ended_since(n, facts)])
     for fact in placed[frames.SAFETY]:
         if fact.slot and fact.value:
             person.needs.setdefault(fact.slot.partition(":")[0], []).append(fact.value)
@@ -648,6 +648,24 @@ def select(
         else {}
     )
     return Selection(user, people, chosen, profile, profile_facts)
+
+
+def ended_since(note: Fact, facts: Sequence[Fact]) -> bool:
+    """Whether every medicine and condition a health note names has been ended by a later
+    state ("他每天早上吸一次思力华", then "停了思力华"): L1 keeps the note out, the archive keeps
+    it; a note that also names one still held stays."""
+    named = {
+        *lexicon.canonical(lexicon.MEDICATIONS, note.text),
+        *lexicon.canonical(lexicon.CONDITIONS, note.text),
+    }
+    if not named:
+        return False
+    ended = {
+        f.slot.partition(":")[2].rpartition("/")[2]
+        for f in facts
+        if f.slot is not None and f.value is None and f.valid_from > note.valid_from
+    }
+    return named <= ended  # every thing it names: one still held keeps it
 
 
 #: the slotted kinds a fact without a slot may state by its words (:func:`supersede.slot_of`)

@@ -166,9 +166,11 @@ def supersede_older(
     return [_close(store, scope, old, fact, now) for old in closing]
 
 
-#: states another one ends: breastfeeding, the pregnancy before it
+#: states another one ends: breastfeeding, the pregnancy before it; a disease diagnosed, the
+#: "pre-" state that led to it
 _ENDS: Final[dict[str | None, tuple[str, ...]]] = {
-    "condition:breastfeeding": ("condition:pregnancy",)
+    "condition:breastfeeding": ("condition:pregnancy",),
+    "condition:diabetes": ("condition:prediabetes",),
 }
 #: the words of a birth, in the turn a child is named in
 _BIRTH: Final = re.compile(
