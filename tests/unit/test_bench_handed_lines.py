@@ -101,6 +101,7 @@ def test_a_change_stated_is_told_apart_from_a_past_marker() -> None:
     assert states_change("大理推迟到国庆") and states_change("降压药从氨氯地平换成缬沙坦")
     assert states_change("戒了啤酒") and not states_change("买了一枚戒指")
     assert states_change("现在不喝奶茶了，改喝冰美式") and not states_change("这家店不错了")
+    assert states_change("用户停了广场舞") and not states_change("用户停车在楼下")
     assert states_change("纠正一下，是海珠区") and states_change("Handed in her notice at Barclays")
     assert not marks_past("Switched from metformin to Jardiance")
     assert not states_change("Takes metformin twice a day")
