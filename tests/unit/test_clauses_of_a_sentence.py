@@ -134,6 +134,11 @@ def test_a_value_of_how_many_alone_is_no_value() -> None:
         ),
         ("I volunteer with Meals on Wheels", "volunteer:meals", "Meals on Wheels"),
         (
+            "I still volunteer as a docent at the Air Force museum in Dayton on Thursdays.",
+            "volunteer:air force museum",
+            "Air Force museum in Dayton",
+        ),
+        (
             "I just started volunteering at a local dog shelter once a month.",
             "volunteer:local dog shelter",
             "local dog shelter",

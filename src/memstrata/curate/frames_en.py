@@ -1902,6 +1902,7 @@ _VOLUNTEER_AT: Final = re.compile(
     r"(?P<v>(?:stopped|quit|gave up|given up|no longer)\s+)?"
     r"(?:(?:just\s+)?(?:started|began|begun)\s+)?"
     r"(?:volunteer|volunteering)\s+(?:(?:once a \w+|every \w+|on \w+days|twice a \w+)\s+)?"
+    r"(?:as\s+(?:an?\s+)?(?P<as>[\w-]+(?:\s+[\w-]+)?)\s+)?"  # "as a docent at the museum"
     r"(?:at|with|for|in)\s+(?P<x>(?:a|an|the|my|our|this|that)?\s*[^,.;!?]{3,60})|"
     r"\b(?:the|a|an)\s+(?P<y>(?:(?!\b(?:at|in|on|of|to|for|with|from)\b)[\w' -]){3,40}?)\s+"
     r"(?:that\s+)?I\s+(?:still\s+|now\s+)?"
