@@ -28,6 +28,7 @@ from memstrata.curate.decay import DecayPolicy
 from memstrata.curate.essentials import (
     anecdote,
     ended_since,
+    ended_states,
     expired,
     lasting,
     latest_states,
@@ -232,6 +233,7 @@ def wake_up(
         if essentials is not None
         else []
     )
+    stopped = ended_states(current)  # what states have ended, read once for every note
     health = [
         f
         for f in current
@@ -239,9 +241,9 @@ def wake_up(
         and not restriction_over(f, now)
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
-        # a health note the last consolidation saw and left out (its budget, or a medicine
-        # ended since) stays out; one filed since it is served at once
-        and not (f.slot is None and essentials_doc is not None and ended_since(f, current))
+        # once consolidated, a health note whose every medicine and condition has been ended
+        # since stays out
+        and not (f.slot is None and essentials_doc is not None and ended_since(f, stopped))
     ]
     shown = 0
     for line in [*safety, *(dated(f) for f in health)]:
@@ -290,13 +292,12 @@ def wake_up(
     # user's life it names (the dog by its name, a child)
     people = _people_named(current)
     latest = latest_states(current)  # a home or a job said in words, older than its slot
-    everything = current
     current = [
         f
         for f in current
         if f.id not in health_ids
         and not outdated(f, latest)
-        and not (f.category == Category.HEALTH and f.slot is None and ended_since(f, everything))
+        and not (f.category == Category.HEALTH and f.slot is None and ended_since(f, stopped))
         and not (essentials is not None and covered.in_essentials(f))
         and not covered.in_profile(f)
         and _normal(f.text) not in stated

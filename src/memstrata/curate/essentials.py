@@ -343,7 +343,8 @@ def _person(
         return [entry(dated(f), [f]) for f in best]
 
     person.safety = by_support(placed[frames.SAFETY])
-    person.health_notes = by_support([n for n in notes if not ended_since(n, facts)])
+    stopped = ended_states(facts)
+    person.health_notes = by_support([n for n in notes if not ended_since(n, stopped)])
     for fact in placed[frames.SAFETY]:
         if fact.slot and fact.value:
             person.needs.setdefault(fact.slot.partition(":")[0], []).append(fact.value)
@@ -650,22 +651,28 @@ def select(
     return Selection(user, people, chosen, profile, profile_facts)
 
 
-def ended_since(note: Fact, facts: Sequence[Fact]) -> bool:
+def ended_states(facts: Iterable[Fact]) -> dict[str, datetime]:
+    """When each thing a state ended names was last ended (its key without the person:
+    "medication:老周/tiotropium" -> "tiotropium"), read once for :func:`ended_since`."""
+    ended: dict[str, datetime] = {}
+    for f in facts:
+        if f.slot is not None and f.value is None:
+            key = f.slot.partition(":")[2].rpartition("/")[2]
+            if key not in ended or f.valid_from > ended[key]:
+                ended[key] = f.valid_from
+    return ended
+
+
+def ended_since(note: Fact, ended: Mapping[str, datetime]) -> bool:
     """Whether every medicine and condition a health note names has been ended by a later
-    state ("他每天早上吸一次思力华", then "停了思力华"): L1 keeps the note out, the archive keeps
-    it; a note that also names one still held stays."""
+    state (``ended``: :func:`ended_states`; "他每天早上吸一次思力华", then "停了思力华"): L1
+    keeps the note out, the archive keeps it; a note that also names one still held stays."""
     named = {
         *lexicon.canonical(lexicon.MEDICATIONS, note.text),
         *lexicon.canonical(lexicon.CONDITIONS, note.text),
     }
-    if not named:
-        return False
-    ended = {
-        f.slot.partition(":")[2].rpartition("/")[2]
-        for f in facts
-        if f.slot is not None and f.value is None and f.valid_from > note.valid_from
-    }
-    return named <= ended  # every thing it names: one still held keeps it
+    # every thing it names: one still held keeps it
+    return bool(named) and all(k in ended and ended[k] > note.valid_from for k in named)
 
 
 #: the slotted kinds a fact without a slot may state by its words (:func:`supersede.slot_of`)
