@@ -65,6 +65,11 @@ _FIRST_PERSON_EN: Final = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|mine|my
 _FIRST_PERSON_ZH: Final = re.compile(r"我(?!们)")
 
 
+def _first_person(text: str) -> bool:
+    """Whether ``text`` speaks of its speaker ("I", "my", 我 but not 我们)."""
+    return bool(_FIRST_PERSON_EN.search(text) or _FIRST_PERSON_ZH.search(text))
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     name: str
@@ -394,7 +399,7 @@ class RuleExtractor:
             return None
         if _HYPOTHETICAL.search(sentence):
             return None  # "If I ever win the lottery I'm buying a narrowboat": nothing so
-        if not (_FIRST_PERSON_EN.search(sentence) or _FIRST_PERSON_ZH.search(sentence)):
+        if not _first_person(sentence):
             return None
         return next((r for r in self.rules if r.pattern.search(sentence)), None)
 
@@ -821,7 +826,7 @@ class _Clauses:
             clause = _FOR_A_REASON.sub(
                 "", re.sub(r"^(?:and|but|so|then|also)\s+", "", clause.strip(" ,，"), flags=re.I)
             )
-            if _FIRST_PERSON_EN.search(clause) or _FIRST_PERSON_ZH.search(clause):
+            if _first_person(clause):
                 self.parts.append((clause, clause.casefold()))
 
     def holding(self, value: str) -> str | None:
@@ -950,7 +955,7 @@ def _words_of(value: str) -> list[str]:
 def _told(part: str, subject: str) -> str | None:
     """``part`` in the third person, when it names who it is about: a first person rewritten,
     a Chinese clause with its subject left out given the subject, else None."""
-    if _FIRST_PERSON_EN.search(part) or _FIRST_PERSON_ZH.search(part):
+    if _first_person(part):
         return third_person(part, subject)
     if _cjk(part) and not re.match(r"[A-Za-z]", part):
         if re.match(r"是", part):
@@ -962,8 +967,6 @@ def _told(part: str, subject: str) -> str | None:
     return None
 
 
-#: a sentence of more clauses than this is a run of things said: a note keeps its health part
-_NOTE_PARTS: Final = 2
 #: the importance of a health matter kept whole: a safety fact's, ahead of every other kind
 _HEALTH_SAID_IMPORTANCE: Final = 0.9
 #: a sentence about someone the speaker does not look after ("my colleague had surgery"):
@@ -999,7 +1002,7 @@ def _health_said(
         return None
     if _NOT_THEIRS_EN.search(text) or _NOT_THEIRS_ZH.search(text):
         return None
-    own = bool(_FIRST_PERSON_EN.search(text) or _FIRST_PERSON_ZH.search(text))
+    own = _first_person(text)
     named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
     if not (own or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
         return None
@@ -1070,21 +1073,20 @@ def _note_of(text: str, read: Sequence[str] = ()) -> str | None:
 
     covered = [read_already(p) for p in parts]
 
-    def own_matter(part: str) -> bool:
-        matter = health_matter(part)
-        if matter is None:
-            return False
-        # beside a state read from the sentence, a dose, a test or an EpiPen is that state's
-        # detail ("… losartan, 5mg"); a thing named, a doctor's words or care are their own
-        return not held or matter not in _DETAILS
-
-    named = [i for i, p in enumerate(parts) if not asks[i] and own_matter(p) and not covered[i]]
+    matters = [health_matter(p) for p in parts]  # each clause's health matter, read once
+    # beside a state read from the sentence, a dose, a test or an EpiPen is that state's
+    # detail ("… losartan, 5mg"); a thing named, a doctor's words or care are their own
+    named = [
+        i
+        for i, m in enumerate(matters)
+        if m is not None and not asks[i] and not covered[i] and (not held or m not in _DETAILS)
+    ]
     if not named:
         return None if any(asks) or held or not parts else text
     if len(text) <= longest and not any(asks) and not held:
         return text
     first = last = named[0]
-    if health_matter(parts[first]) == "said" and last + 1 < len(parts) and not asks[last + 1]:
+    if matters[first] == "said" and last + 1 < len(parts) and not asks[last + 1]:
         last += 1  # what the doctor said goes on in the next clause
     for i in (first - 1, last + 1):  # one clause more: the one before, else the one after
         if not 0 <= i < len(parts) or asks[i] or covered[i]:
@@ -1094,10 +1096,6 @@ def _note_of(text: str, read: Sequence[str] = ()) -> str | None:
             first, last = lo, hi
             break
     return text[spans[first][0] : spans[last][1]].strip(" ,，;；")
-
-
-def _first_person(text: str) -> bool:
-    return bool(_FIRST_PERSON_EN.search(text) or _FIRST_PERSON_ZH.search(text))
 
 
 def _candidate(rule: Rule, sentence: str, episode: Episode, subject: str) -> Candidate:

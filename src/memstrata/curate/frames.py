@@ -233,9 +233,9 @@ def _pastime_keyed(frame: Frame) -> Frame:
     language said it: "用户每周二打羽毛球" and "badminton on pause" are one routine."""
     if frame.kind not in _PASTIME_KINDS:
         return frame
-    keys = lexicon.canonical(lexicon.PASTIMES, frame.key or frame.value)
-    if not keys:
-        keys = lexicon.canonical(lexicon.PASTIMES, frame.value)
+    keys = (frame.key and lexicon.canonical(lexicon.PASTIMES, frame.key)) or lexicon.canonical(
+        lexicon.PASTIMES, frame.value
+    )
     return replace(frame, key=keys[0]) if len(keys) == 1 and keys[0] != frame.key else frame
 
 

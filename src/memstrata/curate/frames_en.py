@@ -1708,6 +1708,16 @@ _PLAN_VERB: Final = (
 )
 
 
+def _postponed(said: str, to: str) -> list[Frame]:
+    """The plan ``said`` postponed to the time ``to`` (its words as said when they are only
+    a time), none when ``said`` is a pronoun."""
+    obj = _clean(said)
+    if not obj or re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
+        return []
+    when = _clean(to) or to.strip()
+    return [Frame("plan", f"{obj}, postponed to {when}", _salient(obj))]
+
+
 def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     if any(f.kind in ("residence", "employer", "job") for f in earlier if not f.negated):
@@ -1723,10 +1733,7 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
         text,
         _I,
     ):
-        obj = _clean(match["obj"] or match["obj2"])
-        when = _clean(match["t"] or match["t2"]) or (match["t"] or match["t2"]).strip()
-        if obj and not re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
-            out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+        out += _postponed(match["obj"] or match["obj2"], match["t"] or match["t2"])
         return out
     if (
         (
@@ -1747,10 +1754,7 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
             )
         )
     ):
-        obj = _clean(moved["obj"])
-        if obj and not re.match(r"(?:it|this|that|we|i|they)$", obj, _I):
-            when = _clean(now["t"]) or now["t"].strip()
-            out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+        out += _postponed(moved["obj"], now["t"])
         return out
     if match := re.search(
         r"(?:\b(?:the|our|my)\s+)?(?P<obj>[\w' -]{2,40}?)\s+(?:is|was|has been|got|'s|isn't|"
@@ -1772,8 +1776,7 @@ def _plans(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
                 _I,
             )
             if later is not None:
-                when = _clean(later["t"]) or later["t"].strip()
-                out.append(Frame("plan", f"{obj}, postponed to {when}", _salient(obj)))
+                out += _postponed(obj, later["t"])
             else:
                 out.append(Frame("plan", f"{obj}, cancelled", _salient(obj), negated=True))
         return out
@@ -1902,7 +1905,7 @@ _VOLUNTEER_AT: Final = re.compile(
     r"(?P<v>(?:stopped|quit|gave up|given up|no longer)\s+)?"
     r"(?:(?:just\s+)?(?:started|began|begun)\s+)?"
     r"(?:volunteer|volunteering)\s+(?:(?:once a \w+|every \w+|on \w+days|twice a \w+)\s+)?"
-    r"(?:as\s+(?:an?\s+)?(?P<as>[\w-]+(?:\s+[\w-]+)?)\s+)?"  # "as a docent at the museum"
+    r"(?:as\s+(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?"  # "as a docent at the museum"
     r"(?:at|with|for|in)\s+(?P<x>(?:a|an|the|my|our|this|that)?\s*[^,.;!?]{3,60})|"
     r"\b(?:the|a|an)\s+(?P<y>(?:(?!\b(?:at|in|on|of|to|for|with|from)\b)[\w' -]){3,40}?)\s+"
     r"(?:that\s+)?I\s+(?:still\s+|now\s+)?"

@@ -887,13 +887,8 @@ _AFTER_CONDITION: Final = re.compile(r"(?:叫|让|要|说|给|就|还|得|所以
 def _condition_only(said: str) -> str:
     """``said`` up to the end of the known condition it names, when another clause follows
     it without a break ("糖尿病前期叫我注意" -> "糖尿病前期")."""
-    ends = [
-        m.end()
-        for words in lexicon.CONDITIONS.values()
-        for w in words
-        if not w.isascii()
-        for m in re.finditer(re.escape(w), said)
-    ]
+    # at each place, the longest name starting there (overlapping: "二型糖尿病前期" ends at 前期)
+    ends = [m.start() + len(m[1]) for m in re.finditer(rf"(?=({_CONDITION_WORDS}))", said)]
     if not ends:
         return said
     end = max(ends)
@@ -1085,31 +1080,38 @@ def _hobbies(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fr
     return [Frame("hobby", match["x"], match["x"])]
 
 
+def _moved_to(said: str, to: str) -> Frame | None:
+    """The plan ``said`` moved to the time ``to`` ("云南，改到明年五一"), or None when ``said``
+    names no plan."""
+    obj = _plan_object(said)
+    if not obj:
+        return None
+    when = _PARTICLES.sub("", to) or to
+    return Frame("plan", f"{obj}，改到{when}", obj)
+
+
 def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     if moving := _move_to_come(text):
         return moving
-    if match := re.search(  # "云南又推了，改到明年五一": put off, then its new time
+    put_off = re.search(  # "云南又推了，改到明年五一": put off, then its new time
         rf"(?P<obj>{_SPAN}{{2,10}}?)(?:又|也|再|还是)?(?:推了|推迟了|延期了|改期了|没去成)[，,\s]*"
         rf"(?:又)?(?:改到|推到|推迟到|延到|挪到)(?:了)?(?P<t>{_SPAN}{{1,12}})",
         sentence or text,
-    ):
-        obj = _plan_object(match["obj"])
-        if obj:
-            when = _PARTICLES.sub("", match["t"]) or match["t"]
-            return [Frame("plan", f"{obj}，改到{when}", obj)]
+    )
+    if put_off and (moved := _moved_to(put_off["obj"], put_off["t"])):
+        return [moved]
     if match := re.search(
         rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的事|的计划|的行程|之行|旅行|旅游|行程)?(?:被)?(?:改到|推迟到|延期到|推到|挪到|延到|改成|推迟至|改在)"
         rf"(?:了)?(?P<t>{_SPAN}{{1,12}})",
         text,
     ):
-        obj = _plan_object(match["obj"])
         when = _PARTICLES.sub("", match["t"]) or match["t"]
         pastime = _ACTIVITIES.search(match["obj"])
         if pastime and re.match(r"(?:每)?(?:周|星期|礼拜)|每天|早上|晚上|上午|下午", when):
             # "游泳现在改成周日晚上了": a routine's time changed, not a plan
             return [Frame("routine", f"{pastime[0]}，{when}", pastime[0])]
-        if obj:
-            return [Frame("plan", f"{obj}，改到{when}", obj)]
+        if moved := _moved_to(match["obj"], match["t"]):
+            return [moved]
     if match := re.search(
         rf"(?P<obj>{_SPAN}{{2,14}}?)(?:的计划|的行程|之行|旅行|旅游)?(?:取消了|不去了|泡汤了|黄了)|不去(?P<obj2>{_SPAN}{{2,10}})了",
         text,
