@@ -203,3 +203,20 @@ def test_a_note_of_a_medicine_ended_since_leaves_l1(memory: Memory) -> None:
     assert "减成一天一次" not in text  # the note of the medicine stopped since
     assert "用户停了二甲双胍" in text
     assert any("减成一天一次" in f.fact.text for f in memory.facts(scope))  # still archived
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I had knee surgery in June and still can't run.",
+        "我去年做了心脏支架手术。",
+        "Bee stings are dangerous for me, I had anaphylaxis once.",
+    ],
+)
+def test_a_health_matter_said_as_an_event_is_a_health_fact(text: str) -> None:
+    """A sentence a generic rule reads as an event or a statement, and that names a health
+    matter, is one health fact at the note's importance, never an event that a budget cuts."""
+    said = candidates(text)
+    health = [c for c in said if c.category == Category.HEALTH]
+    assert len(health) == 1 and health[0].importance >= 0.9
+    assert len(said) == 1  # said once, not an event beside a note

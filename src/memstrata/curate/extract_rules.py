@@ -387,10 +387,8 @@ class RuleExtractor:
                     if said
                 ]
                 kept = _health_said(resolved, episode, subject, known, health_read)
-                if kept is not None and not any(
-                    kept.text.casefold() in c.text.casefold() for c in made
-                ):  # a state's own line that already says it says it once
-                    made.append(kept)
+                if kept is not None:
+                    made = _health_kept(kept, made)
                 candidates += made
         return Extraction(tuple(candidates))
 
@@ -1023,6 +1021,28 @@ def _health_said(
         rule="health-said",
         when=_when(said, episode.time, False),
     )
+
+
+def _health_kept(kept: Candidate, made: list[Candidate]) -> list[Candidate]:
+    """``made`` with the health note ``kept`` said once: a candidate that already says it and
+    sets a state says it; one that says it as a plain event or statement ("I had knee surgery
+    in June", "我去年做了心脏支架手术", "医生说我有轻度抑郁") is that note, a health fact with
+    the note's importance, for its words name a health matter a session must be handed; else
+    the note is added."""
+    says = [kept.text.casefold() in c.text.casefold() for c in made]
+    if not any(says):
+        return [*made, kept]
+    return [
+        replace(
+            c,
+            category=Category.HEALTH,
+            importance=max(c.importance, kept.importance),
+            rule=kept.rule,
+        )
+        if holds and c.slot is None and c.category != Category.HEALTH
+        else c
+        for c, holds in zip(made, says, strict=True)
+    ]
 
 
 #: a Chinese clause that asks ("制氧机能不能带上飞机嘛", "是不是要停药"): no note of its own
