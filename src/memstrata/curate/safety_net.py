@@ -14,9 +14,13 @@ is the net under the frames and not a way around them.
 What names a health matter (:func:`health_matter`) is closed and said in one place: the
 lexicon's conditions, medicines (by name or by a drug's ending), diets and accessibility
 needs, and the words of health care in English and Chinese (an allergy, an intolerance, a
-diagnosis, a prescription, a dose, an inhaler, oxygen at home, surgery, and what a doctor,
-a nurse or a therapist said). Words that only sound like it do not count: "allergy season"
-does, "a doctor's appointment I'm late for" does not name what the doctor said.
+diagnosis, a prescription, a dose, an inhaler, oxygen at home, surgery, the emergency room,
+a measure such as blood sugar or cholesterol, sobriety, a body's reaction to what it eats or
+touches ("I break out in hives", "dairy wrecks my stomach", "我一吃芒果嘴就肿"), and what a
+doctor, a nurse or a therapist said, in either language or mixed ("Doctor 说我..."). Words
+that only sound like it do not count: "allergy season" does, "a doctor's appointment I'm
+late for" does not name what the doctor said, nor "a rash decision", "I stayed sober to
+drive" or "吃完饭就吐槽" a reaction.
 """
 
 from __future__ import annotations
@@ -41,7 +45,16 @@ _CUES_EN: Final = re.compile(
     r"\b(?P<medicine>prescri\w+|medications?|meds|inhalers?|dosage|doses?|\d+\s?mg|"
     r"antibiotics?|painkillers?|steroids?|injections?)\b|"
     r"\b(?P<care>oxygen|dialysis|chemo\w*|radiotherapy|surgery|"
-    r"physio(?:therapy)?|rehab|thickened|puréed|pureed|tube[- ]fed|catheter)\b|"
+    r"physio(?:therapy)?|rehab|thickened|puréed|pureed|tube[- ]fed|catheter|"
+    r"emergency room|(?-i:ER|A&E))(?![\w&])|"
+    r"\b(?P<measure>cholesterol|blood (?:sugar|pressure)|a1c|hba1c|"
+    r"(?:kidney|liver|thyroid) function)\b|"
+    r"\b(?P<sobriety>sober (?:for|since)|(?:days|weeks|months|years) sober|sobriety|"
+    r"in recovery(?! mode))\b|"
+    r"\b(?P<reaction>hives|break(?:s|ing)? out in|broke out in|"
+    r"(?:throw|threw) up (?:if|when|whenever|after|every time)|"
+    r"swell(?:s|ed|ing)? up|(?:wrecks?|upsets?|destroys?|kills?) my (?:stomach|gut)|"
+    r"(?:sick|ill|nauseous) (?:if|when|whenever|after) I (?:eat|drink|have))\b|"
     rf"\b(?P<said>{_CARERS_EN}\s+(?:\w+\s+){{0,3}}(?:said|says|told|tells|wants|put|puts|"
     r"added|adds|prescribed|switched|changed|found|recommended|recommends|advised|advises|"
     r"cleared|ruled|thinks|reckons|mentioned|moved|upped|lowered|increased|reduced))\b",
@@ -54,7 +67,12 @@ _CUES_ZH: Final = re.compile(
     r"(?P<medicine>处方|开了[^，。,.！!？?]{0,8}药|[吃用服停换上加减]药|药物|药量|剂量|毫克|"
     r"吸入剂|打针|注射|贴片)|"
     r"(?P<care>吸氧|制氧机|透析|化疗|放疗|手术|住院|忌口|鼻饲|糊状|流食|增稠|康复训练)|"
-    r"(?P<said>(?<![跟和对给向找问])(?:医生|大夫|医师|护士|药师|营养师|康复师|治疗师|理疗师)"
+    r"(?P<measure>胆固醇|血糖|血压|血脂|肾功能|肝功能)|"
+    r"(?P<reaction>[吃喝碰闻沾摸][^，。,.！!？?；;]{0,6}[就会都][^，。,.！!？?；;]{0,4}"
+    r"(?:拉肚子|腹泻|起疹子|起红疹|长疹子|出疹子|发痒|痒|肿|呕吐|吐(?!槽)|胃疼|胃痛|肚子疼|"
+    r"呼吸困难|喘不上气|休克|头晕))|"
+    r"(?P<said>(?<![跟和对给向找问])"
+    r"(?:医生|大夫|医师|护士|药师|营养师|康复师|治疗师|理疗师|(?i:doctor|doc|dr|gp|nurse))\s*"
     r"(?:说|讲|让|叫|建议|开|嘱咐|交代|要求|不让|同意))"
 )
 
