@@ -106,6 +106,34 @@ def test_chinese_states(said: str, expected: list[tuple[str, str, str]]) -> None
 
 
 @pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("我是李明", "李明"),
+        ("我是小雨", "小雨"),
+        ("我是王磊，在杭州上班", "王磊"),
+        ("我是王金生", "王金生"),
+        ("我是思琪", "思琪"),
+        ("我是 Amy", "Amy"),
+        ("我是色盲，分不清红绿", None),  # a condition of the lexicon
+        ("我是高血压", None),
+        ("我是回族，不吃猪肉", None),  # a people
+        ("我是汉族", None),
+        ("我是金牛座", None),  # a sign
+        ("我是党员", None),
+        ("我是孕妇", None),
+        ("我是路痴", None),
+        ("我是新手", None),
+        ("我是白领", None),
+        ("我是高中生", None),
+        ("我是球迷", None),
+    ],
+)
+def test_what_the_speaker_is_is_not_their_name(said: str, name: str | None) -> None:
+    names = [value for slot, value, _ in _states(said) if slot == "name"]
+    assert names == ([name] if name else [])
+
+
+@pytest.mark.parametrize(
     ("said", "expected"),
     [
         ("我对 ibuprofen 过敏，吃了会喘不上气", [("allergy:ibuprofen", "ibuprofen", "")]),

@@ -175,6 +175,22 @@ def _joined(text: str) -> str:
     )
 
 
+#: the end of a word for what someone is rather than what they are called: a people, a sign,
+#: a member, a holder, a condition, a kind of person (回族, 金牛座, 党员, 素食者, 孕妇, 白领,
+#: 路痴, 色盲, 新手, 球迷, 高中生); a name after 是 never ends so
+_WHAT_ONE_IS: Final = re.compile(r"(?:[族座员者妇领痴盲迷控粉手党]|[中学究士科新考]生)$")
+
+
+def _what_one_is(word: str, *, called: bool) -> bool:
+    """Whether ``word``, after 我是 (or 我叫 when ``called``), says what the speaker is, not
+    their name: a condition, a need, a diet or a medicine of the lexicon ("我是色盲", "我是高
+    血压"), or, after 是, a word ending as a kind of person does ("我是回族", "我是新手")."""
+    tables = (lexicon.CONDITIONS, lexicon.ACCESS, lexicon.DIETS, lexicon.MEDICATIONS)
+    if any(lexicon.canonical(table, word) for table in tables):
+        return True
+    return not called and _WHAT_ONE_IS.search(word) is not None
+
+
 def _name_age(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     out: list[Frame] = []
     if match := re.search(r"我(?:的名字)?(?:叫|是)(?=\S)", text):
@@ -182,8 +198,10 @@ def _name_age(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[F
             rf"\S{{0,6}}(?:{_JOB})", text[match.end() :]
         ):
             pass
-        elif (name := _name_at(text, match.end())) is not None and (
-            "叫" in match[0] or re.match(r"[，,。！!\s]|$", text[match.end() + len(name) :])
+        elif (
+            (name := _name_at(text, match.end())) is not None
+            and ("叫" in match[0] or re.match(r"[，,。！!\s]|$", text[match.end() + len(name) :]))
+            and not _what_one_is(name, called="叫" in match[0])
         ):
             out.append(Frame("name", name))
     if match := re.search(

@@ -167,7 +167,7 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
         "膝盖不好",
     ),
     "cancer": ("cancer", "癌症"),
-    "pregnancy": ("pregnant", "怀孕", "怀孕了", "怀孕了"),
+    "pregnancy": ("pregnant", "怀孕", "怀孕了", "孕妇"),
     "breastfeeding": ("breastfeeding", "breast-feeding", "喂奶", "哺乳", "哺乳期", "母乳喂养"),
     "kidney disease": ("kidney disease", "肾病"),
     "parkinson's disease": (
