@@ -40,6 +40,16 @@ from tests.unit.said import candidates
         ("我右眼视力不太好", "vision"),
         ("I've had two panic attacks this month", "anxiety"),
         ("开始吃 statin", "statins"),
+        ("I have a pacemaker, so no MRI", "care"),
+        ("I sleep with a CPAP machine", "care"),
+        ("我爸装了起搏器", "care"),
+        ("Garlic and onion don't agree with me at all", "reaction"),
+        ("My partner Sam is type 2 and watches his carbs", "condition"),
+        ("我爸心脏不好", "heart condition"),
+        ("我这腰不行了", "back pain"),
+        ("我奶奶耳朵不好", "hearing"),
+        ("我怀二胎了", "pregnancy"),
+        ("医生话系早期", "said"),
     ],
 )
 def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
@@ -60,6 +70,9 @@ def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
         "我刚吃了饭就去跑步",
         "ERROR: the build failed",
         "Let's break out into groups",
+        "我买了个手机支架",
+        "I'm a dog walker on weekends",
+        "This is a type 2 error",
     ],
 )
 def test_small_talk_names_none(sentence: str) -> None:
@@ -242,3 +255,69 @@ def test_a_health_matter_said_as_an_event_is_a_health_fact(text: str) -> None:
     health = [c for c in said if c.category == Category.HEALTH]
     assert len(health) == 1 and health[0].importance >= 0.9
     assert len(said) == 1  # said once, not an event beside a note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We keep kosher at home.",
+        "Mum 最近 memory 好差，医生话系早期 dementia。",
+        "我女儿 peanut allergy，学校要备 EpiPen。",
+    ],
+)
+def test_a_health_matter_of_the_household_is_kept(text: str) -> None:
+    """The household said without a first person ("we ... at home", a parent called Mum),
+    and a health matter said inside another kind of state (the daughter named), are health
+    facts of their own."""
+    assert [c for c in candidates(text) if c.category == Category.HEALTH]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our team lead had surgery last week, so we are short-staffed.",
+        "Our neighbours' family has a kid on dialysis.",
+        "Mum says the weather will be nice.",
+    ],
+)
+def test_a_team_a_neighbour_or_small_talk_is_not_the_households_health(text: str) -> None:
+    assert [c for c in candidates(text) if c.category == Category.HEALTH] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "said"),
+    [
+        (
+            "Since I'm allergic to penicillin, what else can I take for a sore throat?",
+            "allergy:penicillin",
+            "The user is allergic to penicillin",
+        ),
+        ("I'm celiac, so what pasta brands are safe?", "condition:celiac disease", None),
+        ("Given my diabetes, is it ok to have fruit smoothies?", "condition:diabetes", None),
+        ("我对青霉素过敏，感冒了能吃什么药？", "allergy:penicillin", "用户对青霉素过敏"),
+        ("我怀孕了，哪些水果不能吃？", "condition:pregnancy", None),
+        ("I moved to Berlin last month, any tips for meeting people?", "residence", None),
+    ],
+)
+def test_what_a_question_states_before_it_asks_is_a_state(
+    text: str, slot: str, said: str | None
+) -> None:
+    """People state what holds and then ask about it; the asking clause is no fact, what it
+    states is, told without the reason word that led into the question."""
+    found = {c.slot: c.text for c in candidates(text)}
+    assert slot in found
+    if said is not None:
+        assert found[slot] == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you think I should quit my job, or wait?",
+        "Did I tell you I'm vegan, or not?",
+        "Is penicillin safe for kids, or should I avoid it?",
+        "你觉得我对花生过敏吗？",
+    ],
+)
+def test_a_question_from_its_start_states_nothing(text: str) -> None:
+    assert candidates(text) == ()

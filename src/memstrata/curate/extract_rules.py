@@ -40,7 +40,13 @@ from memstrata.curate import cared_for as cared
 from memstrata.curate import frames as framing
 from memstrata.curate import patterns as re
 from memstrata.curate.cared_for import people_of
-from memstrata.curate.discourse import is_question, restore_subject, self_contained, strip_markers
+from memstrata.curate.discourse import (
+    is_question,
+    restore_subject,
+    self_contained,
+    statement_before_question,
+    strip_markers,
+)
 from memstrata.curate.frames import EARLIER, Frame, frames_in
 from memstrata.curate.hanzi import as_read
 from memstrata.curate.merge import terms
@@ -348,7 +354,8 @@ class RuleExtractor:
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
                 context = [(s, True) for s in reversed(said[:position])] + earlier
-                resolved = resolve_we(text, companion_in(context))
+                # of a question, what it states before the clause that asks
+                resolved = _stated(resolve_we(text, companion_in(context)))
                 known = cared_by.setdefault(episode.speaker, {})  # the speaker's own people
                 found = [
                     _partner_named(f, known) for f in _frames_of(resolved, stated, said_text, known)
@@ -477,6 +484,24 @@ def _spoken_of(known: dict[str, str], found: Sequence[Frame]) -> None:
         known[name] = known.pop(name, frame.who)
 
 
+def _stated(text: str) -> str:
+    """What ``text`` says as so: the whole of a statement; of a question, the clauses before
+    the one that asks, when they state something ("Since I'm allergic to penicillin, what else
+    can I take?" -> "Since I'm allergic to penicillin"); else nothing."""
+    if not text or not is_question(text):
+        return text
+    before = statement_before_question(text)
+    if not before or is_question(before):
+        return ""
+    return _SINCE.sub("", before)  # "Since I'm allergic to penicillin": what is so
+
+
+#: a reason a question gives for itself before what it states ("since", "as", "given that")
+_SINCE: Final = re.compile(
+    r"^(?:since|as|because|given that|now that|seeing as)\s+(?=(?:I|I'm|my|we|our)\b)", re.I
+)
+
+
 def _not_a_person(episode: Episode) -> bool:
     return episode.role in NOT_A_PERSON or episode.speaker == "assistant"
 
@@ -487,11 +512,13 @@ def _frames_of(
     turn: str = "",
     people: Mapping[str, str] | None = None,
 ) -> list[Frame]:
-    """The states ``sentence`` sets for its speaker: none for a question, a hypothetical, or a
-    Chinese clause about someone else; where "we" is still unresolved ("we went to the beach
-    together"), only a state a household shares (a home, a pet, a child, a plan)."""
-    text = restore_subject(strip_markers(sentence))
-    if not text or is_question(text):
+    """The states ``sentence`` sets for its speaker: none for a question (but what it states
+    before the clause that asks: "I'm celiac, so what pasta brands are safe?", "我对青霉素过敏，
+    感冒了能吃什么药？"), a hypothetical, or a Chinese clause about someone else; where "we"
+    is still unresolved ("we went to the beach together"), only a state a household shares (a
+    home, a pet, a child, a plan)."""
+    text = _stated(restore_subject(strip_markers(sentence)))
+    if not text:
         return []
     if wish := _HYPOTHETICAL.search(text):
         # what is not (yet) so is said from its "if" on; what comes before it is said as so
@@ -977,6 +1004,17 @@ _NOT_THEIRS_EN: Final = re.compile(
 _NOT_THEIRS_ZH: Final = re.compile(r"朋友|同事|老板|领导|邻居|室友|同学|客户|病人|学生|队友")
 
 
+#: the speaker's household said without a first person: a parent by the word a child calls
+#: them ("Mum 最近 memory 好差"), or "we" and "our" of a home or a family ("We keep kosher at
+#: home", "our son has reflux")
+_HOUSEHOLD_EN: Final = re.compile(
+    r"\b(?:mum|mom|mummy|mommy|dad|daddy|grandma|grandpa|granny|nana)\b|"
+    r"\b(?:we|our)\b.*\b(?:at home|in our (?:house|home|family)|family|household)\b|"
+    r"\bour\s+(?:baby|son|daughter|kids?|children|boy|girl|family|household)\b",
+    re.IGNORECASE,
+)
+
+
 def _health_said(
     sentence: str,
     episode: Episode,
@@ -993,16 +1031,17 @@ def _health_said(
     anyone else as said. ``read``: the values of the health states read from the sentence: a
     clause that holds one is no note, and a sentence whose every health clause does gives
     none."""
-    text = restore_subject(strip_markers(sentence))
-    if not text or is_question(text) or _HYPOTHETICAL.search(text):
+    text = _stated(restore_subject(strip_markers(sentence)))
+    if not text or _HYPOTHETICAL.search(text):
         return None
     if health_matter(text) is None:
         return None
     if _NOT_THEIRS_EN.search(text) or _NOT_THEIRS_ZH.search(text):
         return None
     own = _first_person(text)
+    home = _HOUSEHOLD_EN.search(text) is not None  # "We keep kosher at home", "Mum 最近..."
     named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
-    if not (own or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
+    if not (own or home or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
         return None
     said = _note_of(text, read)
     if said is None:
@@ -1024,14 +1063,19 @@ def _health_said(
 
 
 def _health_kept(kept: Candidate, made: list[Candidate]) -> list[Candidate]:
-    """``made`` with the health note ``kept`` said once: a candidate that already says it and
-    sets a state says it; one that says it as a plain event or statement ("I had knee surgery
-    in June", "我去年做了心脏支架手术", "医生说我有轻度抑郁") is that note, a health fact with
-    the note's importance, for its words name a health matter a session must be handed; else
-    the note is added."""
+    """``made`` with the health note ``kept`` said once: a health state that already says it
+    says it; a plain event or statement that says it ("I had knee surgery in June", "我去年做
+    了心脏支架手术", "医生说我有轻度抑郁") is that note, a health fact with the note's
+    importance, for its words name a health matter a session must be handed; else (said by
+    no line, or only by a state of another kind, "用户女儿 peanut allergy，学校要备 EpiPen" as
+    the daughter named) the note is added."""
     says = [kept.text.casefold() in c.text.casefold() for c in made]
-    if not any(says):
-        return [*made, kept]
+    if not any(
+        holds and (c.slot is None or c.category == Category.HEALTH)
+        for c, holds in zip(made, says, strict=True)
+    ):
+        return [*made, kept]  # said by no line, or only by a state of another kind ("用户女儿
+        # peanut allergy，学校要备 EpiPen" as the daughter named): a health fact of its own
     return [
         replace(
             c,
