@@ -51,6 +51,39 @@ def test_and_i_after_an_object_is_the_same_i(said: str, told: str) -> None:
     assert third_person(said, "The user") == told
 
 
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "I have a kidney transplant and take tacrolimus",
+            "The user has a kidney transplant and takes tacrolimus",
+        ),
+        ("I'm anaemic and take iron", "The user is anaemic and takes iron"),
+        (
+            "I work at Klook and volunteer on Tuesdays",
+            "The user works at Klook and volunteers on Tuesdays",
+        ),
+        ("I live in Leeds, and work in York", "The user lives in Leeds, and works in York"),
+        # the verb after "and" goes with a helper, "to", another subject or clause, or is a noun
+        ("I like to read and write", "The user likes to read and write"),
+        ("I can swim and run", "The user can swim and run"),
+        ("I make coffee and tea", "The user makes coffee and tea"),
+        ("I have a son and you have a daughter", "The user has a son and you have a daughter"),
+        ("I'm gonna stay and make it work", "The user is gonna stay and make it work"),
+        (
+            "I love the self-acceptance and love theme",
+            "The user loves the self-acceptance and love theme",
+        ),
+        (
+            "I don't surf, but reading helps me escape and feel free",
+            "The user doesn't surf, but reading helps the user escape and feel free",
+        ),
+    ],
+)
+def test_a_second_verb_of_the_same_i_agrees(said: str, told: str) -> None:
+    assert third_person(said, "The user") == told
+
+
 def test_a_home_told_by_the_room_rented_or_the_time_since_one_came() -> None:
     found = facts("来北京快一个月了 在五道口租了个单间 跟同组的王凯住一个小区")
     assert [t for slot, t in found if slot == "residence"] == ["用户住在北京", "用户住在五道口"]

@@ -50,6 +50,18 @@ from tests.unit.said import candidates
         ("我奶奶耳朵不好", "hearing"),
         ("我怀二胎了", "pregnancy"),
         ("医生话系早期", "said"),
+        ("I've got lupus so I stay out of the sun", "condition"),
+        ("I have fibromyalgia, some days I can't get out of bed", "condition"),
+        ("I have psoriasis on my elbows", "condition"),
+        ("I have MS, diagnosed in 2019", "condition"),
+        ("I've got a blood clot in my leg", "condition"),
+        ("I'm immunocompromised after the transplant", "condition"),
+        ("he had a reaction at nursery", "reaction"),
+        ("我得了带状疱疹，疼死了", "condition"),
+        ("我有红斑狼疮", "condition"),
+        ("我做过肾移植", "condition"),
+        ("我得过乳腺癌", "condition"),
+        ("我耳鸣好几年了", "condition"),
     ],
 )
 def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
@@ -73,6 +85,12 @@ def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
         "我买了个手机支架",
         "I'm a dog walker on weekends",
         "This is a type 2 error",
+        "I tried hypnosis once for fun",
+        "I have a diploma in design",
+        "I have NASA stickers on my laptop",
+        "我有点炎热难耐",
+        "电脑中病毒了",
+        "今天有点热",
     ],
 )
 def test_small_talk_names_none(sentence: str) -> None:

@@ -129,8 +129,62 @@ def _agree_after(rest: str) -> str:
             return rest
         if word.lower() in _NOT_VERBS:
             return rest  # "I and my kids don't go": the subject goes on, no verb yet
-        return rest[: match.start()] + agree(word) + rest[match.end() :]
+        agreed = agree(word)
+        after = rest[match.end() :]
+        if agreed != word and not (
+            word.lower() in _AUXILIARIES
+            or (word.lower() in ("have", "am") and re.match(r"\s+\w+(?:ed|en|ing)\b", after))
+        ):  # "I have finished and", "I am going and": the verb after goes with its helper
+            after = _agree_coordinated(after)
+        return rest[: match.start()] + agreed + after
     return rest
+
+
+#: verbs that take another verb after them ("I can swim and run"): what follows "and" goes
+#: with that verb, not with the subject
+_AUXILIARIES: Final = frozenset(
+    {
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "do",
+        "did",
+    }
+)
+#: the plain verbs a person goes on with after "and", one subject two verbs ("I have a kidney
+#: transplant and take tacrolimus", "I'm anaemic and take iron"): closed, as a noun after
+#: "and" must stay a noun ("I make coffee and tea")
+_COORDINATED: Final = re.compile(
+    r"^(?P<head>[^.;!?]*?\s(?:,\s*)?and\s+(?:also\s+|still\s+)?)"
+    r"(?P<verb>take|use|need|carry|wear|keep|go|live|work|love|like|hate|want|try|eat|drink|"
+    r"run|see|get|do|have|walk|swim|cook|teach|play|avoid|watch|make|feel|volunteer|study|"
+    r"write|read|sing|drive|train|visit)\b"
+)
+
+
+def _agree_coordinated(rest: str) -> str:
+    """``rest`` with a second verb of the same subject, joined by "and", agreeing too: never
+    past a new subject or clause ("and you", "and Tom takes", "but reading helps me escape
+    and feel free") or after "to" ("to read and write", "gonna stay and make")."""
+    match = _COORDINATED.match(rest)
+    if match is None:
+        return rest
+    if re.search(
+        r"\b(?:I|me|you|he|she|we|they|it|to|gonna|wanna|gotta|but|because|so|when|while|if|"
+        r"that|which|who|helps?|makes?|lets?)\b|,.*\w.*,?\s*and\s",
+        match["head"],
+        re.IGNORECASE,
+    ):
+        return rest  # another subject, clause or verb the "and" may go with
+    if re.search(r"\b(?:the|a|an|my|our|his|her|their)\s+[\w-]+\s+and\s+$", match["head"]):
+        return rest  # "the self-acceptance and love theme": two nouns, no second verb
+    return match["head"] + agree(match["verb"]) + rest[match.end() :]
 
 
 #: "… at Klook and ", "… the gym and ": a clause's object before "and", not a subject

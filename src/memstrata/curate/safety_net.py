@@ -48,7 +48,17 @@ _CUES_EN: Final = re.compile(
     r"physio(?:therapy)?|rehab|thickened|puréed|pureed|tube[- ]fed|catheter|"
     r"emergency room|(?-i:ER|A&E)|pacemaker|cpap|insulin pump|stent|hearing aids?|"
     r"crutches|wheelchair)(?![\w&])|"
-    r"\b(?P<condition>(?:I'm|I am|he's|she's|is|am) type [12])\b|"
+    r"\b(?P<condition>(?:I'm|I am|he's|she's|is|am) type [12]|"
+    # a disease by the form of its name, which no list holds whole: arthritis, colitis,
+    # endometriosis, psoriasis, anaemia, fibromyalgia, neuropathy, melanoma, a syndrome
+    r"[a-z]{3,}(?:itis|iasis|aemia|emia|algia|opathy|plegia)|"
+    r"(?!(?:hypn|osm|symbi|metamorph|progn|diagn)osis)[a-z]{3,}osis|"
+    r"(?:melan|glauc|lymph|carcin|myel|sarc|fibr)oma|"
+    r"(?:[a-z]+'s|[a-z]+) (?:syndrome|disease|disorder|deficiency)|"
+    r"lupus|vertigo|tinnitus|shingles|cold sores|blood clots?|dvt|immunocompromised|"
+    r"transplant|flare-?ups?|flaring|"
+    r"(?:I have|I've got|I've|diagnosed with|has|he has|she has)\s+(?-i:[A-Z]{2,5})"
+    r"(?=\s*(?:[,.;!]|$|since\b|and\b|too\b)))\b|"
     r"\b(?P<measure>cholesterol|blood (?:sugar|pressure)|a1c|hba1c|"
     r"(?:kidney|liver|thyroid) function)\b|"
     r"\b(?P<sobriety>sober (?:for|since)|(?:days|weeks|months|years) sober|sobriety|"
@@ -57,6 +67,7 @@ _CUES_EN: Final = re.compile(
     r"(?:throw|threw) up (?:if|when|whenever|after|every time)|"
     r"swell(?:s|ed|ing)? up|(?:wrecks?|upsets?|destroys?|kills?) my (?:stomach|gut)|"
     r"(?:doesn't|don't|does not|do not) agree with (?:me|him|her)|"
+    r"had an? (?:bad |severe |allergic |nasty )?reaction|"
     r"(?:sick|ill|nauseous) (?:if|when|whenever|after) I (?:eat|drink|have))\b|"
     rf"\b(?P<said>{_CARERS_EN}\s+(?:\w+\s+){{0,3}}(?:said|says|told|tells|wants|put|puts|"
     r"added|adds|prescribed|switched|changed|found|recommended|recommends|advised|advises|"
@@ -72,6 +83,11 @@ _CUES_ZH: Final = re.compile(
     r"(?P<care>吸氧|制氧机|透析|化疗|放疗|手术|住院|忌口|鼻饲|糊状|流食|增稠|康复训练|起搏器|"
     r"呼吸机|胰岛素泵|心脏支架|支架手术|轮椅)|"
     r"(?P<measure>胆固醇|血糖|血压|血脂|肾功能|肝功能)|"
+    # a disease by the form of its name after 有, 得了, 患, 查出, 确诊: 带状疱疹, 红斑狼疮,
+    # 类风湿, 乳腺癌, 脂肪肝, 肾移植, 骨质疏松, 耳鸣
+    r"(?P<condition>(?:有|得了|得过|患有|患了|患过|查出|确诊|做过|做了)[^，。,.！!？?；;]{0,6}?"
+    r"(?:病(?!毒)|症|炎(?!热)|癌|瘤|综合征|疱疹|疹子|狼疮|风湿|结石|结节|骨折|衰竭|溃疡|"
+    r"移植|脂肪肝|疏松|耳鸣|房颤|痔疮|贫血|哮喘|三高)|骨质疏松|耳鸣|房颤)|"
     r"(?P<reaction>[吃喝碰闻沾摸][^，。,.！!？?；;]{0,6}[就会都][^，。,.！!？?；;]{0,4}"
     r"(?:拉肚子|腹泻|起疹子|起红疹|长疹子|出疹子|发痒|痒|肿|呕吐|吐(?!槽)|胃疼|胃痛|肚子疼|"
     r"呼吸困难|喘不上气|休克|头晕))|"
