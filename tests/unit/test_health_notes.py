@@ -339,3 +339,36 @@ def test_what_a_question_states_before_it_asks_is_a_state(
 )
 def test_a_question_from_its_start_states_nothing(text: str) -> None:
     assert candidates(text) == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "allergic to penicillin btw",
+        "Also: no dairy, lactose intolerant.",
+        "Penicillin - can't go near it.",
+        "Still on the sertraline, 50mg.",
+        "New meds from the GP: lisinopril 10mg.",
+        "Off the metformin now, diet controlled.",
+        "Wheelchair user, so step-free only.",
+        "Still can't eat shellfish, obviously.",
+    ],
+)
+def test_a_chat_fragment_without_its_subject_is_the_speakers(text: str) -> None:
+    """English chat leaves out "I" as Chinese does: a fragment naming a health matter, with
+    no subject of its own, is the speaker's."""
+    assert [c for c in candidates(text) if c.category == Category.HEALTH]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Penicillin is great for infections.",
+        "My sister called. Pregnant! 12 weeks today.",  # goes on about the sister
+        "Tom's back from the hospital. Still on antibiotics.",
+    ],
+)
+def test_a_sentence_with_a_subject_or_after_someone_else_is_no_fragment_of_the_speaker(
+    text: str,
+) -> None:
+    assert _notes(text) == []

@@ -79,7 +79,7 @@ _PAST_FIRST: Final = frozenset(
 _LEFT_OUT: Final = re.compile(
     r"(?:((?:always |never |just |also |recently )?been)|(gonna(?! be\b)|(?:now |just |also )?"
     r"(?:starting|moving|working|living|studying) (?:at|in|to|as|for|from)\b)|wanna|"
-    r"can't wait|won't|"
+    r"can't wait|won't|(?:still |also |just )?(?:can't|cannot)(?! you\b| we\b)|"
     r"haven't|didn't|(?:just|also|finally|recently|never|always) "
     r"(?:\w+ed|got|went|made|took|saw|met|bought|found|had|did|started|tried|been))\b",
     re.IGNORECASE,

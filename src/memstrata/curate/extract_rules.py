@@ -393,7 +393,14 @@ class RuleExtractor:
                     for said in (c.value or c.ended, c.text)
                     if said
                 ]
-                kept = _health_said(resolved, episode, subject, known, health_read)
+                kept = _health_said(
+                    resolved,
+                    episode,
+                    subject,
+                    known,
+                    health_read,
+                    before=said[position - 1] if position else "",
+                )
                 if kept is not None:
                     made = _health_kept(kept, made)
                 candidates += made
@@ -1015,12 +1022,54 @@ _HOUSEHOLD_EN: Final = re.compile(
 )
 
 
+#: the words an English clause with a subject has for its verb (a helper, a modal, a verb
+#: of saying, having or taking); a chat's fragment has none, or opens a clause with one
+_FINITE_EN: Final = re.compile(
+    r"\b(?:is|are|was|were|am|has|have|had|does|do|did|will|would|shall|should|can|could|"
+    r"may|might|must|gets?|got|makes?|made|gives?|gave|takes?|took|says?|said|goes|went|"
+    r"needs?|wants?|keeps?|thinks?|knows?|loves?|likes?|hates?|feels?|told|tells?)\b|"
+    r"\w(?:'s|'re|'m|'ve|'d|'ll)\b|\b(?:he|she|they|it|we|you|there|this|that)\b",
+    re.IGNORECASE,
+)
+#: a clause that opens with its verb, its subject left out ("can't go near it", "still
+#: can't eat shellfish", "always carry my inhaler")
+_VERB_FIRST_EN: Final = re.compile(
+    r"(?:^|[,;:.!–—-]\s*)(?:(?:still|also|just|now|always|never|obviously|btw|so)\s+)*"
+    r"(?:can't|cannot|can not|don't|won't|shouldn't|mustn't|never|can|must|have to|need to)\b",
+    re.IGNORECASE,
+)
+
+
+#: a sentence that opens with someone other than the speaker ("My sister called.", "Tom's
+#: back from hospital"): a fragment after it may go on about them
+_OTHER_OPENS_EN: Final = re.compile(
+    r"\s*(?:(?:my|our)\s+(?!own\b)[a-z]+|(?-i:[A-Z][a-z]+)(?:'s)?\s|he\b|she\b|they\b)",
+    re.IGNORECASE,
+)
+
+
+def _subjectless_en(text: str) -> bool:
+    """Whether ``text`` is an English chat fragment with its subject, the speaker, left out
+    ("Pregnant! 12 weeks today.", "Still on the sertraline, 50mg.", "Penicillin - can't go
+    near it."): no clause names a subject and a verb for it; a sentence with a subject of
+    its own ("Penicillin is great for infections") is none."""
+    if _cjk(text) or not re.search(r"[A-Za-z]", text):
+        return False
+    if _VERB_FIRST_EN.search(text):
+        return not re.search(
+            r"\b(?:he|she|they|it|we|you)\s+(?:can't|cannot|don't|won't)\b", text, re.I
+        )
+    return _FINITE_EN.search(text) is None
+
+
 def _health_said(
     sentence: str,
     episode: Episode,
     subject: str,
     known: Mapping[str, str],
     read: Sequence[str] = (),
+    *,
+    before: str = "",
 ) -> Candidate | None:
     """The sentence kept as a health fact (:mod:`memstrata.curate.safety_net`) when it names
     a health matter of the speaker or of someone they look after (a first person, a Chinese
@@ -1041,7 +1090,8 @@ def _health_said(
     own = _first_person(text)
     home = _HOUSEHOLD_EN.search(text) is not None  # "We keep kosher at home", "Mum 最近..."
     named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
-    if not (own or home or named or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
+    bare = _subjectless_en(text) and not _OTHER_OPENS_EN.match(before)
+    if not (own or home or named or bare or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
         return None
     said = _note_of(text, read)
     if said is None:

@@ -906,7 +906,8 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     elif _ALLERGY_CUE.search(context) or any(f.kind in ("allergy", "avoids") for f in earlier):
         out += _allergy_update(text)
     if match := re.search(
-        r"(?:\bI\s+|^)(?:can't|cannot|can not|mustn't|shouldn't|am not allowed to)\s+(?:eat|have|"
+        rf"(?:\bI\s+{_ADVERBS}|^)(?:can't|cannot|can not|mustn't|shouldn't|am not allowed to)\s+"
+        r"(?:eat|have|"
         r"touch|drink|take|do)\s+(?P<x>[^.;!?]+)|"
         # "gotta avoid shellfish", "I have to avoid dairy", "no nuts for me", "nuts are a no-go"
         r"(?:\bI\s+(?:have to|need to|must|try to|always)\s+|^(?:gotta|got to|have to|must)\s+|"
