@@ -212,6 +212,26 @@ def test_gonna_be_does_not_lose_its_subject() -> None:
     assert _facts(said) == []
 
 
+@pytest.mark.parametrize(
+    ("said", "restored"),
+    [
+        ("Vegetarian since uni.", "I'm vegetarian since uni."),
+        ("Engaged!", "I'm engaged!"),
+        ("Single again.", "I'm single again."),
+        ("Still at Google.", "I'm still at Google."),
+        ("Back in Toronto for good.", "I'm back in Toronto for good."),
+        ("Based in Berlin these days.", "I'm based in Berlin these days."),
+        # a passing place, a phrase that opens a sentence, a subject in -ing, a verb of its own
+        ("At the park with the kids.", "At the park with the kids."),
+        ("In other news, the cat.", "In other news, the cat."),
+        ("Painting helps me unwind.", "Painting helps me unwind."),
+        ("Single origin coffee is the best.", "Single origin coffee is the best."),
+    ],
+)
+def test_a_state_said_without_im_gets_it(said: str, restored: str) -> None:
+    assert restore_subject(said) == restored
+
+
 # --- more ways of saying an event or a liking ------------------------------------------------
 
 

@@ -196,7 +196,10 @@ def speaks_to_listener(sentence: str) -> bool:
 
 def restore_subject(sentence: str) -> str:
     """``sentence`` with its left-out subject "I" said ("Dyed my hair last week" -> "I dyed my
-    hair last week"), so that the rewrite names the doer instead of the owner of "my"."""
+    hair last week"; "Vegetarian since uni" -> "I'm vegetarian since uni"), so that the
+    rewrite names the doer instead of the owner of "my"."""
+    if _STATE_FIRST.match(sentence) and not _FINITE_EN.search(sentence):
+        return "I'm " + sentence[0].lower() + sentence[1:]  # "Engaged!": a state, not a deed
     if not drops_subject(sentence):
         return sentence
     lead = _LEFT_OUT.match(sentence)
@@ -204,6 +207,30 @@ def restore_subject(sentence: str) -> str:
     if _FEELING_FIRST.match(sentence):
         subject = "I'm "  # "Excited to see what's next": a state, not a deed
     return subject + sentence[0].lower() + sentence[1:]
+
+
+#: the words an English clause with a subject has for its verb (a helper, a modal, a verb
+#: of saying, having or taking) or a subject of its own; a chat's fragment has none
+_FINITE_EN: Final = re.compile(
+    r"\b(?:is|are|was|were|am|has|have|had|does|do|did|will|would|shall|should|can|could|"
+    r"may|might|must|gets?|got|makes?|made|gives?|gave|takes?|took|says?|said|goes|went|"
+    r"needs?|wants?|keeps?|thinks?|knows?|loves?|likes?|hates?|feels?|told|tells?)\b|"
+    r"\w(?:'s|'re|'m|'ve|'d|'ll)\b|\b(?:I|he|she|they|it|we|you|there|this|that)\b",
+    re.IGNORECASE,
+)
+#: a fragment that says a state of its left-out "I'm": a state word ("Vegetarian since uni",
+#: "Retired since June", "Engaged!"), where the speaker is ("Still at Google", "Back in
+#: Toronto for good"; not a passing "At the park"); not "In other news", nor what opens
+#: with a verb in -ing, as often a subject ("Painting helps me unwind") as a state
+_STATE_FIRST: Final = re.compile(
+    r"(?:(?:still|now|also|just|finally|officially|currently|happily)\s+)*"
+    r"(?:(?:vegetarian|vegan|pescatarian|pregnant|engaged|married|single|divorced|widowed|"
+    r"retired|unemployed|self-employed|freelance|allergic|lactose intolerant|sober|diabetic|"
+    r"asthmatic|coeliac|celiac)\b|"
+    r"(?:(?<=still )|(?<=now ))(?:at|in)\s+(?!(?:other|fact|general|least|last|first|the end|"
+    r"any case|short|total|time)\b)|(?:based|living|back|home) in\b|back\s+(?:at|to|home)\b)",
+    re.IGNORECASE,
+)
 
 
 def drops_subject(sentence: str) -> bool:
