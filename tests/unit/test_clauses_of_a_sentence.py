@@ -195,3 +195,28 @@ def test_volunteering_once_or_stopped_is_no_current_place() -> None:
     ]
     [stopped] = candidates("I stopped volunteering at the library")
     assert stopped.slot == "volunteer:library" and stopped.ended is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "employer"),
+    [
+        ("I got an offer from BC Children's, I start Jan 6.", "BC Children's"),
+        ("Got the offer from Canva! Starting on March 3.", "Canva"),
+        ("I got an offer from Canva but I turned it down.", None),
+        ("I got an offer from Canva, still deciding.", None),
+    ],
+)
+def test_an_offer_with_a_start_is_the_new_employer(said: str, employer: str | None) -> None:
+    found = [c.value for c in candidates(said) if c.slot == "employer"]
+    assert found == ([employer] if employer else [])
+
+
+def test_an_english_clause_of_mixed_text_keeps_its_subject() -> None:
+    """A Latin comma inside an English run of mixed text does not cut the run: "I'm Lucas,
+    ICU nurse at the Royal Melbourne" keeps its "I'm" for the job it says."""
+    said = {
+        c.slot: c.value
+        for c in candidates("I'm Lucas, ICU nurse at the Royal Melbourne, 做夜班 mostly.")
+        if c.slot
+    }
+    assert said == {"name": "Lucas", "job": "ICU nurse", "employer": "Royal Melbourne"}

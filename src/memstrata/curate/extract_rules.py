@@ -552,7 +552,13 @@ def _before(text: str, at: int) -> str:
 
 #: where a Chinese sentence breaks into clauses: after a comma, or at a pause a chat writes as
 #: a space between two characters ("还行吧 异地太累了")
-_CJK_CLAUSE: Final = re.compile(r"(?<=[，,；;])|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: where a clause of Chinese or mixed text ends: a Chinese comma or semicolon, a Latin one
+#: beside Chinese (not inside an English run, "I'm Lucas, ICU nurse at the Royal Melbourne,
+#: 做夜班 mostly" keeps its English clause whole), or a chat's space between Chinese words
+_CJK_CLAUSE: Final = re.compile(
+    r"(?<=[，；])|(?<=[\u4e00-\u9fff）)][,;])|(?<=[,;])(?=\s*[\u4e00-\u9fff])|"
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
 #: "we" left unresolved, and a first person singular beside it
 _WE: Final = re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]ur)\b|我们|咱们")
 _SINGULAR: Final = re.compile(r"\b(?:I|I'm|I've|[Mm]y|[Mm]e)\b|我(?!们)")

@@ -418,6 +418,24 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         subject = _clean(taught["subj"])
         role = f"{subject} teacher" if len(subject.split()) <= 2 else "teacher"
         org = org or _proper(taught["where"]) or taught["where"]
+    if (
+        org is None
+        and (
+            offer := re.search(
+                rf"\b(?:I\s+{_ADVERBS})?got (?:an?|the|their|my) (?:job )?offer (?:from|at|with)"
+                rf"\s+{_ORG}",
+                text,
+                _I,
+            )
+        )
+        and re.search(
+            r"\b(?:I\s+start|I'm starting|I am starting|starting (?:on|in|next)|start date|"
+            r"start(?:s|ing)? on (?:the )?\w+day)\b",
+            f"{text} {context}",
+            _I,
+        )
+    ):
+        org = _proper(offer["org"])  # an offer with a start: taken ("..., I start Jan 6")
     works = re.search(r"\bI\s+(?:work|'m working|am working)\b", text, _I)
     if (
         org is None
