@@ -106,6 +106,19 @@ def test_chinese_states(said: str, expected: list[tuple[str, str, str]]) -> None
 
 
 @pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("我现在武大计算机专业大四", [("school", "武大"), ("major", "计算机")]),
+        ("我是北京大学大三的学生", [("job", "学生"), ("school", "北京大学")]),  # no employer
+        ("我现在大四", []),
+        ("我在北京大学当老师", [("job", "老师"), ("employer", "北京大学")]),
+    ],
+)
+def test_a_year_of_study_names_the_school(said: str, expected: list[tuple[str, str]]) -> None:
+    assert [(slot, value) for slot, value, _ in _states(said)] == expected
+
+
+@pytest.mark.parametrize(
     ("said", "name"),
     [
         ("我是李明", "李明"),

@@ -315,6 +315,15 @@ def _school(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         rf"在(?P<org>{_SPAN}{{2,14}}?(?:大学|学院|中学|高中|小学|学校))(?:读|上|念)", text
     ):
         out.append(Frame("school", match["org"]))
+    elif match := re.search(  # "我现在武大计算机专业大四", "我在复旦读研二": the year says it
+        r"我(?:现在|目前|今年)?(?:是|在)?(?P<org>[\u4e00-\u9fff]{1,10}?(?:大学|学院|大))"
+        r"(?:读|念|上)?(?:(?P<m>[\u4e00-\u9fff]{2,8}?)专业)?(?:的)?"
+        r"(?:大[一二三四五]|研[一二三]|博[一二三四五]|本科[一二三四]?年级)",
+        text,
+    ):
+        out.append(Frame("school", match["org"]))
+        if match["m"]:
+            out.append(Frame("major", match["m"]))
     if match := re.search(
         rf"(?:专业是|学的是|读的是|转专业(?:到|去)?(?:了)?)(?P<m>{_SPAN}{{2,10}}?)(?:专业)?{_END}",
         text,
