@@ -220,3 +220,20 @@ def test_an_english_clause_of_mixed_text_keeps_its_subject() -> None:
         if c.slot
     }
     assert said == {"name": "Lucas", "job": "ICU nurse", "employer": "Royal Melbourne"}
+
+
+@pytest.mark.parametrize(
+    ("said", "job"),
+    [
+        (
+            "I GOT IT. Clinical nurse educator, start March 16. No more night shifts!!",
+            "Clinical nurse educator",
+        ),
+        ("I got the job! Senior data engineer, starting in May.", "Senior data engineer"),
+        ("Clinical nurse educator, start March 16.", None),  # nothing says it was got
+        ("I applied for it. Senior data engineer, starting in May if they say yes.", None),
+    ],
+)
+def test_a_role_got_and_started_is_the_job(said: str, job: str | None) -> None:
+    found = [c.value for c in candidates(said) if c.slot == "job"]
+    assert found == ([job] if job else [])

@@ -57,6 +57,23 @@ def test_an_employer_changed_keeps_a_job_stated_on_its_own(memory: Memory) -> No
     assert _values(memory, "job") == ["nurse"]  # said apart from the old employer
 
 
+def test_a_new_employer_alone_ends_the_role_held_at_the_old_one(memory: Memory) -> None:
+    _say(memory, ["I'm an ICU nurse at St Mary's Hospital."], ["I joined Guy's Hospital."])
+    assert _values(memory, "employer") == ["Guy's Hospital"]
+    assert all(f.value != "ICU nurse" for f in _current(memory, "job"))
+
+
+def test_a_new_role_alone_keeps_the_employer(memory: Memory) -> None:
+    """A promotion or a move inside the same place names the role only."""
+    _say(
+        memory,
+        ["I'm Lucas, ICU nurse at the Royal Melbourne."],
+        ["I GOT IT. Clinical nurse educator, start March 16."],
+    )
+    assert _values(memory, "job") == ["Clinical nurse educator"]
+    assert _values(memory, "employer") == ["Royal Melbourne"]
+
+
 def test_being_laid_off_ends_the_employer_whatever_it_is(memory: Memory) -> None:
     _say(memory, ["I work at Google."], ["I got laid off last week."])
     [ended] = _current(memory, "employer")

@@ -436,6 +436,20 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         )
     ):
         org = _proper(offer["org"])  # an offer with a start: taken ("..., I start Jan 6")
+    if (
+        role is None
+        and (
+            taken := re.match(
+                rf"\s*(?:(?:a|an|the)\s+)?{_ROLE}\s*[,:–—-]\s*(?:I\s+)?start", text, _I
+            )
+        )
+        and re.search(
+            r"\bI\s+(?:just\s+)?(?:got|landed)\s+(?:it|the job|the role|the position|the offer)\b",
+            f"{text} {context}",
+            _I,
+        )
+    ):
+        role = taken["role"]  # "I GOT IT. Clinical nurse educator, start March 16."
     works = re.search(r"\bI\s+(?:work|'m working|am working)\b", text, _I)
     if (
         org is None

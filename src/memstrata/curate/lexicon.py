@@ -579,6 +579,10 @@ PETS_ZH: Final = (
 
 #: job nouns (English) a role ends in
 JOBS_EN: Final = (
+    "educator",
+    "cleaner",
+    "receptionist",
+    "coordinator",
     "engineer",
     "developer",
     "programmer",

@@ -229,8 +229,11 @@ def _a_move_to(plan: Fact, home: str | None) -> bool:
     return bool(_MOVE.search(said)) and len(place) >= 2 and place in said.casefold()
 
 
-#: the other half of a position: a job stated with its employer ends with it, and back
-_POSITION: Final = {"employer": "job", "job": "employer"}
+#: the other half of a position: a job stated with its employer ends when a new employer
+#: is said without a role; a new role said alone leaves the employer, as a promotion or a
+#: move inside the same place does ("I got it. Clinical nurse educator, start March 16",
+#: after "ICU nurse at the Royal Melbourne")
+_POSITION: Final = {"employer": "job"}
 #: kinds that hold the same things: what one of them ends, the other held too
 _AKIN: Final = {"routine": ("hobby",), "hobby": ("routine",)}
 #: kinds whose values are what a person does or takes, named again in fewer words when they
