@@ -198,7 +198,7 @@ def restore_subject(sentence: str) -> str:
     """``sentence`` with its left-out subject "I" said ("Dyed my hair last week" -> "I dyed my
     hair last week"; "Vegetarian since uni" -> "I'm vegetarian since uni"), so that the
     rewrite names the doer instead of the owner of "my"."""
-    if _STATE_FIRST.match(sentence) and not _FINITE_EN.search(sentence):
+    if _STATE_FIRST.match(sentence) and verbless(sentence):
         return "I'm " + sentence[0].lower() + sentence[1:]  # "Engaged!": a state, not a deed
     if not drops_subject(sentence):
         return sentence
@@ -231,6 +231,12 @@ _STATE_FIRST: Final = re.compile(
     r"any case|short|total|time)\b)|(?:based|living|back|home) in\b|back\s+(?:at|to|home)\b)",
     re.IGNORECASE,
 )
+
+
+def verbless(sentence: str) -> bool:
+    """Whether an English ``sentence`` has neither a verb a subject would take nor a subject
+    ("Still on the sertraline, 50mg.", "Vegetarian since uni."): a chat's fragment."""
+    return _FINITE_EN.search(sentence) is None
 
 
 def drops_subject(sentence: str) -> bool:

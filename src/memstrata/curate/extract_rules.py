@@ -46,6 +46,7 @@ from memstrata.curate.discourse import (
     self_contained,
     statement_before_question,
     strip_markers,
+    verbless,
 )
 from memstrata.curate.frames import EARLIER, Frame, frames_in
 from memstrata.curate.hanzi import as_read
@@ -1022,21 +1023,12 @@ _NOT_THEIRS_ZH: Final = re.compile(r"朋友|同事|老板|领导|邻居|室友|�
 #: home", "our son has reflux")
 _HOUSEHOLD_EN: Final = re.compile(
     r"\b(?:mum|mom|mummy|mommy|dad|daddy|grandma|grandpa|granny|nana)\b|"
-    r"\b(?:we|our)\b.*\b(?:at home|in our (?:house|home|family)|family|household)\b|"
+    r"\b(?:we|our)\b[^.!?]{0,80}?\b(?:at home|in our (?:house|home|family)|family|household)\b|"
     r"\bour\s+(?:baby|son|daughter|kids?|children|boy|girl|family|household)\b",
     re.IGNORECASE,
 )
 
 
-#: the words an English clause with a subject has for its verb (a helper, a modal, a verb
-#: of saying, having or taking); a chat's fragment has none, or opens a clause with one
-_FINITE_EN: Final = re.compile(
-    r"\b(?:is|are|was|were|am|has|have|had|does|do|did|will|would|shall|should|can|could|"
-    r"may|might|must|gets?|got|makes?|made|gives?|gave|takes?|took|says?|said|goes|went|"
-    r"needs?|wants?|keeps?|thinks?|knows?|loves?|likes?|hates?|feels?|told|tells?)\b|"
-    r"\w(?:'s|'re|'m|'ve|'d|'ll)\b|\b(?:he|she|they|it|we|you|there|this|that)\b",
-    re.IGNORECASE,
-)
 #: a clause that opens with its verb, its subject left out ("can't go near it", "still
 #: can't eat shellfish", "always carry my inhaler")
 _VERB_FIRST_EN: Final = re.compile(
@@ -1065,7 +1057,7 @@ def _subjectless_en(text: str) -> bool:
         return not re.search(
             r"\b(?:he|she|they|it|we|you)\s+(?:can't|cannot|don't|won't)\b", text, re.I
         )
-    return _FINITE_EN.search(text) is None
+    return verbless(text)
 
 
 def _health_said(
