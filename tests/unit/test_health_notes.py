@@ -90,6 +90,7 @@ def test_what_names_a_health_matter(sentence: str, matter: str) -> None:
         "I have NASA stickers on my laptop",
         "我有点炎热难耐",
         "电脑中病毒了",
+        "我这人有个毛病，爱迟到",
         "今天有点热",
     ],
 )

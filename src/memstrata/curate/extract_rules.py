@@ -551,11 +551,10 @@ def _before(text: str, at: int) -> str:
     return re.sub(r"(?:[\s,，;；—-]|\b(?:but|and|so|or|then|which|that)\b)+$", "", head, flags=re.I)
 
 
-#: where a Chinese sentence breaks into clauses: after a comma, or at a pause a chat writes as
-#: a space between two characters ("还行吧 异地太累了")
 #: where a clause of Chinese or mixed text ends: a Chinese comma or semicolon, a Latin one
 #: beside Chinese (not inside an English run, "I'm Lucas, ICU nurse at the Royal Melbourne,
-#: 做夜班 mostly" keeps its English clause whole), or a chat's space between Chinese words
+#: 做夜班 mostly" keeps its English clause whole), or a pause a chat writes as a space
+#: between two characters ("还行吧 异地太累了")
 _CJK_CLAUSE: Final = re.compile(
     r"(?<=[，；])|(?<=[\u4e00-\u9fff）)][,;])|(?<=[,;])(?=\s*[\u4e00-\u9fff])|"
     r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
@@ -1122,8 +1121,7 @@ def _health_kept(kept: Candidate, made: list[Candidate]) -> list[Candidate]:
         holds and (c.slot is None or c.category == Category.HEALTH)
         for c, holds in zip(made, says, strict=True)
     ):
-        return [*made, kept]  # said by no line, or only by a state of another kind ("用户女儿
-        # peanut allergy，学校要备 EpiPen" as the daughter named): a health fact of its own
+        return [*made, kept]
     return [
         replace(
             c,

@@ -15,12 +15,14 @@ What names a health matter (:func:`health_matter`) is closed and said in one pla
 lexicon's conditions, medicines (by name or by a drug's ending), diets and accessibility
 needs, and the words of health care in English and Chinese (an allergy, an intolerance, a
 diagnosis, a prescription, a dose, an inhaler, oxygen at home, surgery, the emergency room,
-a measure such as blood sugar or cholesterol, sobriety, a body's reaction to what it eats or
+a device such as a pacemaker, a disease known by the form of its name ("-itis", "-osis", a
+syndrome, "I have MS", 得了带状疱疹, 做过肾移植), a measure such as blood sugar or
+cholesterol, sobriety, a body's reaction to what it eats or
 touches ("I break out in hives", "dairy wrecks my stomach", "我一吃芒果嘴就肿"), and what a
 doctor, a nurse or a therapist said, in either language or mixed ("Doctor 说我..."). Words
 that only sound like it do not count: "allergy season" does, "a doctor's appointment I'm
 late for" does not name what the doctor said, nor "a rash decision", "I stayed sober to
-drive" or "吃完饭就吐槽" a reaction.
+drive" or "吃完饭就吐槽" a reaction, nor "我这人有个毛病" (a habit) or "电脑中病毒了" a disease.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ _CUES_ZH: Final = re.compile(
     # a disease by the form of its name after 有, 得了, 患, 查出, 确诊: 带状疱疹, 红斑狼疮,
     # 类风湿, 乳腺癌, 脂肪肝, 肾移植, 骨质疏松, 耳鸣
     r"(?P<condition>(?:有|得了|得过|患有|患了|患过|查出|确诊|做过|做了)[^，。,.！!？?；;]{0,6}?"
-    r"(?:病(?!毒)|症|炎(?!热)|癌|瘤|综合征|疱疹|疹子|狼疮|风湿|结石|结节|骨折|衰竭|溃疡|"
+    r"(?:(?<!毛)病(?!毒)|症|炎(?!热)|癌|瘤|综合征|疱疹|疹子|狼疮|风湿|结石|结节|骨折|衰竭|溃疡|"
     r"移植|脂肪肝|疏松|耳鸣|房颤|痔疮|贫血|哮喘|三高)|骨质疏松|耳鸣|房颤)|"
     r"(?P<reaction>[吃喝碰闻沾摸][^，。,.！!？?；;]{0,6}[就会都][^，。,.！!？?；;]{0,4}"
     r"(?:拉肚子|腹泻|起疹子|起红疹|长疹子|出疹子|发痒|痒|肿|呕吐|吐(?!槽)|胃疼|胃痛|肚子疼|"
