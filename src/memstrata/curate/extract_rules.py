@@ -355,7 +355,8 @@ class RuleExtractor:
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
                 context = [(s, True) for s in reversed(said[:position])] + earlier
-                # of a question, what it states before the clause that asks
+                # of a question, what it states before the clause that asks ("I'm celiac,
+                # so what pasta brands are safe?"), read by every reader below once
                 resolved = _stated(resolve_we(text, companion_in(context)))
                 known = cared_by.setdefault(episode.speaker, {})  # the speaker's own people
                 found = [
@@ -520,12 +521,11 @@ def _frames_of(
     turn: str = "",
     people: Mapping[str, str] | None = None,
 ) -> list[Frame]:
-    """The states ``sentence`` sets for its speaker: none for a question (but what it states
-    before the clause that asks: "I'm celiac, so what pasta brands are safe?", "我对青霉素过敏，
-    感冒了能吃什么药？"), a hypothetical, or a Chinese clause about someone else; where "we"
-    is still unresolved ("we went to the beach together"), only a state a household shares (a
-    home, a pet, a child, a plan)."""
-    text = _stated(restore_subject(strip_markers(sentence)))
+    """The states ``sentence`` (what a sentence states, :func:`_stated`: of a question, the
+    clauses before the one that asks) sets for its speaker: none for a hypothetical, or a
+    Chinese clause about someone else; where "we" is still unresolved ("we went to the beach
+    together"), only a state a household shares (a home, a pet, a child, a plan)."""
+    text = restore_subject(strip_markers(sentence))
     if not text:
         return []
     if wish := _HYPOTHETICAL.search(text):
@@ -1070,14 +1070,15 @@ def _health_said(
 ) -> Candidate | None:
     """The sentence kept as a health fact (:mod:`memstrata.curate.safety_net`) when it names
     a health matter of the speaker or of someone they look after (a first person, a Chinese
-    clause without another subject, or a person they have named), said as so: no question,
-    no hypothetical, no request to the listener. The person's own words: the whole sentence
+    clause without another subject, or a person they have named), said as so: no question
+    (``sentence`` is what it states, :func:`_stated`), no hypothetical, no request to the
+    listener. The person's own words: the whole sentence
     when short, else its clause that names the matter (with the next one, where a doctor's
     words go on: "医生说半月板有点磨损 叫我别蹦别爬山"); a first person in the third person,
     anyone else as said. ``read``: the values of the health states read from the sentence: a
     clause that holds one is no note, and a sentence whose every health clause does gives
     none."""
-    text = _stated(restore_subject(strip_markers(sentence)))
+    text = restore_subject(strip_markers(sentence))
     if not text or _HYPOTHETICAL.search(text):
         return None
     if health_matter(text) is None:

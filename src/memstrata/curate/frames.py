@@ -204,12 +204,12 @@ def frames_in(
     if re.search(r"[A-Za-z]{2,}", text):
         found += frames_en.frames(text, earlier, _normal(turn))
     found = [f for f in found if (complete(f.value) or _named(f)) and _bounded(f)]
-    schools = [f.value for f in found if f.kind == "school" and not f.negated]
-    found = [  # "我是北京大学大三的学生": where a student studies, not an employer
-        f
-        for f in found
-        if not (f.kind == "employer" and not f.negated and f.value.startswith(tuple(schools)))
-    ]
+    if schools := tuple(f.value for f in found if f.kind == "school" and not f.negated):
+        found = [  # "我是北京大学大三的学生": where a student studies, not an employer
+            f
+            for f in found
+            if not (f.kind == "employer" and not f.negated and f.value.startswith(schools))
+        ]
     if any(f.kind != "life" for f in found):  # "adopted a puppy named Max": the pet says it
         found = [f for f in found if f.kind != "life"]
     left = {f.value.casefold().split()[0] for f in found if f.kind == "employer" and f.negated}

@@ -185,8 +185,7 @@ def _what_one_is(word: str, *, called: bool) -> bool:
     """Whether ``word``, after 我是 (or 我叫 when ``called``), says what the speaker is, not
     their name: a condition, a need, a diet or a medicine of the lexicon ("我是色盲", "我是高
     血压"), or, after 是, a word ending as a kind of person does ("我是回族", "我是新手")."""
-    tables = (lexicon.CONDITIONS, lexicon.ACCESS, lexicon.DIETS, lexicon.MEDICATIONS)
-    if any(lexicon.canonical(table, word) for table in tables):
+    if lexicon.health_key(word) is not None:
         return True
     return not called and _WHAT_ONE_IS.search(word) is not None
 

@@ -775,6 +775,15 @@ LANGUAGES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
+def health_key(phrase: str) -> str | None:
+    """The first health key ``phrase`` names in the health tables (conditions, medications,
+    diets, accessibility needs), or None."""
+    for table in (CONDITIONS, MEDICATIONS, DIETS, ACCESS):
+        if keys := canonical(table, phrase):
+            return keys[0]
+    return None
+
+
 def canonical(table: dict[str, tuple[str, ...]], phrase: str) -> list[str]:
     """The canonical keys ``phrase`` names in ``table``, in the order said: every listed word
     found in it (the longest words first, so "green tea" is not also "tea"; in Chinese,

@@ -59,7 +59,7 @@ _CUES_EN: Final = re.compile(
     r"(?:[a-z]+'s|[a-z]+) (?:syndrome|disease|disorder|deficiency)|"
     r"lupus|vertigo|tinnitus|shingles|cold sores|blood clots?|dvt|immunocompromised|"
     r"transplant|flare-?ups?|flaring|"
-    r"(?:I have|I've got|I've|diagnosed with|has|he has|she has)\s+(?-i:[A-Z]{2,5})"
+    r"(?:I have|I've got|I've|diagnosed with|has)\s+(?-i:[A-Z]{2,5})"
     r"(?=\s*(?:[,.;!]|$|since\b|and\b|too\b)))\b|"
     r"\b(?P<measure>cholesterol|blood (?:sugar|pressure)|a1c|hba1c|"
     r"(?:kidney|liver|thyroid) function)\b|"
@@ -102,10 +102,8 @@ _CUES_ZH: Final = re.compile(
 def health_matter(sentence: str) -> str | None:
     """The health matter ``sentence`` names, as a short canonical word (``asthma``,
     ``metformin``, ``allergy``, ``said``...), or None when it names none."""
-    for table in (lexicon.CONDITIONS, lexicon.MEDICATIONS, lexicon.DIETS, lexicon.ACCESS):
-        keys = lexicon.canonical(table, sentence)
-        if keys:
-            return keys[0]
+    if key := lexicon.health_key(sentence):
+        return key
     for word in re.findall(r"[A-Za-z]{6,}", sentence):
         if lexicon.is_medication(word):
             return word.casefold()
