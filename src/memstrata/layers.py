@@ -2,15 +2,16 @@
 
 ``wake_up`` assembles L0 and L1: the identity; the safety facts (allergies, conditions,
 medications, diet and accessibility needs: the essentials document's ``Safety`` section and any
-current health fact it does not hold yet), before everything else so that no budget cut
-reaches them; the profile and its preferences; the essentials document as curated (minus what
-the profile already says); and the most important current facts it does not state (by
-confidence x importance x recency; a "preference" that only states a feeling, a passing moment
-and a plan whose time has passed are left to the archive), grouped by topic, each with its date
-(:mod:`memstrata.curate.dating`), within a token budget. It trims by priority (profile, then
-preferences, then essentials, then facts, least important first) and says so, and how to get
-more, when it had to leave something out. A thread with no memory of its own falls back to its
-user's memory (switchable).
+current health fact it does not hold yet, a state or one filed since the last consolidation),
+before everything else so that no budget cut reaches them (a health note consolidation read
+and left out of the essentials is ranked with the facts below); the profile and its
+preferences; the essentials document as curated (minus what the profile already says); and
+the most important current facts it does not state (by confidence x importance x recency; a
+"preference" that only states a feeling, a passing moment and a plan whose time has passed are
+left to the archive), grouped by topic, each with its date (:mod:`memstrata.curate.dating`),
+within a token budget. It trims by priority (profile, then preferences, then essentials, then
+facts, least important first) and says so, and how to get more, when it had to leave something
+out. A thread with no memory of its own falls back to its user's memory (switchable).
 """
 
 from __future__ import annotations
@@ -244,6 +245,9 @@ def wake_up(
         # once consolidated, a health note whose every medicine and condition has been ended
         # since stays out
         and not (f.slot is None and essentials_doc is not None and ended_since(f, stopped))
+        # a note consolidation read and left out of the essentials (their cap of notes,
+        # or their budget) is ranked with the key facts below, not served ahead of the profile
+        and not (f.slot is None and essentials is not None and covered.read(f))
     ]
     shown = 0
     for line in [*safety, *(dated(f) for f in health)]:

@@ -373,3 +373,48 @@ def test_a_sentence_with_a_subject_or_after_someone_else_is_no_fragment_of_the_s
     text: str,
 ) -> None:
     assert _notes(text) == []
+
+
+def test_a_note_consolidation_left_out_is_ranked_with_the_key_facts(memory: Memory) -> None:
+    """The essentials hold at most six health notes; a seventh that consolidation read and
+    left out is no longer served ahead of who the user is, but ranked with the key facts;
+    before any consolidation, every note is served under Safety."""
+    scope = Scope("notes")
+    said = [
+        "I live in Leeds with my wife Anna.",
+        "My GP says my cholesterol is a bit high.",
+        "I had knee surgery in June.",
+        "I sleep with a CPAP machine.",
+        "My A1C came back at 7.2.",
+        "I've been sober for three years now.",
+        "I have psoriasis on my elbows.",
+        "I've had two panic attacks this month.",
+    ]
+    for n, text in enumerate(said):
+        day = datetime(2025, 1 + n, 3, tzinfo=UTC)
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=day)], scope, session_id=f"s{n}"
+        )
+    memory.extract(scope)
+    notes = ("cholesterol", "knee surgery", "CPAP", "A1C", "sober", "psoriasis", "panic")
+
+    def placed(text: str) -> dict[str, str]:
+        heading, where = "", {}
+        for line in text.splitlines():
+            if line.startswith("## "):
+                heading = line[3:]
+            for note in notes:
+                if note in line:
+                    where[note] = heading
+        return where
+
+    before = placed(memory.wake_up(scope).text)
+    assert set(before.values()) == {"Safety"} and len(before) == len(notes)
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    after = placed(text)
+    assert len(after) == len(notes)  # nothing lost: the budget holds them all
+    assert list(after.values()).count("Safety") == 6
+    assert list(after.values()).count("Key facts") == 1
+    lines = text.splitlines()
+    assert lines.index("## Profile") < lines.index("## Key facts")

@@ -73,6 +73,10 @@ class Coverage:
     record: Mapping[str, Any] = field(default_factory=dict)
     profile: frozenset[str] = frozenset()  # facts behind the profile's slots, or withheld by it
 
+    def read(self, fact: Fact) -> bool:
+        """Whether consolidation has read ``fact`` (it was filed before the last run)."""
+        return self.through is not None and fact.id <= self.through
+
     def in_essentials(self, fact: Fact) -> bool:
         """Whether the essentials document, as it stands now, speaks for ``fact``."""
         if self.through is None or fact.id > self.through:
