@@ -98,6 +98,7 @@ CHANGE_WORDS: Final = (
     "停用",
     "停了",
     "分手",
+    "分了手",
 )
 
 #: The forms a served line carries a date in, most specific first. A month and a day without

@@ -181,7 +181,7 @@ def frames_in(
     subject another sentence of it names ("allergist results!! it's only cashew"); ``people``:
     the names given to the people of the user's life so far, whose health a clause may state
     (:mod:`memstrata.curate.cared_for`)."""
-    from memstrata.curate import cared_for, frames_en, frames_zh
+    from memstrata.curate import cared_for, code_switch, frames_en, frames_zh
 
     text = _normal(clause)
     earlier = earlier[-EARLIER:]
@@ -203,6 +203,10 @@ def frames_in(
         found += frames_zh.frames(text, earlier, _normal(sentence) or text)
     if re.search(r"[A-Za-z]{2,}", text):
         found += frames_en.frames(text, earlier, _normal(turn))
+        if _CJK.search(text) and (english := code_switch.english_reading(text)) is not None:
+            # "我 shellfish allergy", "我做 ICU nurse 在 St Paul's": the speaker's Chinese "I"
+            # before English words, read as the English clause it stands for
+            found += frames_en.frames(english, earlier, _normal(turn))
     found = [f for f in found if (complete(f.value) or _named(f)) and _bounded(f)]
     if schools := tuple(f.value for f in found if f.kind == "school" and not f.negated):
         found = [  # "我是北京大学大三的学生": where a student studies, not an employer

@@ -325,6 +325,22 @@ _GROUP: Final = re.compile(
 )
 
 
+#: an offer got, without who made it in the same clause ("Got the offer!!", "拿到 offer 啦")
+_OFFER_GOT: Final = re.compile(
+    r"\b(?:got|landed|accepted|signed) (?:an?|the|my) (?:job )?offer\b|"
+    r"(?:拿到|收到|接了|签了)(?:了)?\s*offer",
+    _I,
+)
+#: a clause that is only who made the offer, and perhaps the role and the start: "Stripe,
+#: start March 3", "Shopee 的 data analyst", "BC Children's PICU"
+_OFFERED: Final = re.compile(
+    rf"\s*(?P<org>(?-i:[A-Z][\w&.'-]*)(?:\s+(?-i:[A-Z][\w&.'-]*)){{0,3}})"
+    rf"(?:\s*(?:的|'s|,|:|-|–)?\s*{_ROLE})?"
+    r"\s*(?:[,，]?\s*(?:I\s+)?start(?:s|ing)?\b.*)?[.!,，。！;；]*\s*$",
+    _I,
+)
+
+
 def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     role = org = None
@@ -436,6 +452,16 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         )
     ):
         org = _proper(offer["org"])  # an offer with a start: taken ("..., I start Jan 6")
+    if (
+        org is None
+        and _OFFER_GOT.search(context)
+        and re.search(r"\bstart(?:s|ing)?\b|入职|上班", context, _I)
+        and (offered := _OFFERED.match(text))
+    ):
+        # "Got the offer!! Stripe, start March 3.", "拿到 offer 了！Shopee 的 data analyst":
+        # the turn says an offer was got and a start; the clause opens with who made it
+        org = _proper(offered["org"]) or offered["org"]
+        role = role or (_clean(offered["role"]) if offered["role"] else None)
     if (
         role is None
         and (
@@ -557,8 +583,17 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         ):
             left = _clean(_proper(quit_org) or quit_org)
             out.append(Frame("employer", left, negated=True, target=left))
-    elif match := re.search(rf"\bmy (?:last|final) day (?:at|with)\s+{_ORG}", text, _I):
-        left = _clean(_proper(match["org"]) or match["org"])  # "my last day at routefox was friday"
+    elif match := re.search(
+        rf"\b(?:my\s+|the\s+)?(?:last|final) (?:day|shift) (?:at|with)\s+{_ORG}|"
+        # "VGH last shift 係 12月20", "我在腾讯的 last day 是周五": the place, then its last day
+        r"^\s*(?:我\s*在\s*)?(?P<first>(?-i:[A-Z][\w&.'-]*)(?:\s+(?-i:[A-Z][\w&.'-]*)){0,3}|"
+        r"[\u4e00-\u9fff]{2,8}?)\s*(?:的\s*)?(?:last|final) (?:day|shift)\b",
+        text,
+        _I,
+    ):
+        # "my last day at routefox was friday", "last shift at St Mike's is Dec 20"
+        said = match["org"] or match["first"]
+        left = _clean(_proper(said) or said)
         if left and not lexicon.common(left.split()[0]):
             out.append(Frame("employer", left, negated=True, target=left))
     elif not any(f.kind == "job" and f.negated for f in out) and re.search(
@@ -913,7 +948,8 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         r"\bmy (?P<y>[\w' -]{2,30}?)\s+allerg(?:y|ies)\b|"
         # "Peanut allergy here", "also a shellfish allergy": the allergy named, the speaker's
         r"^(?:(?:also|and|plus|oh and|btw)\s+)?(?:a\s+)?(?:(?:severe|mild|serious|bad|"
-        r"life-threatening)\s+)*(?P<z>[\w' -]{2,30}?)\s+allerg(?:y|ies)(?:\s+(?:here|over here))?"
+        r"life-threatening)\s+)*(?P<z>(?:(?!\b(?:I|I've|I'm|have|has|got|my|he|she|we|they|is|are)"
+        r"\b)[\w' -]){2,30}?)\s+allerg(?:y|ies)(?:\s+(?:here|over here))?"
         r"\s*(?:[,.;!]|$)",
         text,
         _I,

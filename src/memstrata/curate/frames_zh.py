@@ -18,6 +18,8 @@ from memstrata.curate.frames import Frame
 
 _END: Final = r"(?=[，。；！？、,.;!?~～\s]|$)"
 #: a character of a value: not a break; a space only between two Latin words ("Tiong Bahru")
+#: when a clause says it happened, at its start ("上个礼拜同 Kevin 分咗手")
+_WHEN_ZH: Final = r"(?:上个?(?:礼拜|星期|周|月)|前几天|前两天|昨天|前天|最近|刚刚|刚|今年|去年)"
 _SPAN: Final = r"(?:[^，。；！？、,.;!?~～\s（）()]|(?<=[A-Za-z]) (?=[A-Za-z]))"
 _ME: Final = r"(?:我们|我|咱们|咱)?"
 _ADV: Final = (
@@ -469,18 +471,27 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         gone = bool(re.search(r"去世|走了|过世", text[rest:]))
         out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=gone))
     if (
-        match := re.search(r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了)", text)
+        match := re.search(
+            r"我(?:已经|刚)?(?P<s>结婚了|已婚|订婚了|离婚了|单身|分手了|分了手|离了婚)", text
+        )
         or re.search(  # "我们领证了", "他向我求婚了": married, engaged
             r"(?:我们|我俩)?(?P<s>领证了|领了结婚证|扯证了)|(?:向我|跟我)求婚了?", text
         )
         or re.search(
-            rf"我们(?P<s>结婚了|订婚了|离婚了|分手了)|(?:我|^)(?:跟|和|与){_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了)",
+            rf"我们(?P<s>结婚了|订婚了|离婚了|分手了|分了手|离了婚)|(?:我|^{_WHEN_ZH}?)(?:跟|和|与|同)"
+            rf"{_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了|分了手|离了婚)",
             text,
         )
     ):
         found = match.groupdict()
         status = _clean(found.get("s") or found.get("s2") or "订婚了")
-        status = {"领证": "结婚", "领了结婚证": "结婚", "扯证": "结婚"}.get(status, status)
+        status = {
+            "领证": "结婚",
+            "领了结婚证": "结婚",
+            "扯证": "结婚",
+            "分了手": "分手",  # the verb split by its 了 ("同 Kevin 分咗手")
+            "离了婚": "离婚",
+        }.get(status, status)
         out.append(Frame("partner", status, negated=status in ("离婚", "单身", "分手")))
     if match := re.search(
         r"(?:是个|是一个|生了(?:个|一个)?)(?P<r>女儿|儿子|女孩|男孩|闺女)", sentence or text
@@ -1160,10 +1171,18 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     )
     if match is None:
         return []
-    what = _clean(match["x"])
+    # an English conjunction after Chinese ends the plan ("想叫外卖 but 我 shellfish allergy")
+    what = _clean(_ENGLISH_BREAK.split(match["x"], maxsplit=1)[0])
     if not what or re.match(r"(?:一下|想|说|问|看看|知道)", what):
         return []
     return [Frame("plan", what, _plan_object(what) or what[:6])]
+
+
+#: an English conjunction right after Chinese characters: the Chinese clause ends there
+_ENGLISH_BREAK: Final = re.compile(
+    r"(?<=[\u4e00-\u9fff])\s*(?:but|so|because|cause|coz|cos|though|although)(?![A-Za-z])",
+    re.IGNORECASE,
+)
 
 
 #: a time to come a move or a plan is said with
@@ -1198,8 +1217,12 @@ def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
         return []  # "跳槽去了蚂蚁", "我换工作了，去了阿里", "搬到了杭州": a new job or home
     place = _clean(match["p"] or match["q"])
     place = re.sub(r"(?:玩|旅游|旅行|出差|看看)$", "", place)
-    if re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place) or _DURATION.match(place):
-        return []  # "去了玛丽医院急诊": a visit to a doctor; "玩了五天": for how long
+    if (
+        re.search(r"医院|急诊|诊所|门诊|药店|卫生院", place)
+        or re.fullmatch(r"ER|A&E|(?i:hospital|clinic|GP|doctor|dentist|emergency)", place)
+        or _DURATION.match(place)
+    ):
+        return []  # "去了玛丽医院急诊", "去了 ER": a visit to a doctor; "玩了五天": for how long
     said = re.sub(r"^(?:我们|我)", "", text.strip(" ，。；！？、,.;!?"))
     return [Frame("trip", said, place)] if place and said else []
 

@@ -48,7 +48,9 @@ _CUES_EN: Final = re.compile(
     r"antibiotics?|painkillers?|steroids?|injections?)\b|"
     r"\b(?P<care>oxygen|dialysis|chemo\w*|radiotherapy|surgery|"
     r"physio(?:therapy)?|rehab|thickened|puréed|pureed|tube[- ]fed|catheter|"
-    r"emergency room|(?-i:ER|A&E)|pacemaker|cpap|insulin pump|stent|hearing aids?|"
+    # the emergency room as a place one is taken to, not a ward one works on ("ER nurse")
+    r"emergency room|(?-i:ER|A&E)(?!\s*(?:nurses?|doctors?|docs?|physicians?|residents?|"
+    r"techs?|shifts?|staff|rotation)\b)|pacemaker|cpap|insulin pump|stent|hearing aids?|"
     r"crutches|wheelchair)(?![\w&])|"
     r"\b(?P<condition>(?:I'm|I am|he's|she's|is|am) type [12]|"
     # a disease by the form of its name, which no list holds whole: arthritis, colitis,
