@@ -250,15 +250,23 @@ def wake_up(
         and not (f.slot is None and essentials is not None and covered.read(f))
     ]
     shown = 0
-    for line in [*safety, *(dated(f) for f in health)]:
+    served: list[str] = []  # the health facts served here
+    items: list[tuple[str, Fact | None]] = [
+        *((line, None) for line in safety),
+        *((dated(f), f) for f in health),
+    ]
+    for line, fact in items:
         if _normal(line) in stated:
             continue
+        # a safety line too long for what is left does not keep a shorter one after it out
         if not add(*([] if shown else ["## Safety"]), f"- {escape(line)}"):
-            break
+            continue
         shown += 1
         stated.add(_normal(line))
+        if fact is not None:
+            served.append(fact.id)
     result.left_out["safety"] = len(safety) + len(health) - shown
-    result.facts_included = [f.id for f in health][: max(0, shown - len(safety))]
+    result.facts_included = served
     health_ids = {f.id for f in health}
     for title, part, slots in (  # the profile first: who the user is
         ("Profile", "profile", profile.fields),

@@ -46,13 +46,13 @@ _NO_VOCATIVE: Final = (
 )
 _LEADING_EN: Final = re.compile(
     rf"^(?:(?:{_MARKER_WORDS})\b(?:\s+(?:{_MARKER_WORDS})\b)*(?-i:\s+(?!{_NO_VOCATIVE})[A-Z][a-z]+)?\s*"
-    rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z])))|"
+    rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z]))|\s*(?=[\u4e00-\u9fff]))|"
     rf"(?:{_MARKER_WORDS})\s*$)",
     re.IGNORECASE,
 )
 _LEADING_ZH: Final = re.compile(
     r"^(?:哈+|嘿+|哇+|嗯+|哦+|噢+|啊+|呀+|耶|谢谢|太好了|太棒了|真棒|好棒|恭喜|加油|没错|对啊|是啊|好的|好吧|嗨|你好|"
-    r"对了|其实|说实话|话说|是的|挺好的|还不错)"
+    r"对了|其实|说实话|话说|是的|挺好的|还不错|顺便说一下|顺便说一句|另外|哦对了?)"
     r"[，,！!。~～\s]*"
 )
 

@@ -18,6 +18,10 @@ from memstrata.curate.frames import Frame
 
 _END: Final = r"(?=[，。；！？、,.;!?~～\s]|$)"
 #: a character of a value: not a break; a space only between two Latin words ("Tiong Bahru")
+#: how long, said after a verb ("入职一个多月了", "加入三年了")
+_HOW_LONG: Final = re.compile(
+    r"^[一二两三四五六七八九十百千几半多\d]+[个多]{0,2}(?:年|月|天|日|周|星期|礼拜|小时|钟头)"
+)
 #: when a clause says it happened, at its start ("上个礼拜同 Kevin 分咗手")
 _WHEN_ZH: Final = r"(?:上个?(?:礼拜|星期|周|月)|前几天|前两天|昨天|前天|最近|刚刚|刚|今年|去年)"
 _SPAN: Final = r"(?:[^，。；！？、,.;!?~～\s（）()]|(?<=[A-Za-z]) (?=[A-Za-z]))"
@@ -35,7 +39,9 @@ _TIME_WORDS: Final = re.compile(
 _PARTICLES: Final = re.compile(r"(?:了|啦|呢|吧|哦|呀|啊|嘛|的)+$")
 _REL: Final = "|".join(sorted((re.escape(r) for r in lexicon.RELATIONS_ZH), key=len, reverse=True))
 #: kin said without 我 at a clause's start, in a turn about the speaker's own ("女儿朵朵三岁")
-_NAMED_KIN: Final = "女儿|儿子|老婆|老公|丈夫|妻子|闺女|大女儿|小女儿|大儿子|小儿子"
+_NAMED_KIN: Final = (
+    "女儿|儿子|老婆|老公|丈夫|妻子|闺女|大女儿|小女儿|大儿子|小儿子|女朋友|男朋友|未婚妻|未婚夫"
+)
 _PET: Final = "|".join(sorted((re.escape(p) for p in lexicon.PETS_ZH), key=len, reverse=True))
 _JOB: Final = "|".join(sorted((re.escape(j) for j in lexicon.JOBS_ZH), key=len, reverse=True))
 _SURNAMES: Final = frozenset(
@@ -280,6 +286,8 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         joined = re.search(rf"(?:去了|到了|进了)(?P<org>{_SPAN}{{2,12}})", text)
         if joined and not _ACTIVITIES.search(joined["org"]):
             org = joined["org"]  # "我换工作了，去了阿里": where the new job is
+    if org and _HOW_LONG.match(org):
+        org = ""  # "入职一个多月了": how long since joining, not where
     if org:
         org = _clean(re.sub(r"^(?:一家|一个|家)", "", org))
         if re.search(r"[不没]|^(?:请|就|才|以后|之后|后)", org):
@@ -398,6 +406,12 @@ _HOMES: Final = (
     ),
 )
 
+#: a home denied, then the right one: "我不住望京，是酒仙桥", "我其实没住在浦东，住在徐汇"
+_HOME_CORRECTED: Final = re.compile(
+    rf"我(?:其实|现在|已经)?(?:不|没)住(?:在)?(?P<old>{_SPAN}{{2,10}}?)[，,]\s*"
+    rf"(?:其实|而)?(?:是|住在?|在)(?P<place>(?![来去])(?:{_SPAN}){{1,9}}?[^的，,。；！？!?\s])"
+    r"(?=[，,。；！？!?]|$)"
+)
 #: words of a trip: a place stayed at on one is not where one lives
 _TRAVEL: Final = re.compile(
     r"玩|旅游|旅行|出差|度假|酒店|民宿|宾馆|海景房|订好|订了|机票|飞|trip|hotel|airbnb", re.I
@@ -410,6 +424,17 @@ def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         rf"{_SOON}[^，。；！？]{{0,4}}?(?:就|会)?(?:搬|移居)", text
     ):
         return out  # a move to come is a plan ("下个月搬去杭州")
+    corrected = _HOME_CORRECTED.search(sentence or text)
+    if (
+        corrected
+        and corrected["place"] in text
+        and corrected["old"] not in text
+        and corrected["place"] not in _NO_PLACE
+        and "的" not in corrected["place"]  # "是租的房子": what kind of home, not where
+    ):
+        # "我不住望京，是酒仙桥": the home said instead of the one denied (read once, in the
+        # clause that names it)
+        return [Frame("residence", _clean(corrected["place"]))]
     travel = bool(_TRAVEL.search(sentence or text))  # "住在双廊" on a trip is no home
     # "住了五天院", "住到二月底": a stay, not a home
     stay = bool(_STAY.search(sentence or text) or _IN_HOSPITAL.search(text))
@@ -454,6 +479,10 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     own = [*re.finditer(rf"(?:我|我们)(?:的|家)?(?P<rel>{_REL})", text)]
     if any(f.spec.section == "Profile" for f in earlier) or own:  # "我老婆…，女儿朵朵三岁"
         own += re.finditer(rf"(?:^|[，,、])(?P<rel>{_NAMED_KIN})(?=[\u4e00-\u9fffA-Z])", text)
+    elif (named := re.match(rf"(?P<rel>{_NAMED_KIN})(?=[\u4e00-\u9fffA-Z])", text)) and _name_at(
+        text, named.end()
+    ):
+        own.append(named)  # "女朋友小雅在国贸上班": a clause that opens with kin and a name
     for match in own:
         rel = match["rel"]
         kind = lexicon.RELATIONS_ZH[rel]
@@ -479,7 +508,7 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         )
         or re.search(
             rf"我们(?P<s>结婚了|订婚了|离婚了|分手了|分了手|离了婚)|(?:我|^{_WHEN_ZH}?)(?:跟|和|与|同)"
-            rf"{_SPAN}{{1,8}}?(?:已经|刚)?(?P<s2>离婚了|分手了|分了手|离了婚)",
+            rf"(?P<who>{_SPAN}{{1,8}}?)(?:已经|刚)?(?P<s2>离婚了|分手了|分了手|离了婚|订婚了|结婚了)",
             text,
         )
     ):
@@ -492,7 +521,11 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             "分了手": "分手",  # the verb split by its 了 ("同 Kevin 分咗手")
             "离了婚": "离婚",
         }.get(status, status)
-        out.append(Frame("partner", status, negated=status in ("离婚", "单身", "分手")))
+        ended = status in ("离婚", "单身", "分手")
+        who = _clean(found.get("who") or "")
+        if found.get("s2") and not ended and who and _name_at(who, 0) == who:
+            status = f"和{who}{status}"  # "和小雅订婚了": engaged, and to whom
+        out.append(Frame("partner", status, negated=ended))
     if match := re.search(
         r"(?:是个|是一个|生了(?:个|一个)?)(?P<r>女儿|儿子|女孩|男孩|闺女)", sentence or text
     ):
@@ -850,7 +883,8 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     out: list[Frame] = []
     if medical:
         for given in re.finditer(
-            r"(?:开了|开的|换成了?|改成了?|改用|换了)(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)"
+            r"(?:开了|开的|换成了?|改成了?|改用|换了)\s*(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?|"
+            r"[A-Za-z][A-Za-z-]{2,24})"
             r"(?=[，,。；;！!\s]|$|每天|一天|每日|早晚|让我|叫我|给我|要我|随身)",
             text,
         ):
@@ -878,6 +912,10 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
                 said = named[0]
             if _not_a_medicine(said):
                 continue  # "羽毛球先停了": an activity stopped, not a medicine
+            if len(said) < 2 and (
+                first := re.match(rf"\s*(?P<m>{_ZH_MEDICATIONS}|[A-Za-z][A-Za-z-]{{3,24}})", text)
+            ):
+                said = first["m"]  # "omeprazole 医生说可以停了": the medicine the clause opens with
             if len(said) >= 2 and (lexicon.canonical(lexicon.MEDICATIONS, said) or medical):
                 keys = lexicon.canonical(lexicon.MEDICATIONS, said) or [said]
                 out += [Frame("medication", said, k, negated=True) for k in keys]

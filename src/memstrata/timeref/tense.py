@@ -52,7 +52,11 @@ _EN_FUTURE: Final = (
 _EN_FUTURE_CONTRACTED: Final = r"['’](?:ll|d like|m|re)"
 _PARTICIPLE: Final = r"(?: \w+)? (?:been|\w+ed|\w+en|gone|done|seen|had|met|got|made|known)"
 _EN_PAST: Final = (
-    rf"ago|didn'?t|didn’t|wasn'?t|wasn’t|weren'?t|weren’t|hadn'?t|hadn’t|used to|yesterday|last|"
+    rf"ago|didn'?t|didn’t|wasn'?t|wasn’t|weren'?t|weren’t|hadn'?t|hadn’t|used to|yesterday|"
+    # "last" of a time gone by ("last week I …"), not the last of a series ("my last day is
+    # the 15th", "last shift 是 12月20")
+    rf"last(?!\s+(?:day|days|shift|shifts|one|few|minute|chance|stop|call|step|round|name|"
+    rf"exam|class|lesson|session|appointment|dose|payment|train|bus|flight)\b)|"
     rf"(?:have|has|haven'?t|hasn'?t){_PARTICIPLE}|{_IRREGULAR_PAST}|[a-z]{{2,}}ed"
 )
 _EN_PAST_CONTRACTED: Final = rf"['’]ve{_PARTICIPLE}"
