@@ -418,3 +418,50 @@ def test_a_note_consolidation_left_out_is_ranked_with_the_key_facts(memory: Memo
     assert list(after.values()).count("Key facts") == 1
     lines = text.splitlines()
     assert lines.index("## Profile") < lines.index("## Key facts")
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("Is it normal that my asthma gets worse in spring?", "condition:asthma", "asthma"),
+        ("Does my PCOS mean I should avoid dairy?", "condition:pcos", "PCOS"),
+        ("Can I drink on my Lexapro?", "medication:antidepressants", "Lexapro"),
+        ("我的哮喘春天会不会加重？", "condition:asthma", "哮喘"),
+        ("我这个胃食管反流能不能喝咖啡？", "condition:gerd", "胃食管反流"),
+    ],
+)
+def test_a_condition_or_medicine_called_mine_is_the_speakers_even_in_a_question(
+    text: str, slot: str, value: str
+) -> None:
+    assert (slot, value) in [(c.slot, c.value) for c in candidates(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is my mom's asthma genetic?",
+        "My asthma went away when I moved.",
+        "My GP switched my inhaler.",
+        "What should I pack for my trip?",
+    ],
+)
+def test_no_state_from_someone_elses_a_past_or_a_generic_medicine(text: str) -> None:
+    assert not [c for c in candidates(text) if c.slot]
+
+
+def test_a_note_keeps_what_a_presupposed_state_does_not_say() -> None:
+    said = candidates("Since my ADHD diagnosis I've been on Adderall 20mg.")
+    assert ("condition:adhd", "ADHD") in [(c.slot, c.value) for c in said]
+    assert any("Adderall 20mg" in c.text for c in said if c.rule == "health-said")
+
+
+def test_a_condition_asked_about_is_in_safety(memory: Memory) -> None:
+    scope = Scope("asked")
+    memory.remember(
+        [Turn("Is it normal that my asthma gets worse in spring?", speaker="user", role=Role.USER)],
+        scope,
+    )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    lines = memory.wake_up(scope).text.splitlines()
+    assert lines[lines.index("## Safety") + 1].startswith("- The user has asthma")

@@ -38,6 +38,7 @@ from typing import Final
 from memstrata import timeref
 from memstrata.curate import cared_for as cared
 from memstrata.curate import frames as framing
+from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.cared_for import people_of
 from memstrata.curate.discourse import (
@@ -386,6 +387,17 @@ class RuleExtractor:
                         for part in self_contained(resolved, listeners)
                         if (rule := self._rule_for(part)) is not None
                     ]
+                # "Is it normal that my asthma…?", "Can I drink on my Lexapro?": a condition
+                # or a medicine the speaker calls theirs is theirs, asked about or not
+                # (its words are not what the sentence says: a health note may still keep them)
+                owned_made: list[Candidate] = []
+                for owned in presupposed(text):
+                    held = _frames_of(owned, stated, said_text, known)
+                    if any(f.key and f.key in {m.key for m in found} for f in held):
+                        continue  # read already from what the sentence says
+                    stated += held
+                    found += held
+                    owned_made += _frame_candidates(held, owned, episode, subject, listeners)
                 # a health matter the frames did not read is kept whole, never lost: the
                 # sentence, or its clause that names what no health state read said
                 health_read = [
@@ -405,7 +417,7 @@ class RuleExtractor:
                 )
                 if kept is not None:
                     made = _health_kept(kept, made)
-                candidates += made
+                candidates += made + owned_made
         return Extraction(tuple(candidates))
 
     def _rule_for(self, sentence: str) -> Rule | None:
@@ -503,6 +515,53 @@ def _stated(text: str) -> str:
     if not before or is_question(before):
         return ""
     return _SINCE.sub("", before)  # "Since I'm allergic to penicillin": what is so
+
+
+#: what may stand between "my" and a condition or a medicine the speaker calls theirs
+_OWNED_EN: Final = re.compile(
+    r"\bmy\s+(?:(?:bad|chronic|mild|severe|stupid|damn|annoying|usual|daily|morning|night)\s+)*",
+    re.IGNORECASE,
+)
+_OWNED_ZH: Final = re.compile(r"我的?(?:这个|这|那个)?(?=[\u4e00-\u9fff])")
+#: a condition or a medicine one had once, not now
+_NOT_NOW: Final = re.compile(
+    r"\b(?:used to|no longer|anymore|any more|gone|went away|cured|grew out|outgrew|former|"
+    r"old|ex|off|stopped|quit|switched|changed|replaced|no more)\b|以前|曾经|好了|没了|不再|停了|"
+    r"不吃了|换了|换成|改成",
+    re.IGNORECASE,
+)
+
+
+#: words for a medicine of any kind: "my inhaler" names none in particular
+_ANY_MEDICINE: Final = frozenset(
+    {"inhaler", "inhalers", "medication", "medications", "meds", "medicine", "pills", "tablets"}
+)
+
+
+def presupposed(sentence: str) -> list[str]:
+    """What ``sentence`` takes as so of its speaker by calling a condition or a medicine
+    theirs ("Is it normal that my asthma gets worse in spring?", "Can I drink on my
+    Lexapro?", "我的哮喘春天会不会加重？"): each as a plain statement ("I have asthma", "I
+    take Lexapro", "我有哮喘", "我在吃…"), for the state readers. Only the lexicon's words right
+    after "my"/我的, so "my mom's asthma" or "my old inhaler" says nothing of the speaker; none
+    in a sentence that says it is over."""
+    if _NOT_NOW.search(sentence):
+        return []
+    out: list[str] = []
+    for pattern, chinese in ((_OWNED_EN, False), (_OWNED_ZH, True)):
+        for owner in pattern.finditer(sentence):
+            rest = sentence[owner.end() :].casefold()
+            for table, said in (
+                (lexicon.CONDITIONS, "我有{}" if chinese else "I have {}"),
+                (lexicon.MEDICATIONS, "我在吃{}" if chinese else "I take {}"),
+            ):
+                word = lexicon.said_first(table, rest)
+                if (
+                    word is not None and word not in _ANY_MEDICINE
+                ):  # as the speaker wrote it ("ADHD", "Lexapro")
+                    out.append(said.format(sentence[owner.end() : owner.end() + len(word)]))
+                    break
+    return list(dict.fromkeys(out))
 
 
 #: a reason a question gives for itself before what it states ("since", "as", "given that")

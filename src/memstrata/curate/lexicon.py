@@ -142,7 +142,8 @@ CONDITIONS: Final[dict[str, tuple[str, ...]]] = {
         "焦虑症",
         "惊恐发作",
     ),
-    "adhd": ("adhd",),
+    "adhd": ("adhd", "多动症"),
+    "pcos": ("pcos", "polycystic ovary syndrome", "多囊卵巢综合征", "多囊"),
     "autism": ("autism", "autistic", "自闭症"),
     "ibs": ("ibs", "irritable bowel syndrome", "肠易激"),
     "crohn's disease": ("crohn's", "crohn's disease", "克罗恩病"),
@@ -223,7 +224,19 @@ MEDICATIONS: Final[dict[str, tuple[str, ...]]] = {
         "blood pressure pills",
         "降压药",
     ),
-    "antidepressants": ("antidepressants", "sertraline", "fluoxetine", "抗抑郁药"),
+    "antidepressants": (
+        "antidepressants",
+        "sertraline",
+        "zoloft",
+        "fluoxetine",
+        "prozac",
+        "escitalopram",
+        "lexapro",
+        "citalopram",
+        "抗抑郁药",
+    ),
+    "levetiracetam": ("levetiracetam", "keppra", "左乙拉西坦"),
+    "adhd medication": ("adderall", "ritalin", "methylphenidate", "concerta", "vyvanse", "利他林"),
     "inhaler": ("an inhaler", "inhaler", "喷雾", "哮喘喷雾"),
     "statins": ("statins", "statin", "atorvastatin", "降脂药", "他汀"),
     "aspirin": ("aspirin", "阿司匹林"),
@@ -781,6 +794,17 @@ def health_key(phrase: str) -> str | None:
     for table in (CONDITIONS, MEDICATIONS, DIETS, ACCESS):
         if keys := canonical(table, phrase):
             return keys[0]
+    return None
+
+
+def said_first(table: dict[str, tuple[str, ...]], text: str) -> str | None:
+    """The longest of ``table``'s words ``text`` opens with (``text`` in lower case; an
+    English word whole), or None: "asthma gets worse" -> "asthma"."""
+    for word, _key in _longest_first(table):
+        if text.startswith(word) and (
+            not word.isascii() or not re.match(r"[\w-]", text[len(word) : len(word) + 1])
+        ):
+            return word
     return None
 
 
