@@ -423,7 +423,7 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         role = _phrase(text, match.start("r"))
     if role is None and (
         taught := re.search(  # "I teach history at the local high school": a teacher
-            rf"\bI\s+{_ADVERBS}teach(?:es)?\s+(?P<subj>[a-z][\w -]{{2,30}}?)\s+(?:at|in)\s+"
+            rf"\bI\s+{_ADVERBS}teach(?:es)?\s+(?P<subj>[a-z0-9][\w -]{{2,30}}?)\s+(?:at|in)\s+"
             rf"(?P<where>(?:the\s+|a\s+)?(?:[\w'-]+\s+){{0,3}}?(?:school|college|university|"
             rf"academy|primary|kindergarten|nursery|uni)\b|(?-i:[A-Z])[\w&.'-]*(?:\s+(?-i:[A-Z])"
             rf"[\w&.'-]*)*)",
@@ -518,6 +518,11 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
             or named.get("been")
         )
         org = _proper(raw) or (raw if raw and re.match(r"(?:a|an|the|my|our)\s", raw, _I) else None)
+        if named.get("got") and re.fullmatch(_ROLE, named["got"], _I):
+            # "I got the instructional coach job for the district": the role, and who for
+            role, org = named["got"], None
+            if by := re.match(rf"\s*(?:for|at|with)\s+{_ORG}", text[match.end() :], _I):
+                org = _proper(by["org"]) or by["org"]
         joined = re.search(r"\bjoined\b", match[0], _I)
         after = text[match.end() : match.end() + 16].lstrip()  # "a fantasy literature forum"
         if org and joined and (_GROUP.search(org) or _GROUP.match(after)):
@@ -660,8 +665,8 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
         return out  # a move to come is a plan (_plans)
     if match := re.search(
-        rf"(?:\b(?:I|we)\s+|^)(?:finally\s+)?{_ADVERBS}(?:'ve |have |had )?(?:just\s+)?"
-        rf"(?:moved|relocated|settled)"
+        rf"(?:\b(?:I|we)(?:'re|'m| are| am)?\s+|^)(?:(?:finally|all)\s+)?{_ADVERBS}"
+        rf"(?:'ve |have |had )?(?:just\s+)?(?:moved|relocated|settled)"
         rf"(?:\s+back)?(?:\s+(?:here|house|home))?\s+(?:from\s+(?P<from>[^,.;!?]+?)\s+)?"
         rf"(?:to|into|in)\s+{_PLACE}",
         text,
@@ -997,7 +1002,8 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         rf"diagnosed with|suffer from|live with|struggle with|am dealing with|developed|"
         rf"am recovering from|am intolerant (?:to|of))|'ve got|'ve been diagnosed with|"
         rf"'m dealing with|'m recovering from|'m intolerant (?:to|of))\s+(?P<x>[^,.;!?]+)|"
-        rf"\bI(?:'m| am)\s+(?:an?\s+)?{_ADVERBS}(?P<y>diabetic|asthmatic|t1d|t2d|type 1|"
+        rf"\bI(?:'m| am)\s+(?:an?\s+)?{_ADVERBS}(?:\d+\s+(?:weeks?|months?)\s+)?"
+        rf"(?P<y>diabetic|asthmatic|t1d|t2d|type 1|"
         rf"epileptic|pregnant|breastfeeding|breast-feeding|lactose intolerant|gluten intolerant|"
         rf"autistic|prediabetic)\b|"
         rf"\bI(?:'m| am)\s+(?P<not>not|no longer)\s+(?:\w+\s+)?(?P<z>diabetic|asthmatic|pregnant|"
@@ -1560,7 +1566,10 @@ _RECURRING: Final = re.compile(
     r"on (?:weekends|the weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|"
     r"saturdays|sundays)|daily|weekly|(?:once|twice|three times|\d times) a (?:day|week|month)|"
     r"most (?:days|mornings|evenings|weekends)|usually|normally|regularly|often|"
-    r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weeknights))\b",
+    r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weeknights)|"
+    # "Saturday mornings", "Tuesday nights", "weekday evenings": a part of the day that recurs
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)s?\s+"
+    r"(?:mornings|afternoons|evenings|nights|lunchtimes))\b",
     _I,
 )
 
@@ -2005,6 +2014,27 @@ def _volunteering(text: str, earlier: Sequence[Frame], context: str = "") -> lis
     return [Frame("volunteer", where, _key(where, 3), negated=bool(match["v"]))]
 
 
+#: a child born to the speaker: "Nora was born July 4th", "I gave birth", "we had the baby"
+_BORN: Final = re.compile(
+    r"(?:^|[.!?]\s+)(?P<n>(?-i:[A-Z][a-z]+))\s+was\s+born\b|\bI\s+(?:just\s+)?gave birth\b|"
+    r"\b(?:the|our)\s+baby\s+(?:is\s+here|was\s+born|arrived|came)\b|"
+    r"\bwe\s+(?:just\s+)?had\s+(?:the|our)\s+baby\b",
+    _I,
+)
+
+
+def _birth(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
+    """A child born: the speaker's pregnancy ends, and the child named is theirs."""
+    born = _BORN.search(text)
+    if born is None or not re.search(r"\bborn\b|\bbirth\b|\bbaby\b", text, _I):
+        return []
+    out = [Frame("condition", "pregnant", "pregnancy", negated=True)]
+    name = born.groupdict().get("n")
+    if name and _name(name, text):
+        out.append(Frame("child", name, name))
+    return out
+
+
 _READERS: Final = (
     _name_age,
     _volunteering,
@@ -2022,5 +2052,6 @@ _READERS: Final = (
     _plans,
     _trips,
     _goals,
+    _birth,
     _life,
 )

@@ -1,0 +1,82 @@
+"""States of a life said the way English chats say them: a routine on a part of a weekday, a
+birth that ends a pregnancy, a home settled in, a role got for someone, a grade taught."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstrata.api import Memory
+from memstrata.model import Role, Scope, Turn
+from tests.unit.said import candidates
+
+
+def _read(text: str) -> list[tuple[str | None, str | None, str | None]]:
+    return [(c.slot, c.value, c.ended) for c in candidates(text) if c.slot]
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("I swim on Saturday mornings.", "routine:swimming"),
+        ("I swim laps at the rec center Saturday mornings instead.", "routine:swimming"),
+        ("I play tennis Sunday afternoons with my sister.", "routine:tennis"),
+    ],
+)
+def test_a_part_of_a_weekday_that_recurs_is_a_routine(text: str, slot: str) -> None:
+    assert slot in [s for s, _, _ in _read(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "child"),
+    [
+        ("She's here! Nora was born July 4th, 7 lbs 2 oz.", "child:Nora"),
+        ("I gave birth on Tuesday!", None),
+        ("宝宝出生了！是个女儿，叫朵朵", "child:朵朵"),
+        ("我在坐月子，不能出门", None),
+    ],
+)
+def test_a_birth_ends_the_pregnancy(text: str, child: str | None) -> None:
+    read = _read(text)
+    assert [s for s, _, e in read if e is not None] == ["condition:pregnancy"]
+    if child:
+        assert child in [s for s, _, _ in read]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["She's here for the weekend.", "My niece Lily was born yesterday.", "快生了，预产期下周"],
+)
+def test_no_birth_of_ones_own_child(text: str) -> None:
+    assert not [s for s, _, e in _read(text) if e is not None]
+
+
+def test_a_pregnancy_said_in_weeks_is_a_state_a_birth_ends(memory: Memory) -> None:
+    scope = Scope("kate")
+    for n, (text, day) in enumerate(
+        [
+            ("Also I'm 14 weeks pregnant so I'm off coffee for now.", datetime(2026, 1, 12)),
+            ("She's here! Nora was born July 4th.", datetime(2026, 7, 20)),
+        ]
+    ):
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=day.replace(tzinfo=UTC))],
+            scope,
+            session_id=f"s{n}",
+        )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    pregnant = [line for line in text.splitlines() if "pregnant" in line]
+    assert pregnant and all("no longer pregnant" in line for line in pregnant)
+    assert "Nora" in text
+
+
+def test_a_home_settled_in_a_role_got_for_someone_and_a_grade_taught() -> None:
+    assert ("residence", "Boulder", None) in _read("We're all settled in Boulder now.")
+    got = _read("I got the instructional coach job for the district!")
+    assert ("job", "instructional coach", None) in got
+    assert ("employer", "instructional coach", None) not in got
+    taught = _read("I teach 3rd grade at Lincoln Elementary.")
+    assert ("job", "3rd grade teacher", None) in taught
