@@ -35,6 +35,7 @@ def test_a_part_of_a_weekday_that_recurs_is_a_routine(text: str, slot: str) -> N
         ("I gave birth on Tuesday!", None),
         ("宝宝出生了！是个女儿，叫朵朵", "child:朵朵"),
         ("我在坐月子，不能出门", None),
+        ("Baby 出生啦！！7月9号，是个女儿", None),
     ],
 )
 def test_a_birth_ends_the_pregnancy(text: str, child: str | None) -> None:

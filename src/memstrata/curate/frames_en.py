@@ -2024,7 +2024,9 @@ _BORN: Final = re.compile(
 
 
 def _birth(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
-    """A child born: the speaker's pregnancy ends, and the child named is theirs."""
+    """A child born: the speaker's pregnancy ends, and the child named is theirs (a birth
+    said only through the child, "my daughter Chloe was born", ends it in
+    :mod:`memstrata.curate.supersede`)."""
     born = _BORN.search(text)
     if born is None or not re.search(r"\bborn\b|\bbirth\b|\bbaby\b", text, _I):
         return []
