@@ -465,3 +465,21 @@ def test_a_condition_asked_about_is_in_safety(memory: Memory) -> None:
     memory.consolidate(scope)
     lines = memory.wake_up(scope).text.splitlines()
     assert lines[lines.index("## Safety") + 1].startswith("- The user has asthma")
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ("And my GP switched my inhaler.", "The user's GP switched their inhaler."),
+        (
+            "Oh and one more medical thing, the GP found my vitamin D low.",
+            "The GP found the user's vitamin D low.",
+        ),
+    ],
+)
+def test_a_note_leaves_out_what_links_it_to_the_sentence_before(text: str, note: str) -> None:
+    assert [c.text for c in candidates(text) if c.rule == "health-said"] == [note]
+
+
+def test_a_matter_named_with_nothing_said_of_it_is_no_note() -> None:
+    assert candidates("allergy update!!") == ()

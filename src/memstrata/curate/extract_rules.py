@@ -1118,6 +1118,17 @@ def _subjectless_en(text: str) -> bool:
     return verbless(text)
 
 
+#: what links a sentence to the one before, at its start: no part of a note
+_OPENER: Final = re.compile(
+    r"^(?:(?:and|also|plus|oh and|oh|btw|anyway|anyways|ok so|okay so|"
+    r"(?:and |oh and )?one more(?: \w+)? thing|another thing)\b[\s,:]*)+(?=\w)",
+    re.IGNORECASE,
+)
+#: the fewest words (an English word, a Chinese character) a note says: fewer name a matter
+#: and say nothing of it ("allergy update!!")
+_FEWEST_WORDS: Final = 3
+
+
 def _health_said(
     sentence: str,
     episode: Episode,
@@ -1153,6 +1164,9 @@ def _health_said(
     said = _note_of(text, read)
     if said is None:
         return None
+    said = _OPENER.sub("", said)  # "And my GP switched my inhaler": the note, not its link
+    if len(re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]", said)) < _FEWEST_WORDS:
+        return None  # "allergy update!!": a matter named, nothing said of it
     told = third_person(said, subject) if own and _first_person(said) else said
     flaws = assess(told, subject)
     if flaws.listener or flaws.question:

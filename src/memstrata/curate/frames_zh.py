@@ -1315,21 +1315,6 @@ def _life(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
     return [Frame("life", event, event[:6])]
 
 
-#: a child born: "宝宝出生了", "生了个女儿", "顺产了", "在坐月子"
-_BORN_ZH: Final = re.compile(
-    r"(?:宝宝|孩子|女儿|儿子|小家伙|闺女|(?i:baby))\s*(?:已经|终于|昨天|今天)?"
-    r"(?:出生|生|出来)(?:了|啦|咯|喇)|"
-    r"生了(?:个|一个)?(?:女儿|儿子|宝宝|男孩|女孩|闺女|二胎)|顺产了|剖腹产了|坐月子"
-)
-
-
-def _birth(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
-    """A child born: the pregnancy ends (whose it is, the readers of the people say)."""
-    if _BORN_ZH.search(text) is None or re.search(r"如果|要是|快要|快生|预产期", text):
-        return []
-    return [Frame("condition", "怀孕", "pregnancy", negated=True)]
-
-
 _READERS: Final = (
     _name_age,
     _work,
@@ -1346,6 +1331,5 @@ _READERS: Final = (
     _plans,
     _trips,
     _goals,
-    _birth,
     _life,
 )
