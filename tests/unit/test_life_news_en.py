@@ -66,3 +66,21 @@ def test_a_home_settled_in_a_role_got_for_someone_and_a_grade_taught() -> None:
     assert ("employer", "instructional coach", None) not in got
     taught = _read("I teach 3rd grade at Lincoln Elementary.")
     assert ("job", "3rd grade teacher", None) in taught
+
+
+def test_a_relation_said_then_with_its_name_is_one_value(memory: Memory) -> None:
+    from memstrata.curate.slots import same_thing
+
+    assert same_thing("son", "son Leo") and same_thing("wife Meera", "wife")
+    assert not same_thing("son Leo", "son Max") and not same_thing("cat", "cat Biscuit")
+    scope = Scope("kids")
+    for n, text in enumerate(["My son is 5 and has a peanut allergy.", "My son Leo is 5."]):
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=datetime(2026, 1, 1 + n, tzinfo=UTC))],
+            scope,
+            session_id=f"s{n}",
+        )
+    memory.extract(scope)
+    memory.consolidate(scope)
+    [children] = [line for line in memory.wake_up(scope).text.splitlines() if "children" in line]
+    assert children == "- children: son Leo"

@@ -303,8 +303,10 @@ def _person(
             same = next((i for i, (kept, _) in enumerate(merged) if same_thing(kept, value)), None)
             if same is None:
                 merged.append((value, list(backing_of)))
-            else:
-                merged[same] = (merged[same][0], merged[same][1] + backing_of)
+            else:  # one value: said with the more words ("son Leo" of "son")
+                kept = merged[same][0]
+                fuller = value if len(value.split()) > len(kept.split()) else kept
+                merged[same] = (fuller, merged[same][1] + backing_of)
         ranked = rank(merged, key)
         if SlotFill(key, "").single:
             ranked = ranked[:1]

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from memstrata.curate import lexicon
+
 #: slots with one value at a time (a newer value supersedes the older)
 SINGLE: Final = frozenset(
     {"age", "residence", "home_country", "job", "employer", "career", "business", "partner"}
@@ -458,7 +460,15 @@ def same_thing(a: str, b: str) -> bool:
         return True
     if len(left) == 1 and len(right) == 1:
         return _diminutive(left[0], right[0]) or _diminutive(right[0], left[0])
+    short, long = sorted((left, right), key=len)
+    if len(short) == 1 and long[0] == short[0] and _is_relation(a if left is short else b):
+        return True  # "son" and "son Leo": the relation said, then with the name
     return left[-1] == right[-1] and (set(left) <= set(right) or set(right) <= set(left))
+
+
+def _is_relation(word: str) -> bool:
+    """Whether ``word`` is only the name of a relation ("son", "wife", "sister")."""
+    return word.strip().casefold() in lexicon.RELATIONS_EN
 
 
 @functools.lru_cache(maxsize=65_536)  # wake_up asks again for the same facts at every call
