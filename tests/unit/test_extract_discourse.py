@@ -329,3 +329,26 @@ def test_a_reason_stands_without_its_because_and_a_clause_of_when_is_no_fact() -
         "It's been tough going since I lost my job, but I'm sure my business will pay off."
     )
     assert not [t for _, t in later if t.lower().startswith("since")]
+
+
+def test_a_run_on_sentence_is_read_a_run_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What :func:`self_contained` reads grows with the sentence, not with its square: a
+    run-on of thousands of clauses (an attacker's, or a paste) is read in bounded runs."""
+    from memstrata.curate import discourse
+
+    read: list[int] = []
+    shaped = discourse.is_fact_shaped
+
+    def counted(sentence: str) -> bool:
+        read.append(len(sentence))
+        return shaped(sentence)
+
+    monkeypatch.setattr(discourse, "is_fact_shaped", counted)
+
+    def cost(times: int) -> int:
+        read.clear()
+        discourse.self_contained("is it normal that my asthma and my Lexapro and my cat " * times)
+        return sum(read)
+
+    small, large = cost(100), cost(400)
+    assert large <= 5 * small  # four times the text: about four times the reading, not 16

@@ -339,6 +339,8 @@ _CLAUSE_BREAK: Final = re.compile(
     r"(?:I|I'm|I've|it|it's|they|they're|we|we're|he|she|that|this|there|my|our|the|his|her|"
     r"their|you)\b)"
 )
+#: the most clauses one run of :func:`self_contained` holds
+_MOST_CLAUSES: Final = 16
 _LEADING_CONJUNCTION: Final = re.compile(r"^(?:but|and|so|because|cause|'cause)\s+", re.I)
 
 
@@ -371,7 +373,13 @@ def self_contained(sentence: str, listeners: Iterable[str] = ()) -> list[str]:
     start = 0
     while start < len(clauses):
         end = start
-        while end < len(clauses) and is_fact_shaped(_join(clauses[start : end + 1])):
+        # a run is read clause by clause up to a bound: a fact is said in a few clauses, and
+        # a run-on sentence of thousands is read a run at a time, in linear time
+        while (
+            end < len(clauses)
+            and end - start < _MOST_CLAUSES
+            and is_fact_shaped(_join(clauses[start : end + 1]))
+        ):
             end += 1
         if end > start:
             run = _join(clauses[start:end])

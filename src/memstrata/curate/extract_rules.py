@@ -532,6 +532,8 @@ _NOT_NOW: Final = re.compile(
 )
 
 
+#: the longest name of a condition or a medicine read after "my" (the lexicon's are shorter)
+_LONGEST_NAME: Final = 60
 #: words for a medicine of any kind: "my inhaler" names none in particular
 _ANY_MEDICINE: Final = frozenset(
     {"inhaler", "inhalers", "medication", "medications", "meds", "medicine", "pills", "tablets"}
@@ -550,7 +552,7 @@ def presupposed(sentence: str) -> list[str]:
     out: list[str] = []
     for pattern, chinese in ((_OWNED_EN, False), (_OWNED_ZH, True)):
         for owner in pattern.finditer(sentence):
-            rest = sentence[owner.end() :].casefold()
+            rest = sentence[owner.end() : owner.end() + _LONGEST_NAME].casefold()
             for table, said in (
                 (lexicon.CONDITIONS, "我有{}" if chinese else "I have {}"),
                 (lexicon.MEDICATIONS, "我在吃{}" if chinese else "I take {}"),
