@@ -6,6 +6,7 @@ hand-written Chinese ones; each filter and each rewrite rule has its own cases.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -352,3 +353,31 @@ def test_a_run_on_sentence_is_read_a_run_at_a_time(monkeypatch: pytest.MonkeyPat
 
     small, large = cost(100), cost(400)
     assert large <= 5 * small  # four times the text: about four times the reading, not 16
+
+
+def test_each_i_of_a_run_on_sentence_is_agreed_reading_only_the_words_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The third-person rewrite reads a window before each "I", so its work grows with the
+    sentence, not with its square; what it writes is unchanged."""
+    from memstrata.curate import person
+
+    read: list[int] = []
+
+    class Counted:
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern = pattern
+
+        def search(self, text: str, *args: int) -> re.Match[str] | None:
+            read.append(len(text))
+            return self.pattern.search(text, *args)
+
+    monkeypatch.setattr(person, "_INVERTED", Counted(person._INVERTED))
+
+    def cost(times: int) -> int:
+        read.clear()
+        said = third_person("I went to the shop and I bought milk and " * times, "Ann")
+        assert said.startswith("Ann went to the shop and Ann bought milk")
+        return sum(read)
+
+    assert cost(400) <= 5 * cost(100)

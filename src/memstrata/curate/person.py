@@ -195,15 +195,21 @@ _OBJECT_AND: Final = re.compile(
 )
 
 
+#: how far before a subject "I" the words that decide its verb are read (characters)
+_LOOK_BACK: Final = 160
+
+
 def _agree_each_subject(text: str) -> str:
     """``text`` with the verb after every subject "I" agreeing with a third person."""
     pos = 0
     while match := _SUBJECT_I.search(text, pos):
         pos = match.end()
-        if _INVERTED.search(text[: match.start()]):
+        # what stands right before it (a window: the words that decide are the last few, and
+        # a run-on sentence of thousands of "I"s is read in linear time)
+        before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
+        if _INVERTED.search(before):
             continue  # "can I say", "do I": I follows its verb, nothing to agree
         tail = text[match.end() :]
-        before = text[: match.start()]
         # "Mel and I love" is a plural subject; "I work at Klook and I volunteer" a new
         # clause of the same "I" (what stands before "and" is the object of a preposition)
         again = _OBJECT_AND.search(before) is not None and _SUBJECT_I.search(before) is not None
