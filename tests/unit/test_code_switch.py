@@ -116,6 +116,14 @@ def test_a_last_day_or_shift_at_a_place_ends_the_employer(text: str, left: str) 
     assert ended.ended == left
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Last day at the beach!", "Mom's last day of chemo is Friday", "Chemo last day is Friday"],
+)
+def test_a_last_day_away_from_work_ends_no_employer(text: str) -> None:
+    assert not [c for c in candidates(text) if c.slot == "employer"]
+
+
 def test_an_er_nurse_is_a_job_and_a_visit_to_the_er_no_trip() -> None:
     read = [(c.slot, c.value) for c in candidates("我做 ER nurse 在 VGH，三年了")]
     assert ("job", "ER nurse") in read and ("employer", "VGH") in read

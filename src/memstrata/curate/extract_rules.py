@@ -558,9 +558,8 @@ def presupposed(sentence: str) -> list[str]:
                 (lexicon.MEDICATIONS, "我在吃{}" if chinese else "I take {}"),
             ):
                 word = lexicon.said_first(table, rest)
-                if (
-                    word is not None and word not in _ANY_MEDICINE
-                ):  # as the speaker wrote it ("ADHD", "Lexapro")
+                if word is not None and word not in _ANY_MEDICINE:
+                    # as the speaker wrote it ("ADHD", "Lexapro")
                     out.append(said.format(sentence[owner.end() : owner.end() + len(word)]))
                     break
     return list(dict.fromkeys(out))

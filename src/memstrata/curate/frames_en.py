@@ -325,6 +325,11 @@ _GROUP: Final = re.compile(
 )
 
 
+#: words of a job around a place's last day ("VGH last shift", "美团 last day … 入职")
+_AT_WORK: Final = re.compile(
+    r"\bshifts?\b|\bjob\b|\bwork\b|\boffer\b|\bresign|\bnotice\b|上班|工作|离职|辞职|入职|offer",
+    _I,
+)
 #: an offer got, without who made it in the same clause ("Got the offer!!", "拿到 offer 啦")
 _OFFER_GOT: Final = re.compile(
     r"\b(?:got|landed|accepted|signed) (?:an?|the|my) (?:job )?offer\b|"
@@ -591,15 +596,18 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     elif match := re.search(
         rf"\b(?:my\s+|the\s+)?(?:last|final) (?:day|shift) (?:at|with)\s+{_ORG}|"
         # "VGH last shift 係 12月20", "我在腾讯的 last day 是周五": the place, then its last day
-        r"^\s*(?:我\s*在\s*)?(?P<first>(?-i:[A-Z][\w&.'-]*)(?:\s+(?-i:[A-Z][\w&.'-]*)){0,3}|"
-        r"[\u4e00-\u9fff]{2,8}?)\s*(?:的\s*)?(?:last|final) (?:day|shift)\b",
+        r"^\s*(?P<at>我\s*在\s*)?(?P<first>(?-i:[A-Z][\w&.'-]*)(?:\s+(?-i:[A-Z][\w&.'-]*)){0,3}|"
+        r"[\u4e00-\u9fff]{2,8}?)(?<!'s)\s*(?:的\s*)?(?:last|final) (?:day|shift)\b",
         text,
         _I,
     ):
         # "my last day at routefox was friday", "last shift at St Mike's is Dec 20"
         said = match["org"] or match["first"]
         left = _clean(_proper(said) or said)
-        if left and not lexicon.common(left.split()[0]):
+        # a day of one's own there ("my last day at"), or a day said among words of a job
+        mine = bool(match["at"]) or bool(match["org"] and re.match(r"\s*my\b", match[0], _I))
+        at_work = mine or bool(_AT_WORK.search(f"{text} {context}"))
+        if left and at_work and not lexicon.common(left.split()[0]):
             out.append(Frame("employer", left, negated=True, target=left))
     elif not any(f.kind == "job" and f.negated for f in out) and re.search(
         r"\bI\s+(?:just\s+)?(?:got|was|have been|'ve been)\s+(?:laid off|fired|let go)\b|"
