@@ -27,9 +27,11 @@ import numpy as np
 from memstrata.curate.dating import dated
 from memstrata.curate.decay import DecayPolicy
 from memstrata.curate.essentials import (
+    HEALTH_STATE_KINDS,
     anecdote,
+    closed_states,
+    ended_or_closed,
     ended_since,
-    ended_states,
     expired,
     lasting,
     latest_states,
@@ -234,7 +236,13 @@ def wake_up(
         if essentials is not None
         else []
     )
-    stopped = ended_states(current)  # what states have ended, read once for every note
+    # what states have ended or were closed since (a pregnancy a birth closed), read once
+    history = [
+        f
+        for kind in HEALTH_STATE_KINDS
+        for f in store.iter_facts(scope, FactFilter(slot_kind=kind))
+    ]
+    stopped = ended_or_closed(current, closed_states(history))
     health = [
         f
         for f in current

@@ -483,3 +483,25 @@ def test_a_note_leaves_out_what_links_it_to_the_sentence_before(text: str, note:
 
 def test_a_matter_named_with_nothing_said_of_it_is_no_note() -> None:
     assert candidates("allergy update!!") == ()
+
+
+def test_a_note_of_a_state_closed_since_leaves_l1(memory: Memory) -> None:
+    """A note naming only a state that was closed since, with nothing of it held (a pregnancy
+    a child's birth closed), is left to the archive, in the essentials and in the facts
+    wake_up ranks."""
+    scope = Scope("jess")
+    said = [
+        ("我怀孕了！12 周", datetime(2025, 11, 12, tzinfo=UTC)),
+        ("我对青霉素过敏。怀孕本来也不能乱吃药", datetime(2025, 11, 12, 0, 5, tzinfo=UTC)),
+        ("Baby 出生啦！！是个女儿，英文名 Chloe", datetime(2026, 7, 20, tzinfo=UTC)),
+    ]
+    for n, (text, day) in enumerate(said):
+        memory.remember(
+            [Turn(text, speaker="user", role=Role.USER, time=day)], scope, session_id=f"s{n}"
+        )
+    memory.extract(scope)
+    assert any("怀孕本来" in f.fact.text and f.fact.slot is None for f in memory.facts(scope))
+    memory.consolidate(scope)
+    text = memory.wake_up(scope).text
+    assert "怀孕" not in text and "Chloe" in text
+    assert any("怀孕本来" in f.fact.text for f in memory.facts(scope))  # still archived

@@ -36,7 +36,14 @@ from memstrata.consolidate.measures import (
     jaccard,
     support,
 )
-from memstrata.curate.essentials import DEFAULT_ESSENTIALS_BUDGET, Selection, choose_user, select
+from memstrata.curate.essentials import (
+    DEFAULT_ESSENTIALS_BUDGET,
+    HEALTH_STATE_KINDS,
+    Selection,
+    choose_user,
+    closed_states,
+    select,
+)
 from memstrata.curate.profile import promotions
 from memstrata.curate.runs import RunRegistry
 from memstrata.document.coverage import CONSOLIDATION_STATE_KEY, topic_key
@@ -351,6 +358,11 @@ class Consolidator:
             every = list(self.store.iter_episodes(scope))
             user = choose_user(every, named)
             turns = [e for e in every if e.id in cited or e.speaker == user]
+        history = [  # the health states closed since: a note of one leaves L1
+            f
+            for kind in HEALTH_STATE_KINDS
+            for f in self.store.iter_facts(scope, FactFilter(slot_kind=kind))
+        ]
         return select(
             facts,
             turns,
@@ -358,6 +370,7 @@ class Consolidator:
             budget=self.essentials_budget,
             user=user,
             now=self.now(),
+            closed=closed_states(history),
         )
 
     def _essentials_managed(

@@ -206,10 +206,12 @@ def _person(
     facts: Sequence[Fact],
     session_of: dict[str, tuple[str | None, str]],
     now: datetime | None = None,
+    closed: Mapping[str, datetime] | None = None,
 ) -> Person:
     """A speaker's safety facts, slots, preferences, routines, plans and key facts; ``name``
     None: the speaker has no name, and each fact's own subject ("Alice ...", "The user ...")
-    is who it speaks of; ``now``: plans whose time has passed by then are left out."""
+    is who it speaks of; ``now``: plans whose time has passed by then are left out;
+    ``closed``: the health states closed since (:func:`closed_states`), whose notes leave L1."""
     subjects = Counter(subject_of(f.text) for f in facts) if name is None else Counter()
     person = Person(name or next((s for s, _ in subjects.most_common() if s), _unnamed(facts)))
     values: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
@@ -345,7 +347,7 @@ def _person(
         return [entry(dated(f), [f]) for f in best]
 
     person.safety = by_support(placed[frames.SAFETY])
-    stopped = ended_states(facts)
+    stopped = ended_or_closed(facts, closed or {})
     person.health_notes = by_support([n for n in notes if not ended_since(n, stopped)])
     for fact in placed[frames.SAFETY]:
         if fact.slot and fact.value:
@@ -535,11 +537,13 @@ def select(
     budget: int = DEFAULT_ESSENTIALS_BUDGET,
     user: str | None = None,
     now: datetime | None = None,
+    closed: Mapping[str, datetime] | None = None,
 ) -> Selection:
     """L1 from the current ``facts`` (``episodes``: every turn they cite) within ``budget``
     tokens; ``user`` is the user's speaker (:func:`choose_user`), None when unnamed; ``now``:
-    plans whose time has passed by then are left out. The safety facts are all taken first,
-    whatever the budget."""
+    plans whose time has passed by then are left out; ``closed``: the health states closed
+    since (:func:`closed_states`). The safety facts are all taken first, whatever the
+    budget."""
     by_id = {e.id: e for e in episodes}
     session_of = {e.id: (e.scope.thread, e.session_id) for e in episodes}
     of_speaker: dict[str, list[Fact]] = defaultdict(list)  # "": the unnamed user
@@ -556,7 +560,7 @@ def select(
     me: Person | None = None
     for speaker in sorted(of_speaker, key=lambda n: (n != mine, n)):
         section = "Profile" if speaker == mine else f"People: {speaker}"
-        person = _person(speaker or None, section, of_speaker[speaker], session_of, now)
+        person = _person(speaker or None, section, of_speaker[speaker], session_of, now, closed)
         people[person.name] = person
         if speaker == mine:
             me = person
@@ -662,6 +666,37 @@ def ended_states(facts: Iterable[Fact]) -> dict[str, datetime]:
             key = f.slot.partition(":")[2].rpartition("/")[2]
             if key not in ended or f.valid_from > ended[key]:
                 ended[key] = f.valid_from
+    return ended
+
+
+#: the kinds of health state a note names, whose history :func:`closed_states` reads
+HEALTH_STATE_KINDS: Final = ("condition", "medication")
+
+
+def closed_states(history: Iterable[Fact]) -> dict[str, datetime]:
+    """When each thing a health state held was closed with nothing of it held since, from the
+    facts of :data:`HEALTH_STATE_KINDS`, current and closed: a pregnancy a child's birth
+    closed, a medicine a switch closed (its key without the person, as :func:`ended_states`)."""
+    held: set[str] = set()
+    closed: dict[str, datetime] = {}
+    for f in history:
+        if f.slot is None or f.value is None:
+            continue
+        key = f.slot.partition(":")[2].rpartition("/")[2]
+        if f.valid_to is None:
+            held.add(key)
+        elif key not in closed or f.valid_to > closed[key]:
+            closed[key] = f.valid_to
+    return {key: when for key, when in closed.items() if key not in held}
+
+
+def ended_or_closed(facts: Iterable[Fact], closed: Mapping[str, datetime]) -> dict[str, datetime]:
+    """:func:`ended_states` of ``facts`` with the states ``closed`` (:func:`closed_states`),
+    the later of the two for a thing both name."""
+    ended = ended_states(facts)
+    for key, when in closed.items():
+        if key not in ended or when > ended[key]:
+            ended[key] = when
     return ended
 
 
