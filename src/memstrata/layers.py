@@ -27,7 +27,6 @@ import numpy as np
 from memstrata.curate.dating import dated
 from memstrata.curate.decay import DecayPolicy
 from memstrata.curate.essentials import (
-    HEALTH_STATE_KINDS,
     anecdote,
     closed_states,
     ended_or_closed,
@@ -236,13 +235,10 @@ def wake_up(
         if essentials is not None
         else []
     )
-    # what states have ended or were closed since (a pregnancy a birth closed), read once
-    history = [
-        f
-        for kind in HEALTH_STATE_KINDS
-        for f in store.iter_facts(scope, FactFilter(slot_kind=kind))
-    ]
-    stopped = ended_or_closed(current, closed_states(history))
+    # what states have ended or were closed since (a pregnancy a birth closed), read once,
+    # and only when there is a health note to read them for
+    notes = any(f.category == Category.HEALTH and f.slot is None for f in current)
+    stopped = ended_or_closed(current, closed_states(store, scope) if notes else {})
     health = [
         f
         for f in current

@@ -38,7 +38,6 @@ from memstrata.consolidate.measures import (
 )
 from memstrata.curate.essentials import (
     DEFAULT_ESSENTIALS_BUDGET,
-    HEALTH_STATE_KINDS,
     Selection,
     choose_user,
     closed_states,
@@ -358,11 +357,6 @@ class Consolidator:
             every = list(self.store.iter_episodes(scope))
             user = choose_user(every, named)
             turns = [e for e in every if e.id in cited or e.speaker == user]
-        history = [  # the health states closed since: a note of one leaves L1
-            f
-            for kind in HEALTH_STATE_KINDS
-            for f in self.store.iter_facts(scope, FactFilter(slot_kind=kind))
-        ]
         return select(
             facts,
             turns,
@@ -370,7 +364,7 @@ class Consolidator:
             budget=self.essentials_budget,
             user=user,
             now=self.now(),
-            closed=closed_states(history),
+            closed=closed_states(self.store, scope),  # a note of one of them leaves L1
         )
 
     def _essentials_managed(

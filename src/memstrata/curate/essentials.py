@@ -51,7 +51,8 @@ from memstrata.curate.slots import (
     subject_of,
 )
 from memstrata.curate.supersede import same_value, slot_of
-from memstrata.model import Category, Episode, Fact, Role, Slot
+from memstrata.model import Category, Episode, Fact, FactFilter, Role, Scope, Slot
+from memstrata.ports import RecordStore
 from memstrata.tokens import TokenCounter
 
 DEFAULT_ESSENTIALS_BUDGET: Final = 400
@@ -670,13 +671,19 @@ def ended_states(facts: Iterable[Fact]) -> dict[str, datetime]:
 
 
 #: the kinds of health state a note names, whose history :func:`closed_states` reads
-HEALTH_STATE_KINDS: Final = ("condition", "medication")
+_HEALTH_STATE_KINDS: Final = ("condition", "medication")
 
 
-def closed_states(history: Iterable[Fact]) -> dict[str, datetime]:
-    """When each thing a health state held was closed with nothing of it held since, from the
-    facts of :data:`HEALTH_STATE_KINDS`, current and closed: a pregnancy a child's birth
-    closed, a medicine a switch closed (its key without the person, as :func:`ended_states`)."""
+def closed_states(store: RecordStore, scope: Scope) -> dict[str, datetime]:
+    """When each thing a health state of ``scope`` held was closed with nothing of it held
+    since, read from its condition and medicine facts, current and closed: a pregnancy a
+    child's birth closed, a medicine a switch closed (its key without the person, as
+    :func:`ended_states`). Consolidation and wake_up read it alike."""
+    history = (
+        f
+        for kind in _HEALTH_STATE_KINDS
+        for f in store.iter_facts(scope, FactFilter(slot_kind=kind))
+    )
     held: set[str] = set()
     closed: dict[str, datetime] = {}
     for f in history:
