@@ -67,6 +67,9 @@ _VERB_EN: Final = {
 }
 #: kin called by what they are, as a name ("Mum has dementia", "Dad's on warfarin")
 _KIN_AS_NAME: Final = r"(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)"
+#: a relation at the very start of a chat's sentence, its "my" left out ("Husband's on
+#: warfarin", "Hubby has a shellfish allergy"); said so only there, as the sentence's subject
+_KIN_BARE: Final = r"(?-i:Husband|Hubby|Wife|Son|Daughter|Partner|Boyfriend|Girlfriend)"
 _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, reverse=True))
 #: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
 _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
@@ -182,7 +185,8 @@ def cared_for(
     known = f"|(?P<known>{names})" if names else ""
     if match := re.match(
         rf"^(?:(?:and|also|but|plus|oh and|btw)\s+)?(?:(?:my|our)\s+(?P<rel>{_REL_EN})"
-        rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known}|(?P<kin>{_KIN_AS_NAME}))"
+        rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known}|(?P<kin>{_KIN_AS_NAME})|"
+        rf"(?<![\s\S])(?P<bare>{_KIN_BARE}))"
         rf"(?:\s*\([^)]{{0,40}}\))?,?(?:\s+|(?=['’]s\b))(?:who\s+|who's\s+)?"
         rf"(?:(?:also|still|now|only|always|"
         rf"just|really)\s+)?(?P<verb>{_VERBS_EN})(?![\w'])",
@@ -191,7 +195,9 @@ def cared_for(
     ):
         found = match.groupdict()
         name = found["n"] or found.get("known")
+        bare = found["bare"].casefold() if found["bare"] else None
         rel = found["rel"] or (found["kin"].casefold() if found["kin"] else None)
+        rel = rel or ("husband" if bare == "hubby" else bare)
         label = people.get(name or "") or (f"{rel} {name}" if rel and name else rel or name or "")
         verb = _VERB_EN[match["verb"].casefold().replace("’", "'")]
         joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"

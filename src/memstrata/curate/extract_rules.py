@@ -37,8 +37,8 @@ from typing import Final
 
 from memstrata import timeref
 from memstrata.curate import cared_for as cared
+from memstrata.curate import ellipsis, lexicon
 from memstrata.curate import frames as framing
-from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.cared_for import people_of
 from memstrata.curate.discourse import (
@@ -344,6 +344,9 @@ class RuleExtractor:
         # each turn as the rules read it, once: traditional characters and written Cantonese
         # as simplified Mandarin (a turn is read again as the context of the next ones)
         read = [as_read(e.text) for e in episodes]
+        # each speaker's last statement a state was read from, for a fragment that adds one
+        # more thing to it ("Sulfa too."): (session, turn index, statement, its states)
+        last: dict[str | None, tuple[str | None, int, str, list[Frame]]] = {}
         for index, episode in enumerate(episodes):
             if _not_a_person(episode):
                 continue  # what the assistant said is not a fact about the user
@@ -355,6 +358,7 @@ class RuleExtractor:
             said = sentences(said_text)
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
+                text = _said_again(text, last.get(episode.speaker), episode, index)
                 context = [(s, True) for s in reversed(said[:position])] + earlier
                 # of a question, what it states before the clause that asks ("I'm celiac,
                 # so what pasta brands are safe?"), read by every reader below once
@@ -368,6 +372,8 @@ class RuleExtractor:
                     found = [f for f in found if not _bare_partner(f)]
                 stated += found
                 _spoken_of(known, found)
+                if found:
+                    last[episode.speaker] = (episode.session_id, index, resolved, found)
                 # a clause no state was read from may still say something of the speaker
                 # ("I work at Klook and I volunteer at the food bank on Tuesdays"); then each
                 # state is told in its own clause
@@ -569,6 +575,37 @@ def presupposed(sentence: str) -> list[str]:
 _SINCE: Final = re.compile(
     r"^(?:since|as|because|given that|now that|seeing as)\s+(?=(?:I|I'm|my|we|our)\b)", re.I
 )
+
+
+#: how many turns back a fragment's statement may be: the speaker's previous turn, with
+#: the listener's reply between them ("Penicillin." / "Noted, anything else?" / "Sulfa too.")
+_FRAGMENT_REACH: Final = 2
+
+
+def _said_again(
+    text: str,
+    statement: tuple[str | None, int, str, list[Frame]] | None,
+    episode: Episode,
+    index: int,
+) -> str:
+    """``text``, or when it only adds one more thing to the speaker's last statement
+    (:mod:`memstrata.curate.ellipsis`: "Sulfa too.", "还有芒果。"), that statement said of it,
+    when it sets a state of the same kind for that thing: the frames read it as said."""
+    thing = ellipsis.added(text)
+    if thing is None or statement is None:
+        return text
+    session, at, said, frames = statement
+    if session != episode.session_id or index - at > _FRAGMENT_REACH:
+        return text
+    for frame in reversed(frames):  # the state said last, nearest the fragment
+        again = ellipsis.said_again(said, frame.value, thing)
+        if again is None:
+            continue
+        read = _frames_of(again, [])
+        if any(f.kind == frame.kind and thing.casefold() in f.value.casefold() for f in read):
+            return again
+        return text
+    return text
 
 
 def _not_a_person(episode: Episode) -> bool:

@@ -992,19 +992,30 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         r"touch|drink|take|do)\s+(?P<x>[^.;!?]+)|"
         # "gotta avoid shellfish", "I have to avoid dairy", "no nuts for me", "nuts are a no-go"
         r"(?:\bI\s+(?:have to|need to|must|try to|always)\s+|^(?:gotta|got to|have to|must)\s+|"
-        r"\bI\s+)avoid\s+(?P<y>[^.;!?,]+)|"
+        r"\bI\s+|\bI(?:'m| am)\s+(?:(?:still|now|also)\s+)?(?=avoiding))avoid(?:ing)?\s+"
+        r"(?P<y>[^.;!?,]+)|"
         r"^(?:and\s+|also\s+)?no\s+(?P<z>[\w' -]{2,30}?)\s+for\s+me\b|"
-        r"^(?P<w>[\w' -]{2,30}?)\s+(?:is|are)\s+(?:a\s+)?(?:hard\s+|big\s+)?(?:no-go|no go|no)\s+"
-        r"(?:for me|zone)\b",
+        r"^(?P<w>[\w' -]{2,30}?)(?:\s+is|\s+are|'s)\s+(?:a\s+)?(?:hard\s+|big\s+)?"
+        r"(?:no-go|no go|no)(?:\s+(?:for me|zone)|\s*$)|"
+        # "I'm off dairy now", "staying away from gluten", "I steer clear of nuts", "I cut out
+        # dairy", "and no sesame either"
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:completely\s+)?off\s+(?P<v>[^.;!?,]+)|"
+        r"(?:\bI(?:'m| am)?\s+|^)(?:\w+\s+)?(?:stay(?:ing)?|keep(?:ing)?|steer(?:ing)?)\s+"
+        r"(?:well\s+)?(?:away from|clear of)\s+(?P<u>[^.;!?,]+)|"
+        r"\bI(?:'ve| have)?\s+(?:completely\s+)?cut\s+out\s+(?P<t>[^.;!?,]+)|"
+        r"^(?:and\s+)?no\s+(?P<s>[\w' -]{2,30}?)\s+either\b",
         text,
         _I,
     ):
-        said = match["x"] or match["y"] or match["z"] or match["w"]
-        items = lexicon.canonical(lexicon.FOODS, _phrase(said, 0))
+        said = next(match[g] for g in "xyzwvuts" if match[g])
         kind = (
             "allergy" if re.search(r"allerg|epi-?pen|anaphyla", context or text, _I) else "avoids"
         )
-        out += [Frame(kind, item, item) for item in items if not any(f.key == item for f in out)]
+        out += [
+            Frame(kind, word, item)
+            for item, word in dict(lexicon.named(lexicon.FOODS, _phrase(said, 0))).items()
+            if not any(f.key == item for f in out)
+        ]
     for match in re.finditer(  # each one said ("I'm lactose intolerant and I have asthma")
         rf"\bI(?:\s+(?:also|still|now))?(?:\s+(?:have|have got|was diagnosed with|got "
         rf"diagnosed with|suffer from|live with|struggle with|am dealing with|developed|"
@@ -1399,8 +1410,10 @@ def _diet(text: str) -> list[Frame]:
         _I,
     ):
         said = _phrase(match["x"], 0)
-        keys = lexicon.canonical(lexicon.FOODS, said)
-        out += [Frame("avoids", key, key) for key in keys]
+        out += [
+            Frame("avoids", word, key)
+            for key, word in dict(lexicon.named(lexicon.FOODS, said)).items()
+        ]
     if again := re.search(  # "I've started having a bit of dairy again": no longer avoided
         rf"\bI(?:'ve| have|'m| am)?\s+{_ADVERBS}(?:started\s+|begun\s+|been\s+)?"
         r"(?:eat|eating|having|have|drinking|drink|back on)\s+(?P<x>[^,.;!?]{2,40}?)\s+again\b",

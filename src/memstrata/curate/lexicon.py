@@ -385,6 +385,21 @@ ACCESS: Final[dict[str, tuple[str, ...]]] = {
         "腿脚不方便",
         "腿脚不好",
     ),
+    # how far a person can walk: a walk, a tour or a transfer planned for them must be short
+    "limited walking": (
+        "can't walk far",
+        "cannot walk far",
+        "can't walk very far",
+        "can't walk long distances",
+        "can't stand for long",
+        "walk with a stick",
+        "walks with a stick",
+        "走不了远路",
+        "走不远",
+        "走不了太远",
+        "走不了多远",
+        "站不久",
+    ),
 }
 
 #: who a relation names: English word -> (kind, the word as shown)
@@ -812,8 +827,14 @@ def canonical(table: dict[str, tuple[str, ...]], phrase: str) -> list[str]:
     """The canonical keys ``phrase`` names in ``table``, in the order said: every listed word
     found in it (the longest words first, so "green tea" is not also "tea"; in Chinese,
     inside the phrase; in English, as whole words)."""
+    return list(dict.fromkeys(key for key, _ in named(table, phrase)))
+
+
+def named(table: dict[str, tuple[str, ...]], phrase: str) -> list[tuple[str, str]]:
+    """Each canonical key ``phrase`` names in ``table`` with the word that named it, as said
+    ("I avoid dairy": ``("milk", "dairy")``), in the order said (see :func:`canonical`)."""
     text = phrase.casefold()
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, str]] = []
     taken: list[tuple[int, int]] = []
     for word, key in _longest_first(table):
         if word not in text:
@@ -826,8 +847,8 @@ def canonical(table: dict[str, tuple[str, ...]], phrase: str) -> list[str]:
             if any(s < end and start < e for s, e in taken):
                 continue
             taken.append((start, end))
-            found.append((start, key))
-    return list(dict.fromkeys(key for _, key in sorted(found)))
+            found.append((start, key, phrase[start:end] if len(text) == len(phrase) else word))
+    return [(key, word) for _, key, word in sorted(found)]
 
 
 #: each table's words, longest first, sorted once (the tables are constants of this module)
