@@ -174,8 +174,8 @@ def test_sets_are_chosen_by_name(tmp_path: Path) -> None:
 
 def test_the_shipped_sets_all_load() -> None:
     dev = load_sets("dev")
-    assert len(dev) == 16
-    assert sorted(c.language for c in dev) == ["en"] * 6 + ["mixed"] * 5 + ["zh"] * 5
+    assert len(dev) == 19
+    assert sorted(c.language for c in dev) == ["en"] * 7 + ["mixed"] * 6 + ["zh"] * 6
     if any((SETS_DIR / "heldout").glob("*.json")):
         heldout = load_sets("heldout")
         assert heldout and {c.set for c in heldout} == {"heldout"}

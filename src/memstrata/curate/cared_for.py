@@ -67,6 +67,8 @@ _VERB_EN: Final = {
 }
 #: kin called by what they are, as a name ("Mum has dementia", "Dad's on warfarin")
 _KIN_AS_NAME: Final = r"(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)"
+#: the same at the very start of a chat's sentence, however it is written ("mam is on warfarin")
+_KIN_OPENS: Final = r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad)"
 #: a relation at the very start of a chat's sentence, its "my" left out ("Husband's on
 #: warfarin", "Hubby has a shellfish allergy"); said so only there, as the sentence's subject
 _KIN_BARE: Final = r"(?-i:Husband|Hubby|Wife|Son|Daughter|Partner|Boyfriend|Girlfriend)"
@@ -78,7 +80,15 @@ _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟�
 _BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
 _ZH_VERBS: Final = (
     rf"对|有|得了|患有|确诊|查出|在吃|在用|在打|要吃|每天|一直|吃|用|打|坐|戴|需要|不能|过敏|也|怀孕|"
-    rf"{_BODY_ZH}"
+    rf"现在(?:出门|在家)?得?|出门|在家|{_BODY_ZH}|"
+    # a condition named right after the person ("我妈高血压好多年了")
+    + "|".join(
+        sorted(
+            (re.escape(w) for ws in lexicon.CONDITIONS.values() for w in ws if not w.isascii()),
+            key=len,
+            reverse=True,
+        )
+    )
 )
 #: words that stand where a name may after a relation, and are none
 _NOT_NAMES_ZH: Final = frozenset(
@@ -127,13 +137,14 @@ def _is_name_en(text: str) -> bool:
 
 #: the relations that are a man and a woman, for "he" and "she"
 _HE: Final = frozenset(
-    "husband boyfriend son father dad brother grandfather grandpa grandson uncle nephew "  # noqa: SIM905
+    "husband boyfriend son father dad brother grandfather grandpa grandad grandson uncle nephew "  # noqa: SIM905
     "老公 丈夫 先生 男朋友 儿子 爸爸 爸 父亲 哥哥 弟弟 爷爷 外公 孙子 外孙 老伴 爱人".split()
 )
 _SHE: Final = frozenset(
-    "wife girlfriend daughter mother mom mum sister grandmother grandma granddaughter "  # noqa: SIM905
-    "aunt niece 老婆 妻子 太太 媳妇 女朋友 女儿 闺女 妈妈 妈 母亲 姐姐 妹妹 奶奶 外婆 "
-    "孙女 外孙女 老伴 爱人".split()
+    "wife girlfriend daughter mother mom mum mam sister grandmother grandma granddaughter "  # noqa: SIM905
+    "nan nana gran granny aunt niece "
+    "老婆 妻子 太太 媳妇 女朋友 女儿 闺女 妈妈 妈 母亲 姐姐 妹妹 "
+    "奶奶 外婆 孙女 外孙女 老伴 爱人".split()
 )
 
 
@@ -149,7 +160,9 @@ def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple
     if not named:
         for rel in sex:
             pattern = (
-                rf"\b(?:my|our)\s+{re.escape(rel)}\b(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?"
+                # kin called by what they are need no "my" ("speaking of mam. she's 78")
+                rf"\b(?:(?:my|our)\s+|(?={_KIN_OPENS}\b)){re.escape(rel)}\b"
+                r"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?"
                 if rel.isascii()
                 else rf"我(?:的|家)?{rel}(?P<n>(?!{_BODY_ZH}){_ZH_NAME}{{2,3}})?"
                 rf"(?=[，,。！？\s]|$|{_ZH_VERBS})"
@@ -173,6 +186,17 @@ def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple
     return named[0] if len(people_named) == 1 else None
 
 
+#: a person by name at a clause's start, allergic ("Cian's allergic to kiwi", "Maya is
+#: severely allergic to peanuts")
+_NAMED_ALLERGIC: Final = re.compile(
+    r"^(?:(?:and|also|but|plus|oh and|btw|so)\s+)?(?P<n>(?!(?i:he|she|it|they|everyone|"
+    r"everybody|nobody|someone|somebody|who|that|this|there|what|one|mine|yours)\b)"
+    r"[A-Za-z][a-z]{2,})"
+    r"(?P<v>'s|’s|\s+is)\s+(?=(?:(?:also|still|severely|very|really|badly|super|so|quite|"
+    r"mildly|only|actually)\s+)*allergic\b)",
+)
+
+
 def cared_for(
     clause: str, people: Mapping[str, str], turn: str = ""
 ) -> tuple[str, str, str] | None:
@@ -186,7 +210,7 @@ def cared_for(
     if match := re.match(
         rf"^(?:(?:and|also|but|plus|oh and|btw)\s+)?(?:(?:my|our)\s+(?P<rel>{_REL_EN})"
         rf"(?:\s+(?P<n>(?-i:[A-Z][a-z]+)))?{known}|(?P<kin>{_KIN_AS_NAME})|"
-        rf"(?<![\s\S])(?P<bare>{_KIN_BARE}))"
+        rf"(?<![\s\S])(?:(?P<bare>{_KIN_BARE})|(?P<opens>{_KIN_OPENS})))"
         rf"(?:\s*\([^)]{{0,40}}\))?,?(?:\s+|(?=['’]s\b))(?:who\s+|who's\s+)?"
         rf"(?:(?:also|still|now|only|always|"
         rf"just|really)\s+)?(?P<verb>{_VERBS_EN})(?![\w'])",
@@ -195,13 +219,20 @@ def cared_for(
     ):
         found = match.groupdict()
         name = found["n"] or found.get("known")
-        bare = found["bare"].casefold() if found["bare"] else None
+        bare = (found["bare"] or found["opens"] or "").casefold() or None
         rel = found["rel"] or (found["kin"].casefold() if found["kin"] else None)
         rel = rel or ("husband" if bare == "hubby" else bare)
         label = people.get(name or "") or (f"{rel} {name}" if rel and name else rel or name or "")
         verb = _VERB_EN[match["verb"].casefold().replace("’", "'")]
         joined = f"I{verb}" if verb.startswith("'") else f"I {verb}"
         return (name or rel or label), label, joined + text[match.end() :]
+    if match := _NAMED_ALLERGIC.match(text):
+        # "cian's allergic to strawberries btw": a person the user names, allergic, is one
+        # whose meals the user may plan, whatever their relation (said or not)
+        name = match["n"]
+        if (name[:1].isupper() or not re.search(r"[A-Z]", text)) and not lexicon.common(name):
+            label = people.get(name) or name
+            return name, label, "I'm " + text[match.end("v") :].lstrip()
     if turn and (
         match := re.match(
             rf"^(?:(?:and|also|but|so|now)\s+)?(?P<p>he|she)(?:\s+(?:also|still|now|only|always|"

@@ -359,6 +359,7 @@ class RuleExtractor:
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
                 text = _said_again(text, last.get(episode.speaker), episode, index)
+                text = _goes_on_about(text, said[position - 1] if position else "")
                 context = [(s, True) for s in reversed(said[:position])] + earlier
                 # of a question, what it states before the clause that asks ("I'm celiac,
                 # so what pasta brands are safe?"), read by every reader below once
@@ -577,6 +578,56 @@ _SINCE: Final = re.compile(
 )
 
 
+#: a sentence that opens with a person of the speaker's life, "he" or "she" ("she's 78",
+#: "mam is on warfarin", "my husband Ron has Parkinson's"): its subject, said again
+_PERSON_OPENS_EN: Final = re.compile(
+    r"^\s*(?:(?:and|also|so|but)\s+)?(?P<who>(?:my|our)\s+(?!own\b)[a-z]+|he|she|"
+    r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad))(?:\s+[A-Z][a-z]+)?"
+    r"(?:'s\b|\s+(?:is|has|lives|takes|needs|uses|was|had|can't|cannot)\b)",
+    re.IGNORECASE,
+)
+#: a sentence that opens with a person of the speaker's life, whatever it says of them
+_OTHER_PERSON_EN: Final = re.compile(
+    r"^\s*(?:(?:and|also|so|but|speaking of)\s+)?(?P<who>(?:my|our)\s+(?!own\b)[a-z]+|he|she|"
+    r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad))\b",
+    re.IGNORECASE,
+)
+#: a word that names someone other than the speaker ("for her heart")
+_THIRD_PERSON_EN: Final = re.compile(r"\b(?:her|his|him|she|he)\b", re.IGNORECASE)
+#: a fragment that says how someone is, without its verb ("on warfarin for her heart")
+_STATE_FIRST_EN: Final = re.compile(
+    r"^(?:(?:still|also|now|just)\s+)*(?:on|off|allergic|intolerant|diabetic|asthmatic|"
+    r"pregnant|in a wheelchair|deaf|blind)\b",
+    re.IGNORECASE,
+)
+#: a fragment that opens with what someone does ("takes metformin", "needs big print")
+_DOES_FIRST_EN: Final = re.compile(
+    r"^(?:(?:still|also|now|just)\s+)*(?:takes|has|needs|uses|gets|can't|cannot|won't)\b",
+    re.IGNORECASE,
+)
+
+
+def _goes_on_about(text: str, before: str) -> str:
+    """``text``, or when it is an English fragment that names a health matter and leaves its
+    subject out right after a sentence about a person of the speaker's life ("she's 78,
+    lives on her own. on warfarin for her heart, the afib."), ``text`` with that subject:
+    the fragment goes on about them, and is read as theirs."""
+    if not before or _cjk(text) or health_matter(text) is None:
+        return text
+    opens = _PERSON_OPENS_EN.match(before)
+    if opens is None and _THIRD_PERSON_EN.search(text):
+        opens = _OTHER_PERSON_EN.match(before)
+    if opens is None:
+        return text  # "My sister called. Still on the sertraline": the speaker's, as said
+    who = opens["who"]
+    said = text[:1].lower() + text[1:]
+    if _STATE_FIRST_EN.match(text):
+        return f"{who} is {said}"
+    if _DOES_FIRST_EN.match(text):
+        return f"{who} {said}"
+    return text
+
+
 #: how many turns back a fragment's statement may be: the speaker's previous turn, with
 #: the listener's reply between them ("Penicillin." / "Noted, anything else?" / "Sulfa too.")
 _FRAGMENT_REACH: Final = 2
@@ -679,21 +730,39 @@ def _frames_in_clauses(
     found: list[Frame] = []
     whose: str | None = None  # the person the clause before spoke of, in Chinese
     about_other = False  # whether the clause before spoke of someone else
+    other: str | None = None  # and who, when it was one of the speaker's own ("我妈")
     for clause in clauses:
         before = [*earlier[-EARLIER:], *found[-EARLIER:]]
         read = frames_in(clause, before, said or text, turn, people)
         bare = clause.lstrip("，,；; ")
+        if _cjk(clause) and _ASKS_LISTENER_ZH.search(bare):
+            # "昆明那边你得帮我找能推轮椅的地方": what the listener is asked to do sets no
+            # state; who the people it names are stays
+            read = [f for f in read if f.kind in framing.PEOPLE]
         someone_else = _cjk(clause) and bool(
             _SOMEONE_ELSE_ZH.match(bare)
             or any(name and bare.startswith(name) for name in people or ())  # "乐乐转到了…"
         )
         if someone_else or (about_other and _cjk(clause) and _SUBJECTLESS_ZH.match(bare)):
             # who they are, and what they need, not the speaker's state; a clause without its
-            # subject goes on about them ("我妈今年九十了 想重外孙想得不行")
-            read = [f for f in read if f.kind in framing.PEOPLE or f.who is not None]
+            # subject goes on about them ("我妈今年九十了 想重外孙想得不行"), and what it says
+            # of their health is theirs ("我妈上个月又摔了一下 还好没骨折 现在出门得坐轮椅了")
+            theirs = (
+                [
+                    f
+                    for f in frames_in(f"我{other}{bare}", before, said or text, turn, people)
+                    if f.who is not None
+                ]
+                if not someone_else and other is not None
+                else []
+            )
+            read = [f for f in read if f.kind in framing.PEOPLE or f.who is not None] + theirs
+            if someone_else:
+                mine = _OPENS_WITH_MINE_ZH.match(bare)
+                other = mine["rel"] if mine else None
             about_other = True
         else:
-            about_other = False
+            about_other, other = False, None
         speaks_of_me = bool(_FIRST_PERSON_ZH.search(bare))
         allergic = any(f.kind == "allergy" and f.who is None for f in read)
         if (
@@ -718,17 +787,55 @@ def _frames_in_clauses(
             named = [f.value for f in read if f.kind in framing.PEOPLE and not f.negated]
             whose = named[0] if len(named) == 1 else None
         found += read
-    return found
+    return _theirs_throughout(text, found)
+
+
+def _theirs_throughout(text: str, found: list[Frame]) -> list[Frame]:
+    """``found``, with the health states of a Chinese sentence that opens with a person of the
+    speaker's and never speaks of the speaker again made theirs: "我妈的药换了 上周三带她去复查
+    医生说硝苯地平让她脚脖子肿 换成氨氯地平了" is the mother's switch, every clause of it."""
+    bare = text.lstrip("，,；; ")
+    opens = _OPENS_WITH_MINE_ZH.match(bare) or (
+        _OPENS_WITH_KIN_MIXED.match(bare) if _cjk(bare) else None
+    )
+    if opens is None or re.search(r"我(?![们家])|\b(?:I|my|me)\b", text[opens.end() :]):
+        return found
+    rel = opens["rel"].casefold()
+    return [
+        replace(f, who=rel, key=f"{rel}/{f.key or ''}")
+        if f.kind in cared.CARED and f.who is None
+        else f
+        for f in found
+    ]
 
 
 #: a Chinese clause that opens with a person of the speaker's ("我儿子乐乐…", "我老公王磊…")
 _OPENS_WITH_MINE_ZH: Final = re.compile(
-    r"^(?:我|我的|我家)(?:的)?(?:儿子|女儿|闺女|老公|老婆|丈夫|妻子|老伴|爸爸|妈妈|爸|妈|"
+    r"^(?:我|我的|我家)(?:的)?(?P<rel>儿子|女儿|闺女|老公|老婆|丈夫|妻子|老伴|爸爸|妈妈|爸|妈|"
     r"哥哥|姐姐|弟弟|妹妹|孩子|宝宝|爷爷|奶奶|外公|外婆)"
+)
+#: mixed text that opens with the speaker's person in English ("Mom 的 cardiologist 把她…")
+_OPENS_WITH_KIN_MIXED: Final = re.compile(
+    r"^(?:(?i:my)\s+)?(?P<rel>(?i:mom|mum|mam|dad|mother|father|husband|wife|son|daughter|"
+    r"grandma|grandpa))\b"
+)
+#: a Chinese clause that asks the listener to do something ("你得帮我找", "帮我看下高铁票")
+_ASKS_LISTENER_ZH: Final = re.compile(
+    r"你(?:得|要|帮|给|能不能|可以|再)|(?:^|[^我])帮我|麻烦你|请你|给我(?:找|查|看|弄|想|排|写)"
 )
 #: a Chinese clause that opens with its verb or an adverb, its subject left out
 _SUBJECTLESS_ZH: Final = re.compile(
-    r"^(?:也|还|都|就|又|一直|每天|现在|已经|刚|正在|在|想|要|打算|准备|觉得|说|去|来|回|吃|喝|住|做)"
+    r"^(?:也|还|都|就|又|一直|每天|现在|已经|刚|正在|在|想|要|打算|准备|觉得|说|去|来|回|吃|喝|住|做|"
+    # a time said first ("今年78了"), or a condition named first ("高血压好多年了")
+    r"今年|去年|前年|这几年|这些年|最近|平时|从小|"
+    + "|".join(
+        sorted(
+            (re.escape(w) for ws in lexicon.CONDITIONS.values() for w in ws if not w.isascii()),
+            key=len,
+            reverse=True,
+        )
+    )
+    + ")"
 )
 #: a Chinese clause that says what someone does, without saying who ("在打胰岛素")
 _GOES_ON_ZH: Final = re.compile(

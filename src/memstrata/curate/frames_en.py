@@ -230,7 +230,15 @@ def _name(candidate: str | None, text: str = "") -> str | None:
         return None
     if first.islower() and (lexicon.common(first) or len(first) < 3):
         return None  # a word of the sentence, not a name written in lower case
+    if not first.isascii() and _NOT_IN_NAMES_ZH.search(first):
+        return None  # "my mom 现在住 Cupertino": the words that follow her, not her name
     return candidate
+
+
+#: characters of Chinese words that say something, and are in no one's name
+_NOT_IN_NAMES_ZH: Final = re.compile(
+    r"[在住是的了很要去说会想有没不也都就还吗呢吧啊跟把被让给从到]"
+)
 
 
 @lru_cache(maxsize=64)
@@ -756,6 +764,23 @@ def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
     return out
 
 
+def _nationality(word: str) -> bool:
+    """Whether a capitalised word names a language or a people ("my wife is Chinese")."""
+    folded = word.casefold()
+    return folded in _PEOPLES or any(
+        folded in (w.casefold() for w in words) for words in lexicon.LANGUAGES.values()
+    )
+
+
+#: peoples whose word is no language's name (a language's name is in the lexicon)
+_PEOPLES: Final = frozenset(
+    "american canadian australian british irish scottish welsh mexican brazilian nigerian "  # noqa: SIM905
+    "indian filipino malaysian singaporean taiwanese pakistani kenyan ghanaian jamaican "
+    "argentinian colombian chilean peruvian egyptian turkish iranian israeli european asian "
+    "african latina latino".split()
+)
+
+
 def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     match: re.Match[str] | None
     out: list[Frame] = []
@@ -789,6 +814,24 @@ def _people(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
             out.append(Frame(kind, value, None if kind == "partner" else name or rel, negated=True))
             continue
         out.append(Frame(kind, value, None if kind == "partner" else name or rel))
+    for match in re.finditer(  # "My wife is Niamh", "wife's name is Niamh", "my son is called cian"
+        rf"(?:\b(?:[Mm]y|[Oo]ur)\s+|^)(?:(?:little|older|younger|big|eldest|youngest)\s+)?"
+        rf"(?P<rel>{_REL})(?:\s+is|'s)\s+(?:(?P<called>called|named)\s+)?(?P<n>{_NAME})"
+        r"(?=\s*(?:[,.;!?]|$|\s+and\b|\s+who\b|\s+btw\b))|"
+        rf"(?:\b(?:[Mm]y|[Oo]ur)\s+|^)(?P<r2>{_REL})(?:'s|s')?\s+names?\s+(?:is|are)\s+(?P<m>{_NAME})",
+        text,
+        _I,
+    ):
+        rel = (match["rel"] or match["r2"]).casefold()
+        kind = lexicon.RELATIONS_EN.get(rel)
+        said = match["n"] or match["m"]
+        if said and said.islower() and not (match["called"] or match["m"]):
+            continue  # "my wife is tired": a word of the sentence after a bare "is"
+        name = _name(said, text) if said and not _nationality(said) else None
+        if kind is None or name is None or any(f.kind == kind and name in f.value for f in out):
+            continue
+        out[:] = [f for f in out if not (f.kind == kind and f.value == rel)]  # named now
+        out.append(Frame(kind, f"{rel} {name}", None if kind == "partner" else name))
     for match in re.finditer(
         rf"\b(?P<n>{_NAME})(?:,\s*|\s+(?:is|was)\s+)my\s+(?:(?:little|older|younger|big|best)\s+)?"
         rf"(?P<rel>{_REL})\b|\b(?P<m>{_NAME})\s*\(\s*(?:my|our)\s+(?P<r2>{_REL})\s*[,)]",
@@ -972,6 +1015,7 @@ def _health(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         if found.get("z") and (
             not lexicon.canonical(lexicon.FOODS, said)
             or re.search(r"\b(?:I|I've|I'm|have|has|got|my|he|she|we|they|is|are)\b", said, _I)
+            or re.search(r"\b(?:not|no|never)\s*$", said, _I)  # "no cilantro, not allergy"
         ):
             said = ""  # "Hay fever allergy season": an allergen the lexicon knows, or none
         negated = bool(match.groupdict().get("neg")) or bool(
@@ -1344,6 +1388,13 @@ def _medication(text: str, context: str = "", medical: bool = False) -> list[Fra
         _I,
     ):
         said = _phrase(match["x"], 0)
+        head = re.split(
+            r"\s+(?:for|because|since|after|to help with)\s+", said, maxsplit=1, flags=_I
+        )[0]
+        if head != said and (
+            lexicon.canonical(lexicon.MEDICATIONS, head) or lexicon.is_medication(head.split()[-1])
+        ):
+            said = head  # "warfarin for her heart": the medicine; what it is for, in the text
         keys = lexicon.canonical(lexicon.MEDICATIONS, said)
         words = re.findall(r"[A-Za-z]+", said)
         if not words or any(f.key in [w.casefold() for w in words] for f in out):
@@ -1460,11 +1511,12 @@ def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
         return out
     if match := re.search(
         rf"\bI(?:'ve| have)?\s+{_ADVERBS}(?:gone|went|come|came) off\s+(?P<x>[^,.;!?]+)|"
-        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:off|done with)\s+(?P<y>[^,.;!?]+)",
+        rf"\bI(?:'m| am)\s+{_ADVERBS}(?:off|done with)\s+(?P<y>[^,.;!?]+)|"
+        r"^(?:(?:also|and|so|now)\s+)*(?:off|done with)\s+(?P<z>[^,.;!?]+)",  # "off the pints"
         text,
         _I,
     ):
-        said = _phrase(match["x"] or match["y"], 0)
+        said = _phrase(match["x"] or match["y"] or match["z"], 0)
         return [Frame("drink", k, k, negated=True) for k in lexicon.canonical(lexicon.DRINKS, said)]
     if match := re.search(
         rf"\bI(?:'m| am)\s+{_ADVERBS}(?:back\s+)?on\s+(?P<x>[^,.;!?]+)|"
@@ -1479,7 +1531,8 @@ def _drinks(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fram
     if match := re.search(  # said without a verb: "matcha in the morning now", "matcha only"
         r"(?:^|[,;]\s*)(?:(?:and|now|so|just|but)\s+)?(?P<x>[\w -]{2,30}?)\s+(?P<when>only|in the "
         r"mornings?|every (?:day|morning)|each morning|these days|instead)(?:\s+now)?\b|"
-        r"(?:^|[,;]\s*)(?:(?:and|so|just|but)\s+)?(?P<y>[\w -]{2,30}?)\s+now\s*$",
+        r"(?:^|[,;]\s*)(?:(?:and|so|just|but)\s+)?(?P<y>[\w -]{2,30}?(?:\s\d+\.\d+)?)\s+now"
+        r"\s*(?:$|[,;])",
         text.strip(" .!"),
         _I,
     ):
@@ -1552,7 +1605,8 @@ def _likes(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
         _I,
     ) or re.search(
         rf"\bI(?:'m| am)\s+{_ADVERBS}(?P<neg>not\s+|no longer\s+)?(?P<v>into|a (?:big |huge )?"
-        r"fan of|passionate about|obsessed with|keen on|crazy about)\s+(?P<x>[^.;!?]+)",
+        r"fan of|passionate about|obsessed with|keen on|crazy about|hooked on|addicted to)\s+"
+        r"(?P<x>[^.;!?]+)",
         text,
         _I,
     )

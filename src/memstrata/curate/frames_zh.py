@@ -312,6 +312,11 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
 _NO_PLACE: Final = frozenset(
     {"小区", "公寓", "房子", "地方", "家", "宿舍", "出租屋", "那边", "这边", "这里", "那里"}
 )
+#: English words after 住 that say how long or with whom, not where ("跟我们住 for good")
+_NO_PLACE_EN: Final = re.compile(
+    r"^(?i:for good|for now|for a while|for a bit|forever|together|alone|here|there|with\b.*|"
+    r"temporarily|permanently|full[- ]time|long[- ]term)$"
+)
 #: a length of time ("两个月", "三天"), which is no place
 _DURATION: Final = re.compile(
     r"^[一二两三四五六七八九十半几\d]+(?:个)?(?:月|天|周|星期|年|小时|晚)"
@@ -446,7 +451,7 @@ def _home(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         if _DURATION.match(place):
             continue  # "住两个月": for how long, not where
         place = re.sub(r"^(?:一个|一家|这个|那个|一套|一间)", "", place)
-        if place in _NO_PLACE or _KIN_HOME.match(place):
+        if place in _NO_PLACE or _KIN_HOME.match(place) or _NO_PLACE_EN.match(place):
             continue  # "住在一个小区", "住在闺女家": a kind of home, whose home; not where
         if not re.search(r"以前|之前|小时候", text):
             out.append(Frame("residence", place))
@@ -703,7 +708,8 @@ def _health(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         # diabetes"), or with nothing but 我 before it ("我甲亢，在吃甲巯咪唑")
         or re.search(
             rf"(?:^|我)(?:自己)?{_ADV}(?:正在|在|处于)?\s*(?P<x>{_CONDITION_WORDS}|breastfeeding|"
-            r"pregnant)(?=[，。；！？、,.;!?\s]|$)",
+            # how long it has lasted may follow it ("我高血压好多年了")
+            r"pregnant)(?=[，。；！？、,.;!?\s]|$|(?:好|很)?多年|好几年|[一两三四五六七八九十\d几]+年)",
             text,
         )
     ):
@@ -885,7 +891,8 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         for given in re.finditer(
             r"(?:开了|开的|换成了?|改成了?|改用|换了)\s*(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?|"
             r"[A-Za-z][A-Za-z-]{2,24})"
-            r"(?=[，,。；;！!\s]|$|每天|一天|每日|早晚|让我|叫我|给我|要我|随身)",
+            # a dose may follow the medicine at once ("换成氨氯地平了5毫克")
+            r"(?=[，,。；;！!\s]|$|\d|每天|一天|每日|早晚|让我|叫我|给我|要我|随身)",
             text,
         ):
             said = re.sub(r"了$", "", given["x"])
@@ -897,10 +904,16 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
                 if given[0].startswith(
                     ("换", "改")
                 ):  # "是氨氯地平的副作用，给我换成缬沙坦": X ends
-                    for old in re.finditer(_ZH_MEDICATIONS, context[: context.find(given[0])]):
-                        for key in lexicon.canonical(lexicon.MEDICATIONS, old[0]) or [old[0]]:
+                    head = context[: context.find(given[0])]
+                    olds = [m[0] for m in re.finditer(_ZH_MEDICATIONS, head)] + [
+                        w  # "把她從 warfarin 換成 Eliquis": a medicine named in Latin letters
+                        for w in re.findall(r"[A-Za-z][A-Za-z-]{3,24}", head)
+                        if lexicon.canonical(lexicon.MEDICATIONS, w) or lexicon.is_medication(w)
+                    ]
+                    for old in olds:
+                        for key in lexicon.canonical(lexicon.MEDICATIONS, old) or [old]:
                             if key not in keys and not any(f.key == key for f in out):
-                                out.append(Frame("medication", old[0], key, negated=True))
+                                out.append(Frame("medication", old, key, negated=True))
         for stop in re.finditer(
             r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
         ):
@@ -924,6 +937,12 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
         rf"(?:吃|服用|打|用|带着|随身带)(?:的)?(?:[一两半二三四五]?[片粒颗支])?(?P<x>[^了点些个一\s，。]{{1,9}}?(?:药|片|胶囊)|{_ZH_MEDICATIONS})",
         text,
     ) or re.search(rf"(?P<neg>停了|停掉了?|不用了?|不再用)(?P<x>{_ZH_MEDICATIONS})", text)
+    if match is None:  # its dose, then the medicine: "每天早上一片硝苯地平缓释片"
+        match = re.search(
+            r"(?P<neg>(?!))?(?:每天|一天|每日|早上|晚上|早晚|睡前)+(?:各)?[一两半二三\d]+[片粒颗]"
+            rf"(?P<x>{_ZH_MEDICATIONS})",
+            text,
+        )
     if match is None:  # the medicine, then its dose: "降压药一天一片", "二甲双胍早晚各一片"
         match = re.search(
             rf"(?P<neg>(?!))?(?P<x>{_ZH_MEDICATIONS}|(?<![吃用买开这那此该])(?![这那此该])"
@@ -1201,7 +1220,7 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     ):
         return []  # "张悦说想…": someone else's wish, not the speaker's plan
     match = re.search(
-        rf"(?<![不没])(?:打算|计划|准备|想要|想(?![象念法到起])|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})",
+        rf"(?<![不没])(?:打算|计划|准备|想要|想(?![象像念法到起])|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})",
         text,
     ) or re.search(
         rf"(?:下(?:个)?(?:周|星期|月)|明年|年底|下半年|过年)(?:[一二三四五六日天末初底])?(?:要|去|会|就)(?P<x>{_SPAN}{{2,20}})",

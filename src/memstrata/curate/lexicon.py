@@ -91,7 +91,7 @@ DRINKS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "decaf": ("decaf", "decaf coffee", "低因咖啡", "无咖啡因咖啡"),
     "tea": ("tea", "teas", "茶", "花茶", "乌龙", "普洱"),
-    "beer": ("beer", "beers", "啤酒"),
+    "beer": ("beer", "beers", "pints", "a pint", "lager", "stout", "guinness", "ale", "啤酒"),
     "wine": ("wine", "red wine", "white wine", "红酒", "葡萄酒"),
     "alcohol": ("alcohol", "liquor", "酒", "白酒"),
     "soda": ("soda", "coke", "pop", "可乐", "汽水", "碳酸饮料"),
@@ -840,7 +840,12 @@ def named(table: dict[str, tuple[str, ...]], phrase: str) -> list[tuple[str, str
         if word not in text:
             continue  # most of a table is not said: one look, no pattern
         if word.isascii():
-            spans = [m.span() for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text)]
+            # whole Latin words, which Chinese characters beside them do not join
+            # ("还要带Ventolin在书包里")
+            spans = [
+                m.span()
+                for m in re.finditer(rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])", text)
+            ]
         else:
             spans = [m.span() for m in re.finditer(re.escape(word), text)]
         for start, end in spans:

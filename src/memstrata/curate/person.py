@@ -247,8 +247,33 @@ def _in_place(name: str, start: int) -> str:
     return "the" + name[3:] if start > 0 and name.startswith("The ") else name
 
 
+#: words quoted from someone ("上面写 'I teach chemistry, what's your superpower'", 'she said
+#: "I'm done"'): theirs, said as they said them
+_QUOTED: Final = re.compile(
+    r"(?:(?<=[\s:：，,写寫说說])|^)(?:'[^'\n]{6,200}'|\"[^\"\n]{6,200}\"|“[^”\n]{6,200}”|"
+    r"‘[^’\n]{6,200}’|「[^」\n]{2,200}」|"
+    # a quotation the clause was cut inside: from its opening after a word of saying to the end
+    r"(?<=[写寫说說:：] )['\"“‘][^'\"”’\n]{2,200}$|(?<=[写寫说說:：])['\"“‘][^'\"”’\n]{2,200}$)"
+)
+
+
 def third_person(sentence: str, name: str) -> str:
-    """``sentence`` with the speaker's first-person words in the third person, by ``name``."""
+    """``sentence`` with the speaker's first-person words in the third person, by ``name``;
+    words quoted from someone stay as they were said."""
+    quotes: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        quotes.append(match[0])
+        return f"\ue000{len(quotes) - 1}\ue001"
+
+    held = _QUOTED.sub(keep, sentence)
+    if not quotes:
+        return _third_person(sentence, name)
+    told = _third_person(held, name)
+    return re.sub(r"\ue000(\d+)\ue001", lambda m: quotes[int(m[1])], told)
+
+
+def _third_person(sentence: str, name: str) -> str:
     out = sentence.strip()
     for pattern, expanded in _CONTRACTIONS:
         out = pattern.sub(expanded, out)

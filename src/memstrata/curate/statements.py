@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.frames import Frame
 from memstrata.curate.person import DEFAULT_SUBJECT, agree, third_person
@@ -124,6 +125,17 @@ _ZH: Final[dict[tuple[str, str], str]] = {
 }
 
 
+def _by_name_alone(who: str) -> bool:
+    """Whether a person of the user's life is known by their name alone, no relation said
+    ("Maya", not "daughter Maya", "mum" or "女儿朵朵")."""
+    if not who.isascii() or " " in who:
+        return False
+    folded = who.casefold()
+    return folded not in lexicon.RELATIONS_EN and not re.fullmatch(
+        r"mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad|hubby", folded
+    )
+
+
 def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     """``frame`` said plainly about ``subject`` ("The user", a speaker's name, or 用户)."""
     mood = "not" if frame.negated else "only" if frame.exclusive else ""
@@ -134,7 +146,9 @@ def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
     table = _ZH if chinese else _EN
     template = table.get((frame.kind, mood)) or table[(frame.kind, "")]
     who = "用户" if chinese and subject == DEFAULT_SUBJECT else subject
-    if frame.who:  # the need of a person in the user's care: said of them
+    if frame.who and _by_name_alone(frame.who):  # "Maya is allergic to peanuts"
+        who = frame.who[:1].upper() + frame.who[1:]
+    elif frame.who:  # the need of a person in the user's care: said of them
         who = f"{who}的{frame.who}" if chinese else f"{who}'s {frame.who}"
     value = frame.value
     if frame.kind == "partner" and not frame.negated:
