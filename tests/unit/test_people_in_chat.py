@@ -10,7 +10,7 @@ import pytest
 
 from memstrata.curate.person import third_person
 from memstrata.curate.safety_net import health_matter
-from tests.unit.said import candidates
+from tests.unit.said import SAID_AT, candidates
 
 
 def _states(*turns: str) -> set[tuple[str | None, str | None]]:
@@ -168,3 +168,70 @@ def test_words_in_quotes_stay_as_said() -> None:
 
 def test_a_latin_word_beside_chinese_characters_is_a_whole_word() -> None:
     assert health_matter("还要带Ventolin在书包里急用") is not None
+
+
+@pytest.mark.parametrize(
+    ("turns", "present", "absent"),
+    [
+        (
+            ("turns out it's cashews I'm allergic to, not peanuts.",),
+            {("allergy:cashew", "cashews"), ("allergy:peanut", "peanuts")},
+            {("allergy:cashew+peanut", "cashews, not peanuts")},
+        ),
+        (
+            (
+                "cian's allergic to strawberries btw",
+                "cian had the tests done. it's actually kiwi he's allergic to, not strawberries.",
+            ),
+            {("allergy:cian/kiwi", "kiwi")},
+            set(),
+        ),
+        (
+            ("It's really my sister who is allergic to cats.",),
+            {("allergy:sister/cats", "cats")},
+            {("family:cats", "sister cats")},
+        ),
+    ],
+)
+def test_an_allergy_said_with_the_allergen_first(
+    turns: tuple[str, ...], present: set[tuple[str, str]], absent: set[tuple[str, str]]
+) -> None:
+    states = _states(*turns)
+    assert present <= states
+    assert not (absent & states)
+
+
+def test_the_allergen_an_allergy_is_not_ends_it() -> None:
+    made = candidates(
+        "cian's allergic to strawberries btw",
+        "cian had the tests. it's actually kiwi he's allergic to, not strawberries.",
+    )
+    assert any(c.slot == "allergy:cian/strawberry" and c.ended is not None for c in made)
+    assert any(c.slot == "allergy:cian/kiwi" and c.ended is None for c in made)
+
+
+@pytest.mark.parametrize(
+    ("text", "home"),
+    [
+        ("We're moving to Boulder in June.", "Boulder"),
+        ("and we're moving into ratoath in two weeks, keys on the 29th.", "ratoath"),
+    ],
+)
+def test_a_move_on_a_date_said_is_the_home_from_then(text: str, home: str) -> None:
+    made = [c for c in candidates(text) if c.slot == "residence"]
+    assert [c.value for c in made] == [home]
+    assert made[0].when is not None and made[0].when.start > SAID_AT  # from then, not before
+
+
+@pytest.mark.parametrize(
+    "text", ["We're thinking of moving to Leeds next year.", "We're moving to Leeds eventually."]
+)
+def test_a_move_not_decided_is_a_plan_only(text: str) -> None:
+    assert "residence" not in _slots(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("So 我把 boba 戒了", "boba"), ("我把咖啡戒了", "咖啡")]
+)
+def test_a_drink_given_up_with_ba_is_the_drink(text: str, value: str) -> None:
+    assert any(slot.startswith("drink:") and v == value for slot, v in _states(text))

@@ -173,6 +173,20 @@ def _pronoun_person(pronoun: str, turn: str, people: Mapping[str, str]) -> tuple
                 named.append((name or rel, label))
     people_named = {label for _, label in named}
     if not people_named:
+        # one person named in the turn whose sex no word of theirs says ("cian had the allergy
+        # tests done … it's kiwi he's allergic to"): the one "he" or "she" can be
+        unsexed = [
+            (name, label)
+            for name, label in people.items()
+            if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", turn, re.IGNORECASE)
+            and not any(
+                re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", label, re.IGNORECASE)
+                for w in (*_HE, *_SHE)
+            )
+        ]
+        if len(unsexed) == 1:
+            return unsexed[0]
+    if not people_named:
         # no one of that sex named in the turn: the one spoken of last ("I look after my mum
         # Joan." … "She's on donepezil"); the people are kept in the order last spoken of
         latest = [

@@ -355,7 +355,7 @@ class RuleExtractor:
             listeners = speakers - {episode.speaker}
             earlier = _previous_turns(episodes, read, index)
             said_text = chat_spelling(read[index])
-            said = sentences(said_text)
+            said = [part for sentence in sentences(said_text) for part in _uncleft(sentence)]
             stated: list[Frame] = []  # the turn's states so far ("crab is fine" after them)
             for position, text in enumerate(said):
                 text = _said_again(text, last.get(episode.speaker), episode, index)
@@ -605,6 +605,33 @@ _DOES_FIRST_EN: Final = re.compile(
     r"^(?:(?:still|also|now|just)\s+)*(?:takes|has|needs|uses|gets|can't|cannot|won't)\b",
     re.IGNORECASE,
 )
+
+
+#: an allergy said with its allergen put first ("it's actually kiwi he's allergic to, not
+#: strawberries", "turns out it's cashews I'm allergic to")
+_CLEFT_ALLERGY: Final = re.compile(
+    r"\b(?i:it(?:'s| is))\s+(?i:(?:actually|really|only|just)\s+)*"
+    r"(?P<x>(?!(?i:my|his|her|our|their|the)\b)[A-Za-z][\w' -]{1,30}?)\s+(?i:that\s+)?"
+    r"(?P<s>(?i:I'm|I am|he's|she's|he is|she is)|[A-Z][a-z]+(?:'s| is))\s+"
+    r"(?P<a>(?i:(?:only\s+|actually\s+)?allergic to))\b"
+    r"(?:,?\s+(?i:not)\s+(?P<y>[A-Za-z][\w' -]{1,30}?))?\s*(?:[,.;!]|$)"
+)
+
+
+def _uncleft(text: str) -> list[str]:
+    """``text``, or its allergy said with the person first when it puts the allergen first,
+    and what it says the allergen is not, apart: "it's actually kiwi he's allergic to, not
+    strawberries" -> "he's allergic to kiwi", "he's not allergic to strawberries" (what the
+    frames read)."""
+    match = _CLEFT_ALLERGY.search(text)
+    if match is None:
+        return [text]
+    who, allergic = match["s"], match["a"]
+    out = [f"{who} {allergic} {match['x']}."]
+    if match["y"]:
+        out.append(f"{who} not {allergic} {match['y']}.")
+    rest = text[match.end() :].strip()
+    return [*out, rest] if rest else out
 
 
 def _goes_on_about(text: str, before: str) -> str:
@@ -865,6 +892,12 @@ _IT_TOLD: Final = re.compile(
 #: the kinds whose ending is said plainly ("The user no longer takes Ventolin")
 _SAID_PLAINLY_ENDED: Final = frozenset({"routine", "hobby", "drink", "medication"})
 #: verbs of a change of state: the time beside one is when a state began ("moved last week")
+#: a move still to come, whose date is read forward
+_MOVE_TO_COME: Final = re.compile(
+    r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b|"
+    r"下个月.{0,6}搬|要搬|准备搬",
+    re.IGNORECASE,
+)
 _CHANGE: Final = re.compile(
     r"\b(?:moved|moving|relocated|started|starting|start|joined|joining|began|hired|promoted|"
     r"married|engaged|divorced|broke up|split|adopted|got|left|quit|retired|became|switched|"
@@ -1000,7 +1033,10 @@ def _frame_candidates(
             continue  # a fact must stand on its own: the turn stays in the archive
         # the time of a state is said in its clause (or a short one before it: "Last week, I
         # moved"), not anywhere in the sentence ("我老婆怀孕了，预产期是六月，她对芒果过敏")
-        future = frame.kind in _TENSE_FUTURE
+        # a home moved to on a date said to come ("we're moving to Boulder in June")
+        future = frame.kind in _TENSE_FUTURE or (
+            frame.kind == "residence" and bool(_MOVE_TO_COME.search(sentence))
+        )
         clause = _clause_of(sentence, parts_of_sentence, frame.value)
         when = _when(clause, episode.time, future)
         if when is None:

@@ -676,10 +676,41 @@ _DWELLING: Final = (
 )
 
 
+#: a move not yet decided: a plan, never the home
+_UNSURE_MOVE: Final = re.compile(
+    r"\b(?:thinking|think|might|maybe|perhaps|considering|hoping|hope|if|eventually|someday|"
+    r"one day|probably|not)\b",
+    _I,
+)
+#: the time a move is said to happen on, after its place
+_MOVE_TIME: Final = re.compile(
+    r"\b(?:in|on|at the end of|end of|by|next|this|from)\s+(?:\w+\s+)?(?:january|february|"
+    r"march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|"
+    r"jun|jul|aug|sep|sept|oct|nov|dec|week|weeks|month|months|spring|summer|autumn|fall|"
+    r"winter|the \d+(?:st|nd|rd|th)|\d+(?:st|nd|rd|th)?|two|three|a few|a couple of|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\bnext\s+\w+|"
+    r"\b(?:keys|move-in|moving day)\b",
+    _I,
+)
+
+
 def _home(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]:
     out: list[Frame] = []
     if re.search(r"\b(?:I|we)(?:'re| are|'m| am)\s+(?:\w+\s+)?(?:moving|relocating)\b", text, _I):
-        return out  # a move to come is a plan (_plans)
+        # a move to come is a plan (_plans); one on a date said is also the home from then
+        # ("we're moving to Boulder in June", "moving into ratoath in two weeks")
+        if (
+            move := re.search(
+                rf"\b(?:I|we)(?:'re| are|'m| am)\s+(?:(?:finally|officially|also|actually)\s+)?"
+                rf"(?:moving|relocating)\s+(?:back\s+)?(?:to|into)\s+{_PLACE}",
+                text,
+                _I,
+            )
+        ) and not _UNSURE_MOVE.search(text):
+            place = _clean(_proper(move["place"]) or "")
+            if place and _MOVE_TIME.search(text[move.end() :]):
+                out.append(Frame("residence", place))
+        return out
     if match := re.search(
         rf"(?:\b(?:I|we)(?:'re|'m| are| am)?\s+|^)(?:(?:finally|all)\s+)?{_ADVERBS}"
         rf"(?:'ve |have |had )?(?:just\s+)?(?:moved|relocated|settled)"

@@ -1070,7 +1070,7 @@ def _drinks(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
         r"(?:不喝了|不再喝了|戒了|喝不了了)",
         text,
     ):
-        said = re.sub(r"^(?:我|连)", "", _clean(match["x"]))
+        said = re.sub(r"^(?:我|连|把)+", "", _clean(match["x"]))  # "我把咖啡戒了": the coffee
         keys = lexicon.canonical(lexicon.DRINKS, said)
         if keys and not any(f.key == keys[0] for f in out):
             out.append(Frame("drink", said, keys[0], negated=True))
