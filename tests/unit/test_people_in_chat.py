@@ -235,3 +235,16 @@ def test_a_move_not_decided_is_a_plan_only(text: str) -> None:
 )
 def test_a_drink_given_up_with_ba_is_the_drink(text: str, value: str) -> None:
     assert any(slot.startswith("drink:") and v == value for slot, v in _states(text))
+
+
+def test_a_name_before_apostrophe_s_is_the_name() -> None:
+    assert ("family:gerry", "brother gerry") in _states(
+        "my brother gerry's having a barbecue saturday, he always burns the sausages"
+    )
+
+
+def test_a_wish_someone_else_said_is_no_plan_of_the_speakers() -> None:
+    assert not any(
+        s.startswith("plan") for s in _slots("老周说过年想换个新电视 我说家里那个还能看")
+    )
+    assert "plan:换工作" in _slots("我打算明年换工作")

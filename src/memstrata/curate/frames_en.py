@@ -222,6 +222,7 @@ def _name(candidate: str | None, text: str = "") -> str | None:
     cooks" names no one)."""
     if not candidate:
         return None
+    candidate = re.sub(r"['’]s$", "", candidate)  # "my brother gerry's having a barbecue"
     if candidate.islower() and not _casual(text):
         return None
     first = candidate.split()[0].split("-")[0]

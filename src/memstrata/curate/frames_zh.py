@@ -1216,9 +1216,11 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     if any(f.kind in ("residence", "employer", "job") and not f.negated for f in earlier):
         return []
     if re.search(
-        r"[\u4e00-\u9fffA-Za-z]{2,}(?:说|觉得|希望|建议|让我)(?=想|要|打算|计划|准备)", text
+        r"[\u4e00-\u9fffA-Za-z]{2,}(?:说|觉得|希望|建议|让我)"
+        r"(?:过年|明年|今年|年底|下个月|下周|周末|以后|将来)?(?=想|要|打算|计划|准备)",
+        text,
     ):
-        return []  # "张悦说想…": someone else's wish, not the speaker's plan
+        return []  # "张悦说想…", "老周说过年想换个新电视": someone else's wish, not the speaker's
     match = re.search(
         rf"(?<![不没])(?:打算|计划|准备|想要|想(?![象像念法到起])|要去|将要|会去)(?P<x>{_SPAN}{{2,24}})",
         text,
