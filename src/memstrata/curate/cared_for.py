@@ -80,15 +80,8 @@ _ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟�
 _BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
 _ZH_VERBS: Final = (
     rf"对|有|得了|患有|确诊|查出|在吃|在用|在打|要吃|每天|一直|吃|用|打|坐|戴|需要|不能|过敏|也|怀孕|"
-    rf"现在(?:出门|在家)?得?|出门|在家|{_BODY_ZH}|"
+    rf"现在(?:出门|在家)?得?|出门|在家|{_BODY_ZH}|" + lexicon.chinese_words(lexicon.CONDITIONS)
     # a condition named right after the person ("我妈高血压好多年了")
-    + "|".join(
-        sorted(
-            (re.escape(w) for ws in lexicon.CONDITIONS.values() for w in ws if not w.isascii()),
-            key=len,
-            reverse=True,
-        )
-    )
 )
 #: words that stand where a name may after a relation, and are none
 _NOT_NAMES_ZH: Final = frozenset(

@@ -855,13 +855,7 @@ _SUBJECTLESS_ZH: Final = re.compile(
     r"^(?:也|还|都|就|又|一直|每天|现在|已经|刚|正在|在|想|要|打算|准备|觉得|说|去|来|回|吃|喝|住|做|"
     # a time said first ("今年78了"), or a condition named first ("高血压好多年了")
     r"今年|去年|前年|这几年|这些年|最近|平时|从小|"
-    + "|".join(
-        sorted(
-            (re.escape(w) for ws in lexicon.CONDITIONS.values() for w in ws if not w.isascii()),
-            key=len,
-            reverse=True,
-        )
-    )
+    + lexicon.chinese_words(lexicon.CONDITIONS)
     + ")"
 )
 #: a Chinese clause that says what someone does, without saying who ("在打胰岛素")

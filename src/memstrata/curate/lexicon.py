@@ -803,6 +803,12 @@ LANGUAGES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
+def chinese_words(table: dict[str, tuple[str, ...]]) -> str:
+    """``table``'s Chinese words as one pattern's alternatives, the longest first."""
+    words = (w for ws in table.values() for w in ws if not w.isascii())
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
 def health_key(phrase: str) -> str | None:
     """The first health key ``phrase`` names in the health tables (conditions, medications,
     diets, accessibility needs), or None."""
