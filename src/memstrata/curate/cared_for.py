@@ -68,7 +68,8 @@ _VERB_EN: Final = {
 #: kin called by what they are, as a name ("Mum has dementia", "Dad's on warfarin")
 _KIN_AS_NAME: Final = r"(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)"
 #: the same at the very start of a chat's sentence, however it is written ("mam is on warfarin")
-_KIN_OPENS: Final = r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad)"
+KIN_AS_NAMES: Final = "mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad"
+_KIN_OPENS: Final = rf"(?i:{KIN_AS_NAMES})"
 #: a relation at the very start of a chat's sentence, its "my" left out ("Husband's on
 #: warfarin", "Hubby has a shellfish allergy"); said so only there, as the sentence's subject
 _KIN_BARE: Final = r"(?-i:Husband|Hubby|Wife|Son|Daughter|Partner|Boyfriend|Girlfriend)"

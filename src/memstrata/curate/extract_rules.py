@@ -580,17 +580,15 @@ _SINCE: Final = re.compile(
 
 #: a sentence that opens with a person of the speaker's life, "he" or "she" ("she's 78",
 #: "mam is on warfarin", "my husband Ron has Parkinson's"): its subject, said again
+_WHO_EN: Final = rf"(?P<who>(?:my|our)\s+(?!own\b)[a-z]+|he|she|{cared.KIN_AS_NAMES})"
 _PERSON_OPENS_EN: Final = re.compile(
-    r"^\s*(?:(?:and|also|so|but)\s+)?(?P<who>(?:my|our)\s+(?!own\b)[a-z]+|he|she|"
-    r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad))(?:\s+[A-Z][a-z]+)?"
+    rf"^\s*(?:(?:and|also|so|but)\s+)?{_WHO_EN}(?:\s+[A-Z][a-z]+)?"
     r"(?:'s\b|\s+(?:is|has|lives|takes|needs|uses|was|had|can't|cannot)\b)",
     re.IGNORECASE,
 )
 #: a sentence that opens with a person of the speaker's life, whatever it says of them
 _OTHER_PERSON_EN: Final = re.compile(
-    r"^\s*(?:(?:and|also|so|but|speaking of)\s+)?(?P<who>(?:my|our)\s+(?!own\b)[a-z]+|he|she|"
-    r"(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad))\b",
-    re.IGNORECASE,
+    rf"^\s*(?:(?:and|also|so|but|speaking of)\s+)?{_WHO_EN}\b", re.IGNORECASE
 )
 #: a word that names someone other than the speaker ("for her heart")
 _THIRD_PERSON_EN: Final = re.compile(r"\b(?:her|his|him|she|he)\b", re.IGNORECASE)

@@ -13,6 +13,7 @@ from typing import Final
 
 from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
+from memstrata.curate.cared_for import KIN_AS_NAMES
 from memstrata.curate.frames import Frame
 from memstrata.curate.person import DEFAULT_SUBJECT, agree, third_person
 
@@ -131,9 +132,7 @@ def _by_name_alone(who: str) -> bool:
     if not who.isascii() or " " in who:
         return False
     folded = who.casefold()
-    return folded not in lexicon.RELATIONS_EN and not re.fullmatch(
-        r"mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad|hubby", folded
-    )
+    return folded not in lexicon.RELATIONS_EN and not re.fullmatch(rf"{KIN_AS_NAMES}|hubby", folded)
 
 
 def statement(frame: Frame, subject: str, *, chinese: bool) -> str:
