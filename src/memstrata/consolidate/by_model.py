@@ -56,7 +56,8 @@ from memstrata.model import (
 from memstrata.ports import LLM
 
 if TYPE_CHECKING:
-    from memstrata.consolidate import ConsolidationReport, Consolidator
+    from memstrata.consolidate.parts import Parts
+    from memstrata.consolidate.report import ConsolidationReport
 
 #: bounds on what one prompt shows
 MAX_TOPIC_BULLETS: Final = 60
@@ -82,9 +83,9 @@ def _step(llm: LLM, name: str) -> Iterator[None]:
 
 
 class ModelSteps:
-    """The model's part of one :class:`Consolidator`."""
+    """The model's part of one :class:`memstrata.consolidate.Consolidator`."""
 
-    def __init__(self, owner: Consolidator, llm: LLM) -> None:
+    def __init__(self, owner: Parts, llm: LLM) -> None:
         self.owner = owner
         self.llm = llm
         self.store = owner.store
@@ -342,7 +343,7 @@ class ModelSteps:
 
 
 def merge_topic(
-    owner: Consolidator, scope: Scope, src: str, into: str, report: ConsolidationReport
+    owner: Parts, scope: Scope, src: str, into: str, report: ConsolidationReport
 ) -> None:
     """Fold topic ``src`` into ``into``: its bullets added there (a text already there is
     not added twice), its facts filed there, then its bullets deleted. Each step can be
