@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from memstrata.api import Memory
-from memstrata.api.audit import fingerprint
+from memstrata.api.kept import fingerprint
 from memstrata.cli.commands import cli
 from memstrata.model import DocumentKind, Scope
 from tests.keyed import keyed_client

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import TooLargeError
-from memstrata.server.http import status_for
+from memstrata.server.errors import status_for
 from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.keyed import keyed_client

@@ -31,8 +31,8 @@ from memstrata.api import Memory
 from memstrata.errors import BusyError, InvalidInputError, StoreError
 from memstrata.ids import new_id
 from memstrata.model import Scope
-from memstrata.store.compaction import CompactionReport, compact_store
-from memstrata.store.opening import open_store
+from memstrata.store.compaction import CompactionReport
+from memstrata.store.opening import compact_store, open_store
 from tests.contract.backends import fresh_url
 
 SERVERS = ("postgresql", "mysql")

@@ -30,8 +30,7 @@ from memstrata.server.auth import (
     local_refusal,
     tenant_user,
 )
-from memstrata.server.errors import install_error_handlers
-from memstrata.server.http import status_for
+from memstrata.server.errors import install_error_handlers, status_for
 
 
 def _app(policy: AuthPolicy) -> FastAPI:

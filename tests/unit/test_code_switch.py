@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memstrata.curate.code_switch import english_reading
-from memstrata.curate.frames import frames_in
+from memstrata.curate.frame_reader import frames_in
 from tests.unit.said import candidates, facts
 
 

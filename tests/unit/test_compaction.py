@@ -20,9 +20,9 @@ from memstrata.store.compaction import (
     CompactionReport,
     TableCompaction,
     chosen_tables,
-    compact_store,
     table_names,
 )
+from memstrata.store.opening import compact_store
 from memstrata.store.server.mysql_schema import migrations as mysql_migrations
 from memstrata.store.server.postgres_schema import MIGRATIONS as POSTGRES_MIGRATIONS
 from memstrata.store.sql.copying import TABLES

@@ -87,7 +87,7 @@ def test_an_allergy_list_goes_on_across_commas_only_while_it_names_foods() -> No
 
 
 def test_a_clause_is_read_beside_the_latest_states_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memstrata.curate import frames
+    from memstrata.curate import frame_reader as frames
 
     seen: list[int] = []
     real = frames.frames_in

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstrata.curate.extract_rules import RuleExtractor, capital_i, chat_spelling
-from memstrata.curate.frames import Frame, complete, frames_in, importance, passing
+from memstrata.curate.frame_reader import frames_in
+from memstrata.curate.frames import Frame, complete, importance, passing
 from memstrata.model import Episode, Role, Scope
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memstrata.api import Memory
-from memstrata.curate.frames import frames_in
+from memstrata.curate.frame_reader import frames_in
 from memstrata.model import Role, Scope, Turn
 from tests.conftest import FixedClock
 from tests.unit.said import candidates

@@ -469,7 +469,7 @@ def test_a_persons_slots_count_the_needs_their_safety_section_states() -> None:
 def test_a_relation_is_named_by_a_name_not_by_the_verb_before_it(
     said: str, slots: list[str]
 ) -> None:
-    from memstrata.curate.frames import frames_in
+    from memstrata.curate.frame_reader import frames_in
 
     assert [f.slot for f in frames_in(said)] == slots
 

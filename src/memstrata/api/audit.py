@@ -12,20 +12,18 @@ forgotten.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import AUDIT_STATE_KEY, ScopeLike, as_scope, reason_of
 from memstrata.api.curation import CurationMixin
 from memstrata.api.fallback import model_fallback
+from memstrata.api.kept import fingerprint
 from memstrata.codec import format_time
 from memstrata.errors import ConflictError, InvalidInputError, NotFoundError
 from memstrata.model import DeleteReason, DocumentKind, JsonValue, Scope
-from memstrata.ports import RecordStore
 from memstrata.retry import retry_conflicts
 
 if TYPE_CHECKING:
@@ -34,32 +32,6 @@ if TYPE_CHECKING:
 
 AuditAction = Literal["keep", "delete", "edit"]
 ACTIONS: Final = ("keep", "delete", "edit")
-
-
-def fingerprint(bullet: Bullet) -> str:
-    """A hash of a bullet's text and citations: what a keep acknowledges."""
-    cited = [f"{c.surface}:{c.episode_id}" for c in bullet.citations]
-    data = json.dumps([bullet.text, cited], ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def kept_bullets(store: RecordStore, scope: Scope) -> Mapping[str, JsonValue]:
-    """The acknowledgements of the bullets a person kept in ``scope``, by bullet id."""
-    state = store.get_document(scope, DocumentKind.STATE, AUDIT_STATE_KEY)
-    kept = state.content.get("kept") if state is not None else None
-    return kept if isinstance(kept, Mapping) else {}
-
-
-def kept_check(store: RecordStore, scope: Scope) -> Callable[[Bullet], bool]:
-    """Whether a bullet is one a person kept as it now stands (text and citations as they
-    were when it was kept): the audit neither flags nor removes it."""
-    kept = kept_bullets(store, scope)
-
-    def check(bullet: Bullet) -> bool:
-        ack = kept.get(bullet.id)
-        return isinstance(ack, Mapping) and ack.get("fingerprint") == fingerprint(bullet)
-
-    return check
 
 
 @dataclass(frozen=True, slots=True)

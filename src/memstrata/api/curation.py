@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import ScopeLike, as_scope
 from memstrata.api.fallback import ModelFallback, model_fallback
+from memstrata.api.kept import kept_check
 from memstrata.api.records import RecordsMixin
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, JsonValue, Scope
@@ -263,8 +264,6 @@ class CurationMixin(RecordsMixin):
             if mode == "update":
                 report = consolidator.update(scope)
             elif mode == "audit":
-                from memstrata.api.audit import kept_check
-
                 report = consolidator.audit(
                     scope, remove=remove, kept=kept_check(self.store, scope)
                 )

@@ -20,7 +20,7 @@ import re
 import socket
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from memstrata.errors import ConfigError
 from memstrata.ids import new_id
@@ -28,7 +28,6 @@ from memstrata.private import private_dir
 from memstrata.settings import SITE_FILE
 
 if TYPE_CHECKING:
-    from memstrata.api.forgetting import ForgettingMixin
     from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -138,12 +137,19 @@ def site_label(data_dir: Path) -> str:
     return f"{socket.gethostname()}:{path}"
 
 
+class Finishes(Protocol):
+    """What the sweep calls: a memory that applies the erasures journalled since its data
+    directory's last sweep (:meth:`memstrata.api.forgetting.ForgettingMixin.finish_erasures`)."""
+
+    def finish_erasures(self) -> object: ...
+
+
 class ErasureSweep:
     """A daemon thread that calls :meth:`finish_erasures` every ``interval_s``: the data
     directory stays enrolled, and erasures made through other data directories reach its
     copies within one interval. :meth:`stop` ends it."""
 
-    def __init__(self, memory: ForgettingMixin, interval_s: float) -> None:
+    def __init__(self, memory: Finishes, interval_s: float) -> None:
         self._memory = memory
         self._interval_s = interval_s
         self._stopping = threading.Event()

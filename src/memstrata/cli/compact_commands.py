@@ -61,7 +61,7 @@ def compact(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.store.compaction import compact_store
+    from memstrata.store.opening import compact_store
 
     overrides = {"store_url": store_url} if store_url else {}
     settings = settings_for(data_dir=data_dir, **overrides)

@@ -49,7 +49,8 @@ from memstrata.curate.discourse import (
     strip_markers,
     verbless,
 )
-from memstrata.curate.frames import EARLIER, Frame, frames_in
+from memstrata.curate.frame_reader import EARLIER, frames_in
+from memstrata.curate.frames import Frame
 from memstrata.curate.hanzi import as_read
 from memstrata.curate.merge import terms
 from memstrata.curate.person import DEFAULT_SUBJECT, third_person

@@ -5,7 +5,8 @@ they do (``job``), where they live (``residence``), who their partner, children,
 pets are, what they are allergic to, which conditions and medications they have, what they
 eat, drink and like, their routines, hobbies, plans, goals and the life events that change
 them. Pure functions, English and Chinese (:mod:`memstrata.curate.frames_en`,
-:mod:`memstrata.curate.frames_zh`), no model.
+:mod:`memstrata.curate.frames_zh`), no model; :func:`memstrata.curate.frame_reader.frames_in`
+reads the frames of a clause.
 
 Each frame has a *kind* (:data:`KINDS`) and, for the kinds that hold several values at once
 (allergies, children, likes, plans...), a *key* naming which value (``allergy:shrimp``,
@@ -26,12 +27,9 @@ said for tonight, in a minute or "soon", an errand, is a passing moment
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Final
 
-from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.model import Category
 
@@ -167,88 +165,6 @@ _HAPPENINGS: Final = frozenset({"plan", "life", "trip"})
 PEOPLE: Final = frozenset({"partner", "child", "family", "friend", "pet"})
 
 
-def frames_in(
-    clause: str,
-    earlier: Sequence[Frame] = (),
-    sentence: str = "",
-    turn: str = "",
-    people: Mapping[str, str] | None = None,
-) -> list[Frame]:
-    """The frames a clause sets for its speaker; ``earlier``: the frames of the clauses said
-    before it in the same turn (an elliptical "crab is fine" after an allergy); ``sentence``:
-    the whole sentence the clause is part of, whose words may say what the clause means
-    ("虾和螃蟹都不能吃，吃了会过敏" is an allergy); ``turn``: the whole turn, for a clause whose
-    subject another sentence of it names ("allergist results!! it's only cashew"); ``people``:
-    the names given to the people of the user's life so far, whose health a clause may state
-    (:mod:`memstrata.curate.cared_for`)."""
-    from memstrata.curate import cared_for, code_switch, frames_en, frames_zh
-
-    text = _normal(clause)
-    earlier = earlier[-EARLIER:]
-    # the words around the clause say what it means; a run-on turn of thousands of characters
-    # is read near each clause, so reading it stays linear in its length
-    sentence, turn = _near(sentence, clause), _near(turn, clause)
-    theirs = (
-        cared_for.their_frames(
-            text,
-            {**people, **cared_for.people_of(earlier[-_RECENT:])},  # those named just before
-            lambda said: frames_in(said, earlier, sentence, turn),
-            _normal(turn),
-        )
-        if people is not None
-        else []
-    )
-    found: list[Frame] = []
-    if _CJK.search(text):
-        found += frames_zh.frames(text, earlier, _normal(sentence) or text)
-    if re.search(r"[A-Za-z]{2,}", text):
-        found += frames_en.frames(text, earlier, _normal(turn))
-        if _CJK.search(text) and (english := code_switch.english_reading(text)) is not None:
-            # "我 shellfish allergy", "我做 ICU nurse 在 St Paul's": the speaker's Chinese "I"
-            # before English words, read as the English clause it stands for
-            found += frames_en.frames(english, earlier, _normal(turn))
-    found = [f for f in found if (complete(f.value) or _named(f)) and _bounded(f)]
-    if schools := tuple(f.value for f in found if f.kind == "school" and not f.negated):
-        found = [  # "我是北京大学大三的学生": where a student studies, not an employer
-            f
-            for f in found
-            if not (f.kind == "employer" and not f.negated and f.value.startswith(schools))
-        ]
-    if any(f.kind != "life" for f in found):  # "adopted a puppy named Max": the pet says it
-        found = [f for f in found if f.kind != "life"]
-    left = {f.value.casefold().split()[0] for f in found if f.kind == "employer" and f.negated}
-    # "I quit Routefox last week": an employer left, not a routine given up
-    found = [
-        f
-        for f in found
-        if not (f.kind == "routine" and f.negated and f.value.casefold().split()[0] in left)
-    ]
-    if any(f.kind == "partner" and not f.negated and f.value in BONDS for f in found):
-        # "we're engaged" read as "the user and their boyfriend are engaged": one bond
-        found = [f for f in found if f.kind != "partner" or f.value in BONDS or " " in f.value]
-    if any(f.kind == "partner" and f.negated for f in found):
-        # "My boyfriend and I broke up": the partner named is the one the clause ends
-        found = [f for f in found if f.kind != "partner" or f.negated]
-    if theirs:  # the person's needs, not the speaker's; who the person is stays
-        found = [f for f in found if f.kind not in cared_for.CARED] + theirs
-    return _distinct([_pastime_keyed(f) for f in found])
-
-
-#: the kinds whose key is a pastime when one is named
-_PASTIME_KINDS: Final = frozenset({"routine", "hobby"})
-
-
-def _pastime_keyed(frame: Frame) -> Frame:
-    """A routine or a hobby of a known pastime keyed by it in canonical English, whichever
-    language said it: "用户每周二打羽毛球" and "badminton on pause" are one routine."""
-    if frame.kind not in _PASTIME_KINDS:
-        return frame
-    keys = (frame.key and lexicon.canonical(lexicon.PASTIMES, frame.key)) or lexicon.canonical(
-        lexicon.PASTIMES, frame.value
-    )
-    return replace(frame, key=keys[0]) if len(keys) == 1 and keys[0] != frame.key else frame
-
-
 #: a bond said as a state of the speaker, with no partner's name ("engaged", "结婚")
 BONDS: Final = frozenset({"engaged", "married", "订婚", "结婚", "已婚"})
 #: words no phrase ends in ("works at", "goes to", "product manager at Tencent in")
@@ -264,34 +180,6 @@ _POINTS_AWAY: Final = re.compile(
     r"her)\b|这个|那个|这些|那些|它|他们|她们|你|那里|这里|那儿|这儿|那边|这边",
     re.IGNORECASE,
 )
-
-
-#: the longest value a frame may have: a longer one is a run of text, not a value
-MAX_VALUE: Final = 120
-
-
-def _bounded(frame: Frame) -> bool:
-    """Whether a frame's value and slot are of a size a state has (a run-on turn of thousands
-    of characters with no break is no value)."""
-    return len(frame.value) <= MAX_VALUE and len(frame.slot) <= 200
-
-
-#: the kinds whose value may be one word the lexicon knows
-_LEXICAL: Final = frozenset({"allergy", "avoids", "drink", "medication", "condition", "diet"})
-
-
-def _named(frame: Frame) -> bool:
-    """Whether a value too short to be a phrase is a word the lexicon knows ("对猫过敏": 猫),
-    for a kind whose values the lexicon lists."""
-    value = frame.value
-    return bool(
-        frame.kind in _LEXICAL
-        and len(value.strip()) <= 2
-        and any(
-            lexicon.canonical(table, value)
-            for table in (lexicon.FOODS, lexicon.DRINKS, lexicon.MEDICATIONS, lexicon.CONDITIONS)
-        )
-    )
 
 
 #: a value that says how many and not of what ("a few", "some", "a couple")
@@ -313,47 +201,3 @@ def complete(value: str) -> bool:
     if _ONLY_HOW_MANY.match(text):
         return False  # "planning a few": a few of what the sentence before named
     return not (_OPEN_END.search(text) or _POINTS_AWAY.search(text))
-
-
-_CJK: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_QUOTES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-
-
-@lru_cache(maxsize=64)
-def _normal(text: str) -> str:
-    return " ".join(text.translate(_QUOTES).split())
-
-
-#: how far around a clause its sentence and turn are read (characters each side)
-_AROUND: Final = 400
-#: how many of a turn's earlier frames may name the people a clause speaks of
-_RECENT: Final = 24
-#: how many of a turn's earlier frames a clause is read beside ("crab is fine" after the
-#: allergy): the latest, so a run-on turn of thousands of states is read in linear time
-EARLIER: Final = 64
-
-
-def _near(text: str, clause: str) -> str:
-    """``text`` within :data:`_AROUND` characters of ``clause`` (all of it when short, or when
-    the clause is not in it as said)."""
-    if len(text) <= 2 * _AROUND + len(clause):
-        return text
-    at = text.find(clause.strip()[:40])
-    if at < 0:
-        return text[: 2 * _AROUND + len(clause)]
-    return text[max(0, at - _AROUND) : at + len(clause) + _AROUND]
-
-
-def _distinct(found: Sequence[Frame]) -> list[Frame]:
-    """Each slot once: of two frames for one slot, the one that says more (a name given)."""
-    best: dict[tuple[str, bool], Frame] = {}
-    for frame in found:
-        mark = (frame.slot, frame.negated)
-        held = best.get(mark)
-        if held is None or len(frame.value) > len(held.value):
-            best[mark] = (
-                frame
-                if held is None
-                else replace(frame, exclusive=frame.exclusive or held.exclusive)
-            )
-    return list(best.values())

@@ -21,7 +21,19 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memstrata.errors import ConflictError, MemstrataError
+from memstrata.errors import (
+    BusyError,
+    ConfigError,
+    ConflictError,
+    ForbiddenError,
+    InvalidInputError,
+    MemstrataError,
+    NotFoundError,
+    StoreError,
+    TooLargeError,
+    UnauthenticatedError,
+    UpstreamError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +44,26 @@ HTTP_ERRORS: Final[Mapping[int, str]] = {
     413: "TooLargeError",
     422: "InvalidInputError",
 }
+
+
+#: the status of each error of the tree, the first class that matches
+STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
+    (TooLargeError, 413),
+    (InvalidInputError, 422),
+    (UnauthenticatedError, 401),
+    (ForbiddenError, 403),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (BusyError, 409),
+    (ConfigError, 500),
+    (UpstreamError, 502),
+    (StoreError, 503),
+    (MemstrataError, 500),
+)
+
+
+def status_for(exc: MemstrataError) -> int:
+    return next(code for cls, code in STATUS_CODES if isinstance(exc, cls))
 
 
 class ErrorResponse(JSONResponse):

@@ -3,8 +3,8 @@
 
 Each route parses, calls the facade, encodes the result; it gets the memory and its scope
 from the dependencies of :mod:`memstrata.server.deps`. Errors of the exception tree map to
-status codes in one table (:data:`STATUS_CODES`); every error answers in one shape
-(:mod:`memstrata.server.errors`), request bodies are bounded in size and in the time they
+status codes in one table, and every error answers in one shape (both in
+:mod:`memstrata.server.errors`); request bodies are bounded in size and in the time they
 take to arrive (:mod:`memstrata.server.limits`) and unknown or repeated query parameters are
 refused.
 """
@@ -17,47 +17,15 @@ from fastapi import Depends, FastAPI
 
 from memstrata import __version__
 from memstrata.api import Memory
-from memstrata.errors import (
-    BusyError,
-    ConfigError,
-    ConflictError,
-    ForbiddenError,
-    InvalidInputError,
-    MemstrataError,
-    NotFoundError,
-    StoreError,
-    TooLargeError,
-    UnauthenticatedError,
-    UpstreamError,
-)
 from memstrata.server.auth import AuthMiddleware, AuthPolicy
 from memstrata.server.deps import known_query_only
-from memstrata.server.errors import install_error_handlers
+from memstrata.server.errors import install_error_handlers, status_for
 from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
 from memstrata.server.routes.web import install_web
 from memstrata.server.schemas import ErrorOut
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, DEFAULT_REQUEST_BODY_TIMEOUT_S
-
-STATUS_CODES: Final[tuple[tuple[type[MemstrataError], int], ...]] = (
-    (TooLargeError, 413),
-    (InvalidInputError, 422),
-    (UnauthenticatedError, 401),
-    (ForbiddenError, 403),
-    (NotFoundError, 404),
-    (ConflictError, 409),
-    (BusyError, 409),
-    (ConfigError, 500),
-    (UpstreamError, 502),
-    (StoreError, 503),
-    (MemstrataError, 500),
-)
-
-
-def status_for(exc: MemstrataError) -> int:
-    return next(code for cls, code in STATUS_CODES if isinstance(exc, cls))
-
 
 #: every route documents the one error shape
 ERROR_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {

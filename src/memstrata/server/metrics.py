@@ -172,7 +172,7 @@ _multiprocess_dir: str | None = None
 def use_multiprocess(directory: str) -> None:
     """Count in ``directory``, shared with the other workers (call before any request;
     ``PROMETHEUS_MULTIPROC_DIR`` must name it from the process start, which the supervisor
-    in :func:`memstrata.server.serve` sees to)."""
+    in :func:`memstrata.server.run.serve` sees to)."""
     global _multiprocess_dir
     with _process_lock:
         if _process is not None and _process.multiprocess_dir != directory:

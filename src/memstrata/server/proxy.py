@@ -53,8 +53,7 @@ from memstrata.errors import (
 )
 from memstrata.model import EpisodeFilter, KeyRole, Role, Scope
 from memstrata.server.auth import AuthMiddleware, AuthPolicy, KeyAuth, Principal, tenant_user
-from memstrata.server.errors import install_error_handlers
-from memstrata.server.http import status_for
+from memstrata.server.errors import install_error_handlers, status_for
 from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.proxy_messages import AnswerCollector, last_user_text, with_memory
 from memstrata.server.schemas import MAX_DEPTH, check_json_values
@@ -437,9 +436,10 @@ def serve_proxy(settings: Settings, config: ProxySettings) -> None:
     import uvicorn
 
     from memstrata.api import Memory
-    from memstrata.server import auth_policy, listen
+    from memstrata.server.app import auth_policy
     from memstrata.server.auth import check_local_host
     from memstrata.server.requestlog import configure_server_logging
+    from memstrata.server.run import listen
 
     if settings.auth == "local":
         check_local_host(settings.host)

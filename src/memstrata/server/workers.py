@@ -55,7 +55,7 @@ class WorkerApp:
 
     def __call__(self) -> FastAPI:
         from memstrata.api import Memory
-        from memstrata.server import served_app
+        from memstrata.server.app import served_app
         from memstrata.server.metrics import use_multiprocess
         from memstrata.server.requestlog import configure_server_logging
 
@@ -139,7 +139,7 @@ def serve_workers(settings: Settings, sock: socket.socket) -> None:
     import uvicorn
 
     from memstrata.api import Memory
-    from memstrata.server import auth_policy
+    from memstrata.server.app import auth_policy
 
     with Memory.open(settings=settings) as memory:  # the sample is loaded once, here
         auth_policy(memory, settings)  # and the first admin key made once, before the workers

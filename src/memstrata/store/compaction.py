@@ -24,7 +24,7 @@ binary log), backups and archives, replicas' own logs, and the file system's fre
 docs/scaling.md ("What each store guarantees") gives the operator's recipe for those.
 
 Compaction takes locks, so it is an operator's command (``memstrata compact``), never part of
-a deletion: :func:`compact_store` opens the store a URL names and calls its
+a deletion: :func:`memstrata.store.opening.compact_store` opens the store a URL names and calls its
 :meth:`Compactable.compact`.
 """
 
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
-from memstrata.errors import BusyError, ConfigError, InvalidInputError, StoreError
+from memstrata.errors import BusyError, InvalidInputError, StoreError
 
 #: how long a compaction waits for a lock another transaction holds, by default
 LOCK_TIMEOUT_S: Final = 30.0
@@ -200,27 +200,3 @@ def failed_error(shown: str, exc: Exception, done: Sequence[TableCompaction]) ->
         f"the database {shown} failed while compacting: {exc}; tables compacted before: "
         f"{compacted_before(done)}"
     )
-
-
-def compact_store(
-    url: str,
-    *,
-    tables: Sequence[str] | None = None,
-    dry_run: bool = False,
-    lock_timeout_s: float = LOCK_TIMEOUT_S,
-    progress: Progress | None = None,
-) -> CompactionReport:
-    """Open the store ``url`` names and compact it (see :class:`Compactable`)."""
-    from memstrata.store.opening import open_store
-    from memstrata.store.url import redact
-
-    check_lock_timeout(lock_timeout_s)
-    store = open_store(url)
-    try:
-        if not isinstance(store, Compactable):
-            raise ConfigError(f"the store {redact(url)} cannot be compacted")
-        return store.compact(
-            tables=tables, dry_run=dry_run, lock_timeout_s=lock_timeout_s, progress=progress
-        )
-    finally:
-        store.close()

@@ -30,7 +30,7 @@ from starlette.types import Scope as AsgiScope
 
 from memstrata.errors import ForbiddenError, MemstrataError
 from memstrata.server.auth import local_refusal
-from memstrata.server.errors import error_response
+from memstrata.server.errors import error_response, status_for
 from memstrata.server.mcp.server import (
     MessageRefused,
     ScopeResolver,
@@ -148,7 +148,6 @@ def mount_mcp(
     call in the scope ``resolve`` gives for its request (default: :func:`.access.key_scope`,
     the user from what the request's API key allows). ``host`` is the address the server
     binds (default: the ``host`` setting). The app's lifespan runs the session manager."""
-    from memstrata.server.http import status_for
     from memstrata.server.mcp.access import key_scope
 
     resolve = key_scope if resolve is None else resolve
