@@ -7,8 +7,10 @@ import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from memstrata.api.copies import CopyHolder, Erasing, erase_copies, holders_of, prove_erased
 from memstrata.codec import parse_time
 from memstrata.errors import BusyError, InvalidInputError, StoreError, TooLargeError
 from memstrata.model import (
@@ -32,8 +34,6 @@ from memstrata.ports import (
     SITE_WAIT,
     Clock,
     Embedder,
-    ErasingStore,
-    ForgettingEmbedder,
     RecordStore,
     SystemClock,
     TraceSink,
@@ -245,6 +245,19 @@ class MemoryState:
                 size=len(text),
             )
 
+    def _copy_holders(self) -> list[CopyHolder]:
+        """Every holder of copies of user text outside the store's rows, in the order a
+        forget erases them (see :mod:`memstrata.api.copies`)."""
+        settings = self.settings
+        return holders_of(
+            self.store,
+            trace=self.trace,
+            index_dir=None if settings is None else settings.index_dir,
+            vector_cache=None if settings is None else Path(settings.embedding_cache_path),
+            indexes=lambda: self._indexes,
+            embedder=lambda: self._embedder,
+        )
+
     def _erase_copies(
         self,
         episode_ids: Sequence[str],
@@ -256,55 +269,19 @@ class MemoryState:
         ids: Collection[str] = (),
     ) -> int:
         """Erase the copies of deleted records kept outside the record store, once the store
-        change is made: the raw trace lines of ``episode_ids`` (tombstones with ``reason``
-        stay; a damaged line holding one of ``texts`` is blanked), the entries of built
-        in-process indexes, the saved indexes of ``user`` (overwritten and removed, then read
-        back; the built one is saved again later), and the cached vectors of ``texts`` (every
-        model). ``texts`` are
-        every text the deletion removed and every text embedded from them (see
-        :meth:`_derived_texts`). Then the trace is read back. With ``lost`` the texts are no
-        longer known (the journal dropped them before this data directory applied the
-        erasure): the saved indexes' rows are found by the erased ``ids``, and the whole
-        vector cache is dropped. Raises :class:`StoreError` naming each copy left and where;
-        safe to run again. The number of trace lines erased."""
-        from memstrata.embed.cache import clear_cache, purge_cache
-
-        left: list[str] = []
-        erased = 0
-        if self.trace is not None and episode_ids:
-            try:
-                erased = self.trace.redact(episode_ids, reason, texts=texts)
-            except OSError as exc:
-                left.append(f"the raw trace line could not be erased ({exc})")
-            try:
-                left += self.trace.residue(episode_ids, texts)
-            except OSError as exc:
-                left.append(f"the raw trace could not be read back ({exc})")
-        embedded = sorted(texts)
-        try:  # every step is tried, whatever failed before: as few copies as possible stay
-            if self._indexes is not None:
-                self._indexes.refresh()
-            if isinstance(self._embedder, ForgettingEmbedder):
-                self._embedder.forget(embedded)
-        except StoreError as exc:
-            left.append(str(exc))
-        try:
-            if self.settings is not None:
-                from memstrata.index.snapshot import SnapshotStore
-
-                snapshots = SnapshotStore(self.settings.index_dir)
-                left += snapshots.erase(user, self.store.generation(user), embedded, ids=ids)
-                if self._indexes is not None:
-                    self._indexes.erased(user)
-        except StoreError as exc:
-            left.append(str(exc))
-        try:
-            if self.settings is not None and lost:
-                left += clear_cache(self.settings.embedding_cache_path)
-            elif self.settings is not None:
-                left += purge_cache(self.settings.embedding_cache_path, embedded)
-        except StoreError as exc:
-            left.append(str(exc))
+        change is made, through every holder of copies (:meth:`_copy_holders`): the raw
+        trace lines of ``episode_ids`` (tombstones with ``reason`` stay; a damaged line
+        holding one of ``texts`` is blanked), the entries of built in-process indexes, the
+        saved indexes of ``user`` (overwritten and removed, then read back; the built one is
+        saved again later), and the cached vectors of ``texts`` (every model), each read back.
+        ``texts`` are every text the deletion removed and every text embedded from them (see
+        :meth:`_derived_texts`). With ``lost`` the texts are no longer known (the journal
+        dropped them before this data directory applied the erasure): the saved indexes' rows
+        are found by the erased ``ids``, and the whole vector cache is dropped. Raises
+        :class:`StoreError` naming each copy left and where; safe to run again. The number
+        of trace lines erased."""
+        job = Erasing(user, tuple(episode_ids), texts, ids, reason, lost)
+        erased, left = erase_copies(self._copy_holders(), job)
         if left:
             raise StoreError(_left_message(episode_ids, left))
         return erased
@@ -416,16 +393,11 @@ class MemoryState:
         self, episode_ids: Sequence[str], texts: Collection[str], *, user: str
     ) -> None:
         """Once the store change is final (nothing in the store holds ``texts`` any more but
-        what legitimately still does): checkpoint the database's log into its file and scan
-        both for ``texts``, and scan the user's saved indexes. Raises :class:`StoreError`
-        naming each file that keeps a copy."""
-        left: list[str] = []
-        if isinstance(self.store, ErasingStore):
-            left += self.store.residue(texts)
-        if self.settings is not None:
-            from memstrata.index.snapshot import SnapshotStore
-
-            left += SnapshotStore(self.settings.index_dir).residue(user, texts)
+        what legitimately still does): the proof of every holder that waits for it (the
+        database's log checkpointed into its file and both scanned for ``texts``, the user's
+        saved indexes scanned). Raises :class:`StoreError` naming each file that keeps a
+        copy."""
+        left = prove_erased(self._copy_holders(), Erasing(user, tuple(episode_ids), texts))
         if left:
             raise StoreError(_left_message(episode_ids, left))
 

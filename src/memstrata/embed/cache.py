@@ -370,6 +370,28 @@ def purge_cache(path: str | Path, texts: Sequence[str]) -> list[str]:
     return [f"{path}: {left} cached vector(s) of the deleted text"] if left else []
 
 
+def cached_count(path: str | Path, texts: Sequence[str]) -> int:
+    """How many vectors of ``texts`` (every model's) the cache file at ``path`` holds (none
+    when there is no file)."""
+    path = Path(path)
+    hashes = list(dict.fromkeys(text_hash(t) for t in texts))
+    if not hashes or not path.exists():
+        return 0
+    conn = _connect(path)
+    try:
+        return sum(
+            conn.execute(
+                f"SELECT COUNT(*) FROM vectors WHERE hash IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchone()[0]
+            for chunk in _chunks(hashes)
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read the embedding cache {path}: {exc}") from exc
+    finally:
+        conn.close()
+
+
 def clear_cache(path: str | Path) -> list[str]:
     """Drop every cached vector from the cache file at ``path`` (if there is one) and
     checkpoint its log, for an erasure whose texts are no longer known; what is left (none,

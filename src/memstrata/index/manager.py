@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
@@ -218,6 +218,16 @@ class IndexManager:
                         head = self.store.generation(name)
                         if index.generation != head:
                             self._catch_up(index, head)
+
+    def holding(self, user: str, ids: Collection[str]) -> list[str]:
+        """Which of ``ids`` the index of ``user`` built in this process still holds (none when
+        it is not built): after a deletion on request and :meth:`refresh`, none."""
+        with self._guard:
+            index = self._indexes.get(user)
+        if index is None:
+            return []
+        with index.lock.reading():
+            return [i for i in ids if index.catalog.lookup(i) is not None]
 
     def built(self) -> list[str]:
         """The users whose index is built in this process."""
