@@ -24,6 +24,7 @@ from typing import Final
 from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.frames import PEOPLE, Frame
+from memstrata.util.scripts import HAN
 
 #: the kinds read for a person in the user's care
 CARED: Final = frozenset(
@@ -75,7 +76,7 @@ _KIN_OPENS: Final = rf"(?i:{KIN_AS_NAMES})"
 _KIN_BARE: Final = r"(?-i:Husband|Hubby|Wife|Son|Daughter|Partner|Boyfriend|Girlfriend)"
 _VERBS_EN: Final = "|".join(sorted((re.escape(v) for v in _VERB_EN), key=len, reverse=True))
 #: a character of a Chinese name (no word of a health clause: 对, 有, 在, 吃...)
-_ZH_NAME: Final = r"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[\u4e00-\u9fff])"
+_ZH_NAME: Final = rf"(?:(?![对有在吃用得患确查每一不过也要和跟的是])[{HAN}])"
 #: what a Chinese health clause says right after its subject
 #: the body a Chinese health clause may open with after its subject ("我老伴血压高")
 _BODY_ZH: Final = r"血压|血糖|血脂|心脏|胃|腰|膝盖"
@@ -116,7 +117,7 @@ def people_of(frames: Sequence[Frame]) -> dict[str, str]:
             and name != value
             and (
                 _is_name_en(name)
-                or re.fullmatch(r"[\u4e00-\u9fff]{2,3}", name)
+                or re.fullmatch(rf"[{HAN}]{{2,3}}", name)
                 # a chat's name in lower case ("my boyfriend marcus"), the frame read it as one
                 or (re.fullmatch(r"[a-z][a-z'-]{2,}", name) and not lexicon.common(name))
             )
@@ -263,7 +264,7 @@ def cared_for(
     if match := re.match(
         rf"^(?:对了|还有|另外|而且|然后|哦|对)?[，,\s]*(?:我(?:的|家)?)?"
         rf"(?:(?P<rel>{_REL_ZH})(?P<n>{_ZH_NAME}{{2,3}}?)??{known}|"
-        rf"(?P<nick>[老小阿](?![时心是了点些的毛样候])[\u4e00-\u9fff])){_ZH_NEXT}",
+        rf"(?P<nick>[老小阿](?![时心是了点些的毛样候])[{HAN}])){_ZH_NEXT}",
         text,
     ):
         found = match.groupdict()

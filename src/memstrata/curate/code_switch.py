@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memstrata.util.scripts import CJK_PUNCTUATION, FULLWIDTH, HAN
+
 #: the speaker's Chinese "I" as a subject, with the adverbs and the verb that may follow it,
 #: right before English words; at the start of the clause or after a space or a stop
 _SUBJECT: Final = re.compile(
@@ -117,7 +119,7 @@ _VERBS: Final = frozenset(
 #: the endings of an English adjective after 是 ("我是 lactose intolerant", "我是 diabetic")
 _ADJECTIVE: Final = re.compile(r"(?:ic|ant|ent|ive|ous|ful|less|able|ible)$", re.IGNORECASE)
 #: a run of Chinese characters and stops left in the reading: a clause break in English
-_CHINESE: Final = re.compile(r"\s*[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+\s*")
+_CHINESE: Final = re.compile(rf"\s*[{CJK_PUNCTUATION}{HAN}{FULLWIDTH}]+\s*")
 #: 在 (or Cantonese 喺) between an English word and a name: "ICU nurse 在 St Paul's"
 _AT: Final = re.compile(r"(?<=[A-Za-z'.])\s*(?:在|喺)\s*(?=[A-Z])")
 

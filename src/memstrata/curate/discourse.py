@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from memstrata.curate import quality
+from memstrata.util.scripts import HAN
 
 _MARKER_WORDS: Final = (
     r"yup|yep|yeah|yes|yay|yea|no|nope|nah|ok(?:ay)?|sure|wow|woah|whoa|oh|ooh|aw+|ah+|hmm+|"
@@ -46,7 +47,7 @@ _NO_VOCATIVE: Final = (
 )
 _LEADING_EN: Final = re.compile(
     rf"^(?:(?:{_MARKER_WORDS})\b(?:\s+(?:{_MARKER_WORDS})\b)*(?-i:\s+(?!{_NO_VOCATIVE})[A-Z][a-z]+)?\s*"
-    rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z]))|\s*(?=[\u4e00-\u9fff]))|"
+    rf"(?:[,!.:;–—-]+\s*|\s+(?-i:(?=[A-Z]))|\s*(?=[{HAN}]))|"
     rf"(?:{_MARKER_WORDS})\s*$)",
     re.IGNORECASE,
 )
@@ -166,8 +167,8 @@ _ELLIPSIS_EN: Final = re.compile(r"\b(?:to|so)\s*[.!…~]*$", re.IGNORECASE)
 # or a subordinating word; not with a verb whose subject was in the clause before.
 _OPENS_CLAUSE: Final = re.compile(
     r"(?:I|I'm|I've|I'll|I'd|[Mm]y|[Tt]he|[Aa]n?|[A-Z]\w*|\w+ing|last|yesterday|today|next|"
-    r"this|now|then|when|after|before|since|while|if|once|lately|recently|[0-9]+|[\u4e00-\u9fff])"
-    r"(?:\b|(?<=[\u4e00-\u9fff]))"
+    rf"this|now|then|when|after|before|since|while|if|once|lately|recently|[0-9]+|[{HAN}])"
+    rf"(?:\b|(?<=[{HAN}]))"
 )
 # "我很喜欢。", "我也想要！": a verb of liking or wanting with its object left to the turn before.
 _ELLIPSIS_ZH: Final = re.compile(

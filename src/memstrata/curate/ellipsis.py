@@ -21,6 +21,7 @@ import re
 from typing import Final
 
 from memstrata.curate import lexicon
+from memstrata.util.scripts import HAN
 
 #: the words a fragment may hedge with after what it adds ("Gluten too, I think.")
 _HEDGE_EN: Final = r"(?:,?\s*(?:I think|I guess|I believe|apparently|actually|probably|maybe))?"
@@ -35,7 +36,7 @@ _ADDED_EN: Final = (
     # "Sulfa too.", "Gluten as well, I think."
     re.compile(rf"^{_THING_EN},?\s+(?:too|as well|also){_HEDGE_EN}\s*[.!~]*$", re.IGNORECASE),
 )
-_THING_ZH: Final = r"(?P<thing>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z\s'-]{0,11}?)"
+_THING_ZH: Final = rf"(?P<thing>[{HAN}A-Za-z][{HAN}A-Za-z\s'-]{{0,11}}?)"
 _ADDED_ZH: Final = (
     # "还有芒果。", "对了，还有芒果", "另外还有布洛芬"
     re.compile(

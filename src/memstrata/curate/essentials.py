@@ -54,6 +54,7 @@ from memstrata.curate.supersede import same_value, slot_of
 from memstrata.model import Category, Episode, Fact, FactFilter, Role, Scope, Slot
 from memstrata.ports import RecordStore
 from memstrata.tokens import TokenCounter
+from memstrata.util.scripts import HAN
 
 DEFAULT_ESSENTIALS_BUDGET: Final = 400
 KEY_IMPORTANCE: Final = 0.85
@@ -409,7 +410,7 @@ def _activity(liked: str, *, gerund: bool = True) -> str | None:
     or a short Chinese verb phrase ("爬山"); not a bare verb of no content ("being",
     "playing")."""
     obj = _LIKING.sub("", liked.strip())
-    if re.match(r"[\u4e00-\u9fff]+$", obj):
+    if re.match(rf"[{HAN}]+$", obj):
         return obj if 2 <= len(obj) <= 6 else None
     whole = obj
     obj = _ACTIVITY_END.sub("", obj).strip(" ,")

@@ -61,6 +61,7 @@ from memstrata.curate.statements import statement
 from memstrata.model import Candidate, Category, Episode, Extraction, Role, When
 from memstrata.timeref.tables import chinese_number, english_number
 from memstrata.timeref.tense import direct_future
+from memstrata.util.scripts import HAN, HAN_SPACE, han_count, has_han
 
 __all__ = ["RULES", "Rule", "RuleExtractor", "chat_spelling", "sentences", "third_person"]
 
@@ -300,7 +301,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _worth_it(sentence: str) -> bool:
-    cjk = sum(1 for ch in sentence if "\u4e00" <= ch <= "\u9fff")
+    cjk = han_count(sentence)
     words = len(re.findall(r"[A-Za-z0-9']+", sentence))
     return words >= 3 or cjk >= 4
 
@@ -311,7 +312,7 @@ NOT_A_PERSON: Final = frozenset({Role.ASSISTANT, Role.SYSTEM, Role.TOOL})
 _HYPOTHETICAL: Final = re.compile(
     r"\b(?:if I|if we|if only|I wish|I'd love to|I would love to|would be|would have|"
     r"imagine|suppose|in case|someday|one day I|maybe one day|hypothetically|unless)\b|"
-    r"\bif\s*(?=[\u4e00-\u9fff])|"
+    rf"\bif\s*(?=[{HAN}])|"
     r"如果|(?<![主需只就还都])要是|假如|万一|假设|但愿|希望有一天|(?<![那])哪天",
     re.IGNORECASE,
 )
@@ -530,7 +531,7 @@ _OWNED_EN: Final = re.compile(
     r"\bmy\s+(?:(?:bad|chronic|mild|severe|stupid|damn|annoying|usual|daily|morning|night)\s+)*",
     re.IGNORECASE,
 )
-_OWNED_ZH: Final = re.compile(r"我的?(?:这个|这|那个)?(?=[\u4e00-\u9fff])")
+_OWNED_ZH: Final = re.compile(rf"我的?(?:这个|这|那个)?(?=[{HAN}])")
 #: a condition or a medicine one had once, not now
 _NOT_NOW: Final = re.compile(
     r"\b(?:used to|no longer|anymore|any more|gone|went away|cured|grew out|outgrew|former|"
@@ -638,7 +639,7 @@ def _goes_on_about(text: str, before: str) -> str:
     subject out right after a sentence about a person of the speaker's life ("she's 78,
     lives on her own. on warfarin for her heart, the afib."), ``text`` with that subject:
     the fragment goes on about them, and is read as theirs."""
-    if not before or _cjk(text) or health_matter(text) is None:
+    if not before or has_han(text) or health_matter(text) is None:
         return text
     opens = _PERSON_OPENS_EN.match(before)
     if opens is None and _THIRD_PERSON_EN.search(text):
@@ -730,8 +731,8 @@ def _before(text: str, at: int) -> str:
 #: 做夜班 mostly" keeps its English clause whole), or a pause a chat writes as a space
 #: between two characters ("还行吧 异地太累了")
 _CJK_CLAUSE: Final = re.compile(
-    r"(?<=[，；])|(?<=[\u4e00-\u9fff）)][,;])|(?<=[,;])(?=\s*[\u4e00-\u9fff])|"
-    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+    rf"(?<=[，；])|(?<=[{HAN}）)][,;])|(?<=[,;])(?=\s*[{HAN}])|"
+    rf"{HAN_SPACE}"
 )
 #: "we" left unresolved, and a first person singular beside it
 _WE: Final = re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]ur)\b|我们|咱们")
@@ -747,7 +748,7 @@ def _frames_in_clauses(
     said: str = "",
     people: Mapping[str, str] | None = None,
 ) -> list[Frame]:
-    clauses = _CJK_CLAUSE.split(text) if _cjk(text) else [text]
+    clauses = _CJK_CLAUSE.split(text) if has_han(text) else [text]
     for i in range(len(clauses) - 1, 0, -1):  # "我养了一只猫，叫咪咪": the name is the pet's
         if re.match(r"[，,；;\s]*(?:叫|名字叫|取名叫|起名叫)", clauses[i]):
             clauses[i - 1 : i + 1] = [
@@ -761,15 +762,15 @@ def _frames_in_clauses(
         before = [*earlier[-EARLIER:], *found[-EARLIER:]]
         read = frames_in(clause, before, said or text, turn, people)
         bare = clause.lstrip("，,；; ")
-        if _cjk(clause) and _ASKS_LISTENER_ZH.search(bare):
+        if has_han(clause) and _ASKS_LISTENER_ZH.search(bare):
             # "昆明那边你得帮我找能推轮椅的地方": what the listener is asked to do sets no
             # state; who the people it names are stays
             read = [f for f in read if f.kind in framing.PEOPLE]
-        someone_else = _cjk(clause) and bool(
+        someone_else = has_han(clause) and bool(
             _SOMEONE_ELSE_ZH.match(bare)
             or any(name and bare.startswith(name) for name in people or ())  # "乐乐转到了…"
         )
-        if someone_else or (about_other and _cjk(clause) and _SUBJECTLESS_ZH.match(bare)):
+        if someone_else or (about_other and has_han(clause) and _SUBJECTLESS_ZH.match(bare)):
             # who they are, and what they need, not the speaker's state; a clause without its
             # subject goes on about them ("我妈今年九十了 想重外孙想得不行"), and what it says
             # of their health is theirs ("我妈上个月又摔了一下 还好没骨折 现在出门得坐轮椅了")
@@ -807,7 +808,7 @@ def _frames_in_clauses(
                 read = [f for f in read if f.kind not in cared.CARED] + theirs
         whos = {f.who for f in read if f.who}
         whose = next(iter(whos)) if len(whos) == 1 and not next(iter(whos)).isascii() else None
-        if whose is None and _cjk(clause) and _OPENS_WITH_MINE_ZH.match(bare):
+        if whose is None and has_han(clause) and _OPENS_WITH_MINE_ZH.match(bare):
             # "我儿子乐乐今年七岁，花生过敏": the clause is about the person it opens with, and
             # the next one without a subject goes on about them
             named = [f.value for f in read if f.kind in framing.PEOPLE and not f.negated]
@@ -822,7 +823,7 @@ def _theirs_throughout(text: str, found: list[Frame]) -> list[Frame]:
     医生说硝苯地平让她脚脖子肿 换成氨氯地平了" is the mother's switch, every clause of it."""
     bare = text.lstrip("，,；; ")
     opens = _OPENS_WITH_MINE_ZH.match(bare) or (
-        _OPENS_WITH_KIN_MIXED.match(bare) if _cjk(bare) else None
+        _OPENS_WITH_KIN_MIXED.match(bare) if has_han(bare) else None
     )
     if opens is None or re.search(r"我(?![们家])|\b(?:I|my|me)\b", text[opens.end() :]):
         return found
@@ -863,15 +864,10 @@ _GOES_ON_ZH: Final = re.compile(
 )
 
 
-def _cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
-
-
 def _mostly_chinese(text: str) -> bool:
     """Whether a sentence is said in Chinese more than in English (its characters against
     its Latin words)."""
-    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
-    return han > len(re.findall(r"[A-Za-z]+", text))
+    return han_count(text) > len(re.findall(r"[A-Za-z]+", text))
 
 
 #: the longest a state is kept in the person's own words (characters); a longer clause of a
@@ -1068,12 +1064,10 @@ _CLAUSES: Final = re.compile(
     r"\s*[;；]\s*|\s+[-–—]+\s+|,?\s+(?=(?:but|because|'cause|cause|so|since|while|although|"
     r"though|and (?:I|I'm|I've|my|we|then|it|that|this))\b)|"
     r"[，,]\s*(?=(?:但|但是|不过|因为|所以|而且|然后|可是|结果|医生|后来))|"
-    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+    rf"{HAN_SPACE}"
 )
 #: where a sentence that states several states breaks: its clauses, commas included
-_SEVERAL: Final = re.compile(
-    rf"{_CLAUSES.pattern}|\s*[，,]\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
-)
+_SEVERAL: Final = re.compile(rf"{_CLAUSES.pattern}|\s*[，,]\s*|{HAN_SPACE}")
 #: words (or Chinese characters) past which a sentence is long: one clause of it is the fact
 LONG_SENTENCE: Final = 18
 
@@ -1085,10 +1079,7 @@ class _Clauses:
     per state)."""
 
     def __init__(self, sentence: str, *, alone: bool) -> None:
-        size = (
-            len(re.findall(r"[A-Za-z0-9']+", sentence))
-            + len(re.findall(r"[\u4e00-\u9fff]", sentence)) // 2
-        )
+        size = len(re.findall(r"[A-Za-z0-9']+", sentence)) + han_count(sentence) // 2
         self.parts: list[tuple[str, str]] = []  # (clause, its casefold)
         if size <= LONG_SENTENCE and alone:
             self.parts.append((sentence, sentence.casefold()))
@@ -1220,7 +1211,7 @@ _FOR_A_REASON: Final = re.compile(r"^(?:'cause|cause|because|coz|cos)\s+", re.IG
 
 
 def _words_of(value: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+|[\u4e00-\u9fff]", value.casefold())
+    return re.findall(rf"[a-z0-9']+|[{HAN}]", value.casefold())
 
 
 def _told(part: str, subject: str) -> str | None:
@@ -1228,7 +1219,7 @@ def _told(part: str, subject: str) -> str | None:
     a Chinese clause with its subject left out given the subject, else None."""
     if _first_person(part):
         return third_person(part, subject)
-    if _cjk(part) and not re.match(r"[A-Za-z]", part):
+    if has_han(part) and not re.match(r"[A-Za-z]", part):
         if re.match(r"是", part):
             return None  # "宝宝出生啦！是个女儿": the baby is the girl, not the user
         who = "用户" if subject == DEFAULT_SUBJECT else subject
@@ -1283,7 +1274,7 @@ def _subjectless_en(text: str) -> bool:
     ("Pregnant! 12 weeks today.", "Still on the sertraline, 50mg.", "Penicillin - can't go
     near it."): no clause names a subject and a verb for it; a sentence with a subject of
     its own ("Penicillin is great for infections") is none."""
-    if _cjk(text) or not re.search(r"[A-Za-z]", text):
+    if has_han(text) or not re.search(r"[A-Za-z]", text):
         return False
     if _VERB_FIRST_EN.search(text):
         return not re.search(
@@ -1333,13 +1324,13 @@ def _health_said(
     home = _HOUSEHOLD_EN.search(text) is not None  # "We keep kosher at home", "Mum 最近..."
     named = any(name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in known)
     bare = _subjectless_en(text) and not _OTHER_OPENS_EN.match(before)
-    if not (own or home or named or bare or (_cjk(text) and not re.match(r"[A-Za-z]", text))):
+    if not (own or home or named or bare or (has_han(text) and not re.match(r"[A-Za-z]", text))):
         return None
     said = _note_of(text, read)
     if said is None:
         return None
     said = _OPENER.sub("", said)  # "And my GP switched my inhaler": the note, not its link
-    if len(re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]", said)) < _FEWEST_WORDS:
+    if len(re.findall(rf"[A-Za-z']+|[{HAN}]", said)) < _FEWEST_WORDS:
         return None  # "allergy update!!": a matter named, nothing said of it
     told = third_person(said, subject) if own and _first_person(said) else said
     flaws = assess(told, subject)

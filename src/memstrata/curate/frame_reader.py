@@ -16,6 +16,7 @@ from typing import Final
 from memstrata.curate import cared_for, code_switch, frames_en, frames_zh, lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.frames import BONDS, Frame, complete
+from memstrata.util.scripts import has_han
 
 
 def frames_in(
@@ -48,11 +49,11 @@ def frames_in(
         else []
     )
     found: list[Frame] = []
-    if _CJK.search(text):
+    if has_han(text):
         found += frames_zh.frames(text, earlier, _normal(sentence) or text)
     if re.search(r"[A-Za-z]{2,}", text):
         found += frames_en.frames(text, earlier, _normal(turn))
-        if _CJK.search(text) and (english := code_switch.english_reading(text)) is not None:
+        if has_han(text) and (english := code_switch.english_reading(text)) is not None:
             # "我 shellfish allergy", "我做 ICU nurse 在 St Paul's": the speaker's Chinese "I"
             # before English words, read as the English clause it stands for
             found += frames_en.frames(english, earlier, _normal(turn))
@@ -126,7 +127,6 @@ def _named(frame: Frame) -> bool:
     )
 
 
-_CJK: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _QUOTES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 

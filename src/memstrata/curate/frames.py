@@ -32,6 +32,7 @@ from typing import Final
 
 from memstrata.curate import patterns as re
 from memstrata.model import Category
+from memstrata.util.scripts import HAN
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +197,7 @@ def complete(value: str) -> bool:
     opens a phrase ("at", "to", "的"), and points to nothing outside itself ("it", "their",
     "这个")."""
     text = value.strip()
-    if not re.search(r"[A-Za-z]{3,}|\d|[\u4e00-\u9fff]{2,}", text):
+    if not re.search(rf"[A-Za-z]{{3,}}|\d|[{HAN}]{{2,}}", text):
         return False
     if _ONLY_HOW_MANY.match(text):
         return False  # "planning a few": a few of what the sentence before named

@@ -17,6 +17,7 @@ from typing import Final
 from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.frames import Frame, complete
+from memstrata.util.scripts import HAN
 
 _I = re.IGNORECASE
 
@@ -57,7 +58,7 @@ _ADVERBS: Final = (
     r"happily|luckily|sadly|unfortunately|completely|entirely|mostly|basically)\s+)*"
 )
 _NAME: Final = (
-    r"(?:(?-i:[A-Z][a-z]+(?:[- ](?-i:[A-Z][a-z]+)){0,2})|[\u4e00-\u9fff]{2,3}(?![\u4e00-\u9fff])|"
+    rf"(?:(?-i:[A-Z][a-z]+(?:[- ](?-i:[A-Z][a-z]+)){{0,2}})|[{HAN}]{{2,3}}(?![{HAN}])|"
     r"(?-i:[a-z][a-z'-]{2,}))"  # a chat in lower case: "my sister zara"
 )
 #: capitalised words that open a clause and are no name ("I'm So happy", "my sister Went")
@@ -142,10 +143,10 @@ _NOT_NAMES: Final = frozenset(
     ]
 )
 _ORG_NAMED: Final = (
-    r"(?:(?:the\s+)?(?:(?-i:[A-Z][\w&.'-]*)|[\u4e00-\u9fff]{2,12})"
+    rf"(?:(?:the\s+)?(?:(?-i:[A-Z][\w&.'-]*)|[{HAN}]{{2,12}})"
     # "Procter and Gamble", but not the "and I" after a name ("at Klook and I volunteer")
     r"(?:[ -](?:(?-i:[A-Z][\w&.'-]*)|of|(?:and|&)(?=[ -](?!I\b)(?-i:[A-Z]))|for|de|"
-    r"[\u4e00-\u9fff]+))*"
+    rf"[{HAN}]+))*"
     r"|(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:company|startup|start-up|firm|hospital|"
     r"clinic|school|university|college|bank|bakery|agency|store|shop|restaurant|cafe|café|"
     r"studio|lab|factory|hotel|nonprofit|non-profit|charity|magazine|newspaper|office|"
@@ -161,8 +162,8 @@ _LOWER: Final = (
 _ORG_BODY: Final = rf"(?:{_ORG_NAMED}|{_LOWER})"
 _ORG: Final = rf"(?P<org>{_ORG_BODY})"
 _PLACE_NAMED: Final = (
-    r"(?:(?:(?-i:[A-Z][\w.'-]*)|[\u4e00-\u9fff]{2,12})"
-    r"(?:[ -](?:(?-i:[A-Z][\w.'-]*)|[\u4e00-\u9fff]+))*"
+    rf"(?:(?:(?-i:[A-Z][\w.'-]*)|[{HAN}]{{2,12}})"
+    rf"(?:[ -](?:(?-i:[A-Z][\w.'-]*)|[{HAN}]+))*"
     r"(?:,\s*(?-i:[A-Z][\w.'-]*)(?: (?-i:[A-Z][\w.'-]*))*)?)"
 )
 _PLACE_BODY: Final = rf"(?:{_PLACE_NAMED}|{_LOWER})"
@@ -251,7 +252,7 @@ def _casual(text: str) -> bool:
 def _key(value: str, words: int = 3) -> str:
     """The key a free value is known by: its first content words, lower case, up to the
     first preposition or conjunction ("long meetings on Mondays" -> "long meetings")."""
-    parts = re.findall(r"[\w'-]+|[\u4e00-\u9fff]+", value.casefold())
+    parts = re.findall(rf"[\w'-]+|[{HAN}]+", value.casefold())
     parts = [w for w in parts if w not in ("the", "a", "an", "my", "our", "some", "their")]
     kept: list[str] = []
     for word in parts:
@@ -300,7 +301,7 @@ def _name_age(text: str, earlier: Sequence[Frame], context: str = "") -> list[Fr
     match = re.search(rf"\b(?:my name is|my name's|call me|I go by)\s+(?P<n>{_NAME})", text, _I)
     if match is None:
         match = re.match(
-            r"^I(?:'m| am)\s+(?P<n>(?-i:[A-Z][a-z]+(?:[- ][A-Z][a-z]+){0,2})|[\u4e00-\u9fff]{2,3})"
+            rf"^I(?:'m| am)\s+(?P<n>(?-i:[A-Z][a-z]+(?:[- ][A-Z][a-z]+){{0,2}})|[{HAN}]{{2,3}})"
             r"(?=\s*(?:[,.!]|$|\s+and I\b|\s+from\b|\s+here\b))",
             text,
         )
@@ -606,7 +607,7 @@ def _work(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame]
         rf"\b(?:my\s+|the\s+)?(?:last|final) (?:day|shift) (?:at|with)\s+{_ORG}|"
         # "VGH last shift 係 12月20", "我在腾讯的 last day 是周五": the place, then its last day
         r"^\s*(?P<at>我\s*在\s*)?(?P<first>(?-i:[A-Z][\w&.'-]*)(?:\s+(?-i:[A-Z][\w&.'-]*)){0,3}|"
-        r"[\u4e00-\u9fff]{2,8}?)(?<!'s)\s*(?:的\s*)?(?:last|final) (?:day|shift)\b",
+        rf"[{HAN}]{{2,8}}?)(?<!'s)\s*(?:的\s*)?(?:last|final) (?:day|shift)\b",
         text,
         _I,
     ):
@@ -2020,7 +2021,7 @@ def _trips(text: str, earlier: Sequence[Frame], context: str = "") -> list[Frame
 
 def _salient(phrase: str) -> str:
     """What a plan is known by: its proper names (Kyoto), else its first content words."""
-    names = re.findall(r"(?<!^)\b(?-i:[A-Z][a-z]+)\b|[\u4e00-\u9fff]{2,}", phrase.strip())
+    names = re.findall(rf"(?<!^)\b(?-i:[A-Z][a-z]+)\b|[{HAN}]{{2,}}", phrase.strip())
     names = [n for n in names if n.casefold() not in _NOT_NAMES]
     if names:
         return " ".join(n.casefold() for n in names[:2])

@@ -15,6 +15,7 @@ from typing import Final
 from memstrata.curate import lexicon
 from memstrata.curate import patterns as re
 from memstrata.curate.frames import Frame
+from memstrata.util.scripts import HAN, HAN_SPACE
 
 _END: Final = r"(?=[，。；！？、,.;!?~～\s]|$)"
 #: a character of a value: not a break; a space only between two Latin words ("Tiong Bahru")
@@ -111,7 +112,7 @@ def _name_at(text: str, start: int) -> str | None:
     latin = re.match(r"\s*([A-Z][a-z]+(?: [A-Z][a-z]+)?)", text[start:])
     if latin:
         return latin[1]
-    run = re.match(r"[\u4e00-\u9fff]{2,4}", text[start:])
+    run = re.match(rf"[{HAN}]{{2,4}}", text[start:])
     if run is None:
         return None
     chars = run[0]
@@ -177,10 +178,8 @@ def _joined(text: str) -> str:
     pause, as a comma ("还行吧 异地太累了" -> "还行吧，异地太累了"); the spaces beside a Latin word
     are taken out ("我对 ibuprofen 过敏" -> "我对ibuprofen过敏"); spaces between Latin words
     stay."""
-    text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "，", text)  # a chat's pause
-    return re.sub(
-        r"(?<=[\u4e00-\u9fff（）：，。！？])\s+|\s+(?=[\u4e00-\u9fff（）：，。！？])", "", text
-    )
+    text = re.sub(HAN_SPACE, "，", text)  # a chat's pause
+    return re.sub(rf"(?<=[{HAN}（）：，。！？])\s+|\s+(?=[{HAN}（）：，。！？])", "", text)
 
 
 #: the end of a word for what someone is rather than what they are called: a people, a sign,
@@ -252,7 +251,7 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         role = match["role"]
     if org is None and (
         before := re.search(
-            r"(?:^|[，,！!。])(?P<org>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z ]{1,14}?)"
+            rf"(?:^|[，,！!。])(?P<org>[{HAN}A-Za-z][{HAN}A-Za-z ]{{1,14}}?)"
             r"(?:那边|这边|公司)(?:[^，。]{0,10}?)入职",
             text,
         )
@@ -295,7 +294,7 @@ def _work(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame
         if org and org not in ("家", "这里", "那里", "这边", "公司"):
             out.append(Frame("employer", org))
     if match := re.search(
-        rf"(?:从(?P<org>{_SPAN}{{2,16}}?)|(?P<at>[\u4e00-\u9fffA-Za-z]{{2,12}}?)(?:那边|这边)(?:已经)?(?:提了)?)?"
+        rf"(?:从(?P<org>{_SPAN}{{2,16}}?)|(?P<at>[{HAN}A-Za-z]{{2,12}}?)(?:那边|这边)(?:已经)?(?:提了)?)?"
         rf"(?:离职|辞职|辞掉了工作|被裁|被辞退|失业)",
         text,
     ):
@@ -330,8 +329,8 @@ def _school(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     ):
         out.append(Frame("school", match["org"]))
     elif match := re.search(  # "我现在武大计算机专业大四", "我在复旦读研二": the year says it
-        r"我(?:现在|目前|今年)?(?:是|在)?(?P<org>[\u4e00-\u9fff]{1,10}?(?:大学|学院|大))"
-        r"(?:读|念|上)?(?:(?P<m>[\u4e00-\u9fff]{2,8}?)专业)?(?:的)?"
+        rf"我(?:现在|目前|今年)?(?:是|在)?(?P<org>[{HAN}]{{1,10}}?(?:大学|学院|大))"
+        rf"(?:读|念|上)?(?:(?P<m>[{HAN}]{{2,8}}?)专业)?(?:的)?"
         r"(?:大[一二三四五]|研[一二三]|博[一二三四五]|本科[一二三四]?年级)",
         text,
     ):
@@ -470,7 +469,7 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
     match: re.Match[str] | None
     out: list[Frame] = []
     for match in re.finditer(  # "Daniel（my husband）", "Mochi（柴犬）"
-        r"(?P<n>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})[（(]\s*(?:my\s+)?(?P<rel>[A-Za-z]+|[\u4e00-\u9fff]{1,4})\s*[)）]",
+        rf"(?P<n>[A-Z][a-z]+|[{HAN}]{{2,3}})[（(]\s*(?:my\s+)?(?P<rel>[A-Za-z]+|[{HAN}]{{1,4}})\s*[)）]",
         text,
     ):
         rel = match["rel"].casefold()
@@ -483,8 +482,8 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             out.append(Frame("pet", f"{match['rel']} {match['n']}", match["n"]))
     own = [*re.finditer(rf"(?:我|我们)(?:的|家)?(?P<rel>{_REL})", text)]
     if any(f.spec.section == "Profile" for f in earlier) or own:  # "我老婆…，女儿朵朵三岁"
-        own += re.finditer(rf"(?:^|[，,、])(?P<rel>{_NAMED_KIN})(?=[\u4e00-\u9fffA-Z])", text)
-    elif (named := re.match(rf"(?P<rel>{_NAMED_KIN})(?=[\u4e00-\u9fffA-Z])", text)) and _name_at(
+        own += re.finditer(rf"(?:^|[，,、])(?P<rel>{_NAMED_KIN})(?=[{HAN}A-Z])", text)
+    elif (named := re.match(rf"(?P<rel>{_NAMED_KIN})(?=[{HAN}A-Z])", text)) and _name_at(
         text, named.end()
     ):
         own.append(named)  # "女朋友小雅在国贸上班": a clause that opens with kin and a name
@@ -538,7 +537,7 @@ def _people(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fra
             found["n"] or found["m"]
             for found in re.finditer(
                 r"(?:英文名|中文名|小名|大名|名字|取名|起名)(?:叫|是)?\s*(?P<n>[A-Z][a-z]+|"
-                r"[\u4e00-\u9fff]{2,3})|(?<=[，,\s])叫(?P<m>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
+                rf"[{HAN}]{{2,3}})|(?<=[，,\s])叫(?P<m>[A-Z][a-z]+|[{HAN}]{{2,3}})"
                 r"(?=[，。！!,.\s]|$)",
                 sentence or text,
             )
@@ -811,7 +810,7 @@ _SOMEONE_ELSE: Final = re.compile(
 
 #: a person called by name: 老周, 小雯, 阿明 (not 小时, 老是, 小心…), or a name in Latin letters
 _NAMED: Final = re.compile(
-    r"[老小阿](?![时心是了点些的毛样])[\u4e00-\u9fff]|(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])"
+    rf"[老小阿](?![时心是了点些的毛样])[{HAN}]|(?<![A-Za-z])[A-Z][a-z]{{2,}}(?![A-Za-z])"
 )
 
 
@@ -822,9 +821,7 @@ def _someone_named_before(head: str) -> bool:
     if not head or "我" in head:
         return False
     return bool(
-        re.fullmatch(
-            r"(?:[老小阿][\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)\s*(?:也|都|还)?", head
-        )
+        re.fullmatch(rf"(?:[老小阿][{HAN}]|[{HAN}]{{2,3}}|[A-Z][a-z]+)\s*(?:也|都|还)?", head)
         and not re.fullmatch(r"(?:其实|本来|一直|从小|现在|以前|后来|医生说|据说|说是)\s*", head)
     ) or bool(_SOMEONE_ELSE.search(head))
 
@@ -872,7 +869,7 @@ _ZH_MEDICATIONS: Final = "|".join(
             key=len,
             reverse=True,
         ),
-        r"(?:(?![说是的了在吃用和跟与给我你他她就还都也把被换改开停片粒颗支])[\u4e00-\u9fff]){1,5}?"
+        rf"(?:(?![说是的了在吃用和跟与给我你他她就还都也把被换改开停片粒颗支])[{HAN}]){{1,5}}?"
         r"(?:他汀|沙坦|地平|洛尔|普利|霉素|西林|双胍|"
         r"拉唑|替丁|沙星|昔布|曲坦|"
         r"普坦|西泮|唑仑|莫司|格列\w{1,3}|头孢\w{0,4})",
@@ -889,7 +886,7 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     out: list[Frame] = []
     if medical:
         for given in re.finditer(
-            r"(?:开了|开的|换成了?|改成了?|改用|换了)\s*(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?|"
+            rf"(?:开了|开的|换成了?|改成了?|改用|换了)\s*(?P<x>[{HAN}A-Za-z]{{2,8}}?|"
             r"[A-Za-z][A-Za-z-]{2,24})"
             # a dose may follow the medicine at once ("换成氨氯地平了5毫克")
             r"(?=[，,。；;！!\s]|$|\d|每天|一天|每日|早晚|让我|叫我|给我|要我|随身)",
@@ -915,7 +912,7 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
                             if key not in keys and not any(f.key == key for f in out):
                                 out.append(Frame("medication", old, key, negated=True))
         for stop in re.finditer(
-            r"(?P<x>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
+            rf"(?P<x>[{HAN}A-Za-z]{{2,8}}?)(?:不吃了|停了|停掉了|不用了|别吃了|不能吃了)", text
         ):
             said = re.sub(r"^.*?(?:医生说|说|把)", "", stop["x"])  # "医生说甲巯咪唑可以停了"
             said = re.sub(
@@ -946,7 +943,7 @@ def _medication(text: str, sentence: str = "") -> list[Frame]:
     if match is None:  # the medicine, then its dose: "降压药一天一片", "二甲双胍早晚各一片"
         match = re.search(
             rf"(?P<neg>(?!))?(?P<x>{_ZH_MEDICATIONS}|(?<![吃用买开这那此该])(?![这那此该])"
-            rf"[\u4e00-\u9fff]{{1,5}}?药)(?:现在|还是)?"
+            rf"[{HAN}]{{1,5}}?药)(?:现在|还是)?"
             r"(?:一天|每天|早晚|一日|每日|每晚|每早|早上|晚上)(?:各|吃|一次)?"
             r"[一两二三四五半\d]+(?:片|粒|次|颗|支|针|袋|毫克|mg)",
             text,
@@ -1157,7 +1154,7 @@ def _routines(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[F
         return []
     act = match["act"]
     negated = bool(re.search(r"不再|不(?:去|跑|练|打)了|停了", text))
-    value = re.sub(r"^(?:我们|我)|(?<=[\u4e00-\u9fff])我(?:们)?", "", text, count=1)
+    value = re.sub(rf"^(?:我们|我)|(?<=[{HAN}])我(?:们)?", "", text, count=1)
     return [Frame("routine", value.strip(" ，。；！？、,.;!?~～"), act, negated=negated)]
 
 
@@ -1216,7 +1213,7 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
     if any(f.kind in ("residence", "employer", "job") and not f.negated for f in earlier):
         return []
     if re.search(
-        r"[\u4e00-\u9fffA-Za-z]{2,}(?:说|觉得|希望|建议|让我)"
+        rf"[{HAN}A-Za-z]{{2,}}(?:说|觉得|希望|建议|让我)"
         r"(?:过年|明年|今年|年底|下个月|下周|周末|以后|将来)?(?=想|要|打算|计划|准备)",
         text,
     ):
@@ -1239,7 +1236,7 @@ def _plans(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Fram
 
 #: an English conjunction right after Chinese characters: the Chinese clause ends there
 _ENGLISH_BREAK: Final = re.compile(
-    r"(?<=[\u4e00-\u9fff])\s*(?:but|so|because|cause|coz|cos|though|although)(?![A-Za-z])",
+    rf"(?<=[{HAN}])\s*(?:but|so|because|cause|coz|cos|though|although)(?![A-Za-z])",
     re.IGNORECASE,
 )
 
@@ -1266,7 +1263,7 @@ def _move_to_come(text: str) -> list[Frame]:
 def _trips(text: str, earlier: Sequence[Frame], sentence: str = "") -> list[Frame]:
     """A trip made ("十月去了京都", "从成都回来了"): what closes the plan to make it."""
     match = re.search(
-        rf"(?<!搬)(?<!搬家)(?:去了|到了|去过|游览了|玩了|逛了)(?P<p>[\u4e00-\u9fffA-Z][\u4e00-\u9fffA-Za-z]{{1,8}})"
+        rf"(?<!搬)(?<!搬家)(?:去了|到了|去过|游览了|玩了|逛了)(?P<p>[{HAN}A-Z][{HAN}A-Za-z]{{1,8}})"
         rf"|从(?P<q>{_SPAN}{{2,8}}?)回来(?:了)?",
         text,
     )
@@ -1301,10 +1298,10 @@ def _plan_object(phrase: str) -> str:
     # when it was for and how it is said are not what it is ("国庆日本也不去了": 日本)
     phrase = re.sub(rf"^(?:{_HOLIDAYS_ZH})", "", phrase)
     phrase = re.sub(r"(?:也|都|还|就|又|再|那个|这个)+$", "", phrase)
-    if match := re.search(r"(?:去|到|飞)(?P<p>[\u4e00-\u9fffA-Za-z]{2,8})", phrase):
+    if match := re.search(rf"(?:去|到|飞)(?P<p>[{HAN}A-Za-z]{{2,8}})", phrase):
         phrase = _clean(match["p"])
     # what is done there is not where ("去云南玩", "去日本旅游": 云南, 日本)
-    phrase = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?:玩|旅游|旅行|看看|逛逛|度假|玩玩)$", "", phrase)
+    phrase = re.sub(rf"(?<=[{HAN}]{{2}})(?:玩|旅游|旅行|看看|逛逛|度假|玩玩)$", "", phrase)
     return phrase[:8]
 
 

@@ -20,6 +20,8 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
+from memstrata.util.scripts import has_han
+
 log = logging.getLogger(__name__)
 
 #: words only written Cantonese uses: a turn holding one is read as Cantonese
@@ -59,7 +61,7 @@ _EATS: Final = re.compile(r"食(?=[藥药飯饭嘢咗了完過过緊紧得開开
 def as_read(text: str) -> str:
     """``text`` as the rules read it: Cantonese words in Mandarin, then simplified
     characters (see the module). The same text when it has no Chinese to convert."""
-    if not _HAN.search(text):
+    if not has_han(text):
         return text
     if _CANTONESE.search(text):
         for word, mandarin in _CANNOT_EAT:
@@ -68,9 +70,6 @@ def as_read(text: str) -> str:
         for word, mandarin in _TO_MANDARIN:
             text = text.replace(word, mandarin)
     return simplified(text)
-
-
-_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 
 
 def simplified(text: str) -> str:

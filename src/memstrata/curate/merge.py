@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from typing import Final
 
 from memstrata.model import Fact
+from memstrata.util.scripts import HAN
 
 REPEAT_THRESHOLD: Final = 0.8
-_TERM: Final = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
+_TERM: Final = re.compile(rf"[a-z0-9]+(?:'[a-z]+)?|[{HAN}]")
 _FILLER: Final = frozenset(
     "really just so very also still actually totally the a an 'cause 了 的 很 也 都".split()  # noqa: SIM905
 )

@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Final
 
 from memstrata.errors import InvalidInputError
+from memstrata.util.scripts import HAN
 
 __all__ = [
     "SECRET_KINDS",
@@ -137,7 +138,6 @@ _NA = r"(?![0-9A-Za-z_])"
 _CONN = (
     r"(?P<conn>\s*(?:[:：=]|是|为|為|(?:设|改|设置)(?:为|成))\s*[:：]?|\s+(?:is|was)\s*[:：]?)\s*"
 )
-_CJK = "\u4e00-\u9fff"
 
 _EMAIL_RE: Final = re.compile(
     r"(?<![0-9A-Za-z._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@"
@@ -211,9 +211,9 @@ _COUNT_LEAD_RE: Final = re.compile(
 )
 _CN_SUB = r"\s?[0-9A-Za-z]{1,5}(?:号楼|栋|幢|座|单元|层|楼|室|号|户)"
 _CN_ADDR_RE: Final = re.compile(
-    rf"(?P<road>[{_CJK}A-Za-z0-9]{{1,16}}?)(?P<rsuf>大道|大街|路|街|巷|胡同|道)"
+    rf"(?P<road>[{HAN}A-Za-z0-9]{{1,16}}?)(?P<rsuf>大道|大街|路|街|巷|胡同|道)"
     rf"\d{{1,5}}(?:-\d{{1,4}})?[号號弄](?![线口门台位床])(?P<rsub>(?:{_CN_SUB})*)"
-    rf"|(?P<estate>[{_CJK}A-Za-z]{{2,16}}?)(?:小区|花园|公寓|大厦|家园|新村|苑|园|城|社区|村)"
+    rf"|(?P<estate>[{HAN}A-Za-z]{{2,16}}?)(?:小区|花园|公寓|大厦|家园|新村|苑|园|城|社区|村)"
     rf"(?P<csub>(?:{_CN_SUB})+)(?P<room>\d{{3,4}}(?![0-9]))?"
 )
 _CN_SUB_RE: Final = re.compile(_CN_SUB)

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from memstrata.util.scripts import HAN
+
 
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
@@ -73,7 +75,7 @@ _CJK_DEMONSTRATIVE: Final = _set("这个 那个 这些 那些")
 # a demonstrative followed by one of these (or by nothing) stands alone as a pronoun
 _CJK_PRONOUN_NEXT: Final = re.compile(r"^(?:$|[，。！？,.!?；;、\s]|[是很真太就也都让令对挺还])")
 _CJK_REFERENT: Final = re.compile(
-    r"[一二两三四五六七八九十几每][个只条本位家部件辆台张座所间门首幅]\S|的[\u4e00-\u9fff]"
+    rf"[一二两三四五六七八九十几每][个只条本位家部件辆台张座所间门首幅]\S|的[{HAN}]"
 )
 CJK_SECOND_PERSON: Final = re.compile(r"[你您]")
 _CJK_QUESTION: Final = re.compile(r"[吗呢][。！!]?\s*$")

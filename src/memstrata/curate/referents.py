@@ -35,6 +35,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from memstrata.util.scripts import HAN, is_han
+
 _KIN: Final = (
     r"family|fam|kids|children|husband|wife|partner|son|daughter|boyfriend|girlfriend|"
     r"fiancée?|hubby|parents|mom|dad|mother|father|brother|sister|siblings|family members|"
@@ -109,7 +111,7 @@ _WE_ZH: Final = re.compile(r"我们|咱们")
 _GENERIC_ZH: Final = re.compile(r"(?:我们|咱们)(?:都|大家|俩|两个|一起努力|应该|可以|能|要|得)")
 _THIRD_PERSON_ZH: Final = re.compile(r"[他她]")
 # 我们 + a deed done (了, 过): "我们上周去了海边"; not one that takes two or says 一起.
-_SPEAKER_DID_ZH: Final = re.compile(r"(?:我们|咱们)[^，。！？,.!?]{0,12}?[\u4e00-\u9fff](?:了|过)")
+_SPEAKER_DID_ZH: Final = re.compile(rf"(?:我们|咱们)[^，。！？,.!?]{{0,12}}?[{HAN}](?:了|过)")
 _TOGETHER_ZH: Final = re.compile(r"一起|互相|彼此|聊|见面|认识|吵架|结婚|在一起|共同")
 
 
@@ -195,4 +197,4 @@ def _resolve_we_zh(sentence: str, companion: str | None) -> str:
 
 
 def _is_cjk(text: str) -> bool:
-    return all("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return all(is_han(ch) for ch in text)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memstrata.curate import lexicon
+from memstrata.util.scripts import HAN, has_han
 
 #: slots with one value at a time (a newer value supersedes the older)
 SINGLE: Final = frozenset(
@@ -147,10 +148,6 @@ def _clip(value: str, words: int = 6, *, colon: bool = True) -> str:
     while (trimmed := _TRAILING.sub("", value)) != value:
         value = trimmed
     return value
-
-
-def _cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _possessive(name: str) -> str:
@@ -323,7 +320,7 @@ def _chinese(text: str, name: str) -> list[SlotFill]:
 
 _SUBJECT_EN: Final = re.compile(r"^(?:The user|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)(?=['’]s\b|\s)")
 _SUBJECT_ZH: Final = re.compile(
-    r"^(?:用户|[\u4e00-\u9fff]{1,4}?)(?=住|搬|来自|是|在|的|有|养|对|会|能|说|讲|最|喜欢|爱|热爱|"
+    rf"^(?:用户|[{HAN}]{{1,4}}?)(?=住|搬|来自|是|在|的|有|养|对|会|能|说|讲|最|喜欢|爱|热爱|"
     r"不|很|非常|特别|今年|\d|叫|现在|目前|已经|也|一直|结婚|弹|拉|吹|讨厌|偏好)"
 )
 
@@ -331,7 +328,7 @@ _SUBJECT_ZH: Final = re.compile(
 def subject_of(text: str) -> str | None:
     """The person a fact names first ("Alice", "The user", "爱丽丝"), for facts whose speaker
     has no name; None when it starts with no name."""
-    match = (_SUBJECT_ZH if _cjk(text) else _SUBJECT_EN).match(text.strip())
+    match = (_SUBJECT_ZH if has_han(text) else _SUBJECT_EN).match(text.strip())
     return match[0] if match else None
 
 
@@ -362,7 +359,7 @@ def slots_in(text: str, name: str) -> list[SlotFill]:
     phrase (:func:`clean_value`; each value once; a pronoun or the slot's own word, "pets",
     is no value)."""
     text = with_subject(text, name)
-    found = _chinese(text, name) if _cjk(text) else []
+    found = _chinese(text, name) if has_han(text) else []
     if _rx.search(r"[A-Za-z]{2,}", text.replace(name, "")):  # English, or both in one fact
         found += _english(text, name)
     cleaned = (clean_value(f, name) for f in found)
@@ -401,7 +398,7 @@ def clean_value(fill: SlotFill, name: str) -> SlotFill:
     "favorite: Blue" -> "favorite color: blue"); a pro-form or an adverb after "favorite"
     ("one", "too") names no kind."""
     key, value = fill.key, fill.value.strip()
-    if _cjk(value):
+    if has_han(value):
         while (trimmed := _ZH_LEAD.sub("", value)) != value and trimmed:
             value = trimmed
         value = value.removeprefix(f"{name}的") or value
@@ -450,7 +447,7 @@ def same_thing(a: str, b: str) -> bool:
     """Whether two values of one slot name the same thing: the same words (plurals aside),
     one more specific than the other with the same head ("guitar" / "acoustic guitar"), or
     a head and its diminutive ("pup" / "puppy"); in Chinese, one containing the other."""
-    if _cjk(a) or _cjk(b):
+    if has_han(a) or has_han(b):
         return bool(a) and bool(b) and (a in b or b in a)
     left = [_stem(w) for w in re.findall(r"[\w'-]+", a)]
     right = [_stem(w) for w in re.findall(r"[\w'-]+", b)]
@@ -523,7 +520,7 @@ def preference_of(text: str, name: str) -> str | None:
     """``text`` as a preference with an object, in its shortest form ("Melanie loves camping
     trips with their fam"), or None when it states a feeling, a reaction or no object."""
     text = with_subject(text, name)
-    if _cjk(text) and not _rx.match(rf"{re.escape(name)}\s+[A-Za-z]", text):
+    if has_han(text) and not _rx.match(rf"{re.escape(name)}\s+[A-Za-z]", text):
         match = _rx.match(rf"^{re.escape(name)}", text)
         found = _PREFER_ZH.search(text, match.end()) if match else None
         if found is None or found.start() - match.end() > 3 or _NO_OBJECT_ZH.match(found["o"]):  # type: ignore[union-attr]
