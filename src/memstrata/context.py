@@ -79,7 +79,7 @@ from memstrata.document.format import Bullet
 from memstrata.document.format import Document as CuratedDocument
 from memstrata.document.service import ESSENTIALS_KEY
 from memstrata.errors import MemstrataError
-from memstrata.index.tokenize import is_cjk, tokenize
+from memstrata.index.tokenize import tokenize
 from memstrata.model import (
     Document,
     DocumentKind,
@@ -94,6 +94,7 @@ from memstrata.model import (
 from memstrata.ports import LLM, RecordStore
 from memstrata.render import BLOCK_FRAME, escape, memory_block
 from memstrata.tokens import HeuristicTokenCounter, TokenCounter
+from memstrata.util.scripts import is_han
 
 #: ``(query, scope, k, granularity)`` -> hits, best first; at granularity topic, one hit per
 #: bullet (id: the bullet's, ``session_id``: its document's id)
@@ -360,7 +361,7 @@ def _content_words(text: str) -> set[str]:
     person words ("the user", 用户) aside."""
     words = set()
     for token in tokenize(_PERSON_WORDS.sub(" ", text)):
-        if len(token) == 1 or not is_cjk(token[0]):
+        if len(token) == 1 or not is_han(token[0]):
             words.add(token)  # CJK bigrams left out: a rewrite of 我 makes new ones
     return words
 

@@ -37,9 +37,10 @@ from memstrata.errors import ImportFormatError
 from memstrata.ids import new_id
 from memstrata.importers.base import read_json
 from memstrata.importers.locomo import load_locomo
-from memstrata.index.tokenize import is_cjk, tokenize
+from memstrata.index.tokenize import tokenize
 from memstrata.model import Candidate, Category, Episode, JsonValue, Scope
 from memstrata.ports import Extractor
+from memstrata.util.scripts import is_han
 
 if TYPE_CHECKING:
     from memstrata.api import Memory
@@ -59,7 +60,7 @@ class Observation:
 def match_tokens(text: str, speaker: str = "") -> Counter[str]:
     """The tokens a fact and an observation are compared on."""
     own = set(tokenize(speaker))
-    return Counter(t for t in tokenize(text) if not (len(t) > 1 and is_cjk(t[0])) and t not in own)
+    return Counter(t for t in tokenize(text) if not (len(t) > 1 and is_han(t[0])) and t not in own)
 
 
 def token_f1(a: Counter[str], b: Counter[str]) -> float:

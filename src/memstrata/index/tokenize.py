@@ -17,8 +17,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, Final
 
-_CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE: Final = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:-[a-z0-9]+)*(?:'[a-z]+)?")
+from memstrata.util.scripts import HAN, is_han
+
+_TOKEN_RE: Final = re.compile(rf"[{HAN}]+|[a-z0-9]+(?:-[a-z0-9]+)*(?:'[a-z]+)?")
 
 _STOPWORD_TEXT: Final = (
     "a about above after again against all am an and any are aren't as at be because been "
@@ -60,17 +61,13 @@ def _stem(word: str) -> str:
     return _stem_words([word])[0]
 
 
-def is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-
-
 def tokenize(text: str) -> list[str]:
     """The lexical tokens of ``text``, in order (terms may repeat)."""
     normalized = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
     for match in _TOKEN_RE.finditer(normalized):
         token = match.group(0)
-        if is_cjk(token[0]):
+        if is_han(token[0]):
             out.extend(ch for ch in token if ch not in CJK_STOP_CHARS)
             out.extend(token[i : i + 2] for i in range(len(token) - 1))
         else:
