@@ -18,9 +18,9 @@ import warnings
 from typing import Any, Final, Protocol
 
 from memstrata.errors import ConfigError, InvalidInputError
+from memstrata.util.scripts import HAN, han_count
 
-_CJK: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_PIECES: Final = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_PIECES: Final = re.compile(rf"[A-Za-z]+|\d+|[^\sA-Za-z\d{HAN}]")
 
 #: per encoding: (CJK character, word, long-word extra per 4 letters past 6, 3 digits, other
 #: symbol) -> tokens
@@ -56,7 +56,7 @@ class HeuristicTokenCounter:
         if not text:
             return 0
         cjk, word, long_extra, digits, symbol = self._coefficients
-        n_cjk = len(_CJK.findall(text))
+        n_cjk = han_count(text)
         words = letters = digit_chars = symbols = 0
         for piece in _PIECES.findall(text):
             if piece.isalpha():

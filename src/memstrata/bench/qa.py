@@ -31,12 +31,13 @@ from memstrata.llm.metered import MeteredLLM, ask
 from memstrata.llm.prompting import data_messages, load_prompt
 from memstrata.model import JsonValue, Scope
 from memstrata.ports import LLM
+from memstrata.util.scripts import HAN
 
 DEFAULT_BUDGET: Final = 1000
 #: LoCoMo's category of questions about what never happened (no gold answer to match)
 ADVERSARIAL: Final = "5"
 _ARTICLES: Final = re.compile(r"\b(a|an|the|and)\b")
-_CJK: Final = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_CJK: Final = re.compile(rf"([{HAN}])")
 _PUNCTUATION: Final = set(string.punctuation) | set("，。！？；：、“”‘’（）《》【】")
 
 
