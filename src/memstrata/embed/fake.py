@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.embed.base import first_row, normalized
+from memstrata.util.scripts import HAN
 
-_WORD_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.IGNORECASE)
+_WORD_RE = re.compile(rf"[a-z0-9]+|[{HAN}]", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1 << 18)

@@ -22,6 +22,7 @@ import re
 from typing import Final
 
 from memstrata.timeref.periods import Tense
+from memstrata.util.scripts import HAN_RE, HAN_SPACE, han_count
 
 _WINDOW: Final = 240
 """How far from the expression a clause or sentence is looked for (keeps a long text linear)."""
@@ -30,9 +31,8 @@ _SENTENCE_BREAK: Final = re.compile(r"[.!?。！？;；\n]")
 _CLAUSE_BREAK: Final = re.compile(
     r"[.!?。！？;；\n,，、:：]|(?<![A-Za-z])(?:but|and|so|because|while|although|though|whereas)"
     r"(?![A-Za-z])|但是|可是|然后|所以|因为|不过|"
-    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"  # a chat's pause: "房子定了 三月底交房"
+    rf"{HAN_SPACE}"  # a chat's pause: "房子定了 三月底交房"
 )
-_CJK: Final = re.compile(r"[\u3400-\u9fff]")
 
 _IRREGULAR_PAST: Final = (
     "went|was|were|had|did|saw|met|came|got|took|made|said|told|bought|left|ate|gave|found|"
@@ -146,7 +146,7 @@ class Reader:
         """The tense of the clause (else the sentence) holding ``text[start:end]``, or None."""
         if direct_future(self.text, start) or _progressive_before(self.text, start):
             return "future"
-        after_first = _CJK.search(self.text, start, end) is not None
+        after_first = HAN_RE.search(self.text, start, end) is not None
         for a, b in (self.clause(start, end), self.sentence(start, end)):
             found = self.markers(a, b, start, end)
             if found:
@@ -160,7 +160,7 @@ def _own_predicate(text: str, a: int, b: int, start: int, end: int) -> bool:
     """Whether the Chinese clause ``text[a:b]`` says something of its own beside the time in
     it (two characters or more): the tense of other clauses is not its."""
     rest = text[a:start] + text[end:b]
-    return len(_CJK.findall(rest)) >= 2
+    return han_count(rest) >= 2
 
 
 def _nearest(found: list[tuple[int, Tense]], start: int, end: int, after_first: bool) -> Tense:
