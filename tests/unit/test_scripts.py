@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 
+import memstrata
+from memstrata.util import scripts
 from memstrata.util.scripts import (
     CJK_PUNCTUATION,
     FULLWIDTH,
@@ -140,3 +144,54 @@ def test_punctuation_and_fullwidth_are_named_apart() -> None:
     assert not re.search(f"[{CJK_PUNCTUATION}{FULLWIDTH}]", "中文 and English, 한국어")
     chinese_run = re.compile(f"[{CJK_PUNCTUATION}{HAN}{FULLWIDTH}]+")
     assert chinese_run.findall("I said 你好，世界！ twice") == ["你好，世界！"]
+
+
+#: a Han range written by hand: the escapes of its bounds, an ordinal, or the characters
+#: themselves as a range's bound or in a comparison
+_HAND_WRITTEN: re.Pattern[str] = re.compile(
+    r"\\u(?:4e00|9fff|3400|4dbf|f900|faff)"
+    r"|\\u3000-|\\uff00-"
+    r"|0x(?:4e00|9fff|3400|4dbf|f900|faff)\b"
+    "|[\u4e00\u3400\uf900]-|-[\u9fff\u4dbf\ufaff]"
+    "|[\"'][\u4e00\u3400\uf900\u9fff\u4dbf\ufaff][\"']\\s*<=",
+    re.IGNORECASE,
+)
+
+
+def _sources() -> list[Path]:
+    root = Path(memstrata.__file__).resolve().parent
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        here = Path(folder)
+        if here == root / "bench" and "handed" in subfolders:
+            subfolders.remove("handed")  # held-out conversations, not code: never walked
+        found += [here / name for name in files if name.endswith(".py")]
+    return sorted(found)
+
+
+def test_the_scan_sees_a_hand_written_range() -> None:
+    assert _HAND_WRITTEN.search(Path(scripts.__file__).read_text(encoding="utf-8"))
+    for written in (
+        r'r"[\u4e00-\u9fff]"',
+        r'r"[\u3400-\u9FFF]"',
+        "re.compile('[\u4e00-\u9fff]')",
+        '"\u4e00" <= ch',
+        "0x4E00 <= ord(ch)",
+        r'"[\u3000-\u303f]"',
+    ):
+        assert _HAND_WRITTEN.search(written), written
+    assert not _HAND_WRITTEN.search("一二三 [一二两三] 一个 十一 \\u3000 as a space")
+
+
+def test_no_hand_written_han_range_outside_scripts() -> None:
+    sources = _sources()
+    assert len(sources) > 50
+    own = Path(scripts.__file__).resolve()
+    offenders = []
+    for path in sources:
+        if path == own:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _HAND_WRITTEN.search(line):
+                offenders.append(f"{path.relative_to(own.parents[1])}:{number}: {line.strip()}")
+    assert offenders == [], "use memstrata.util.scripts:\n" + "\n".join(offenders)
