@@ -17,7 +17,6 @@ deletion may overwrite the file's bytes while another process uses the graph it 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memstrata.errors import SnapshotError
+from memstrata.util.durable import fsync_path
 
 log = logging.getLogger(__name__)
 _EXPANSION = 128
@@ -89,11 +89,7 @@ class AnnGraph:
         """Write the graph to ``path`` and flush it to disk."""
         with self._lock:
             self._index.save(str(path))
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(path)
 
     @classmethod
     def load(cls, path: Path, dim: int) -> AnnGraph:

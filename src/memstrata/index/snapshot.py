@@ -72,6 +72,7 @@ from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.ports import Embedder, RecordStore
 from memstrata.private import owner_only, private_dir
+from memstrata.util.durable import fsync_path, new_file, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -164,30 +165,6 @@ def _unpack(name: str, arrays: dict[str, NDArray[Any]]) -> list[str]:
 
 
 # files ---------------------------------------------------------------------------------
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``path`` atomically: a new file, flushed, renamed over it."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-    _write_file(tmp, data)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 def _write_matrix(path: Path, pieces: Sequence[NDArray[np.float32]], width: int) -> None:
     """One ``.npy`` file of float32 rows, the pieces one after another, streamed."""
     rows = sum(len(p) for p in pieces)
@@ -196,14 +173,12 @@ def _write_matrix(path: Path, pieces: Sequence[NDArray[np.float32]], width: int)
         "fortran_order": False,
         "shape": (rows, width),
     }
-    with path.open("wb") as fh:
+    with new_file(path) as fh:
         np.lib.format.write_array_header_1_0(fh, header)
         for piece in pieces:
             for start in range(0, len(piece), _ROWS_PER_WRITE):
                 chunk = np.ascontiguousarray(piece[start : start + _ROWS_PER_WRITE])
                 fh.write(chunk.tobytes())
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def _map(path: Path, *, writable: bool) -> NDArray[Any]:
@@ -436,8 +411,8 @@ class SnapshotStore:
                     return None
                 final = directory / f"s-{meta['generation']}-{secrets.token_hex(4)}"
                 os.rename(tmp, final)
-                _fsync_dir(directory)
-                _replace_file(directory / _CURRENT, final.name.encode("ascii"))
+                fsync_path(directory)
+                write_atomic(directory / _CURRENT, final.name.encode("ascii"))
                 for old in directory.iterdir():
                     if old.name.startswith("s-") and old != final:
                         shutil.rmtree(old, ignore_errors=True)
@@ -455,15 +430,11 @@ class SnapshotStore:
     ) -> int:
         arrays = dict(arrays)
         for name in _MAPPED:
-            with (tmp / f"{name}.npy").open("wb") as fh:
+            with new_file(tmp / f"{name}.npy") as fh:
                 np.save(fh, arrays.pop(name), allow_pickle=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-        with (tmp / _ARCHIVE).open("wb") as fh:
+        with new_file(tmp / _ARCHIVE) as fh:
             savez: Any = np.savez  # numbers only, loaded with allow_pickle=False
             savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
         for v, (pieces, graph) in enumerate(views):
             for b, (block_pieces, width) in enumerate(
                 zip(pieces, meta["views"][v]["blocks"], strict=True)
@@ -472,8 +443,9 @@ class SnapshotStore:
             if graph is not None:
                 graph.save(tmp / f"view{v}.graph")
         meta["files"] = {p.name: p.stat().st_size for p in tmp.iterdir()}
-        _write_file(tmp / _META, json.dumps(meta, sort_keys=True).encode("utf-8"))
-        _fsync_dir(tmp)
+        with new_file(tmp / _META) as fh:
+            fh.write(json.dumps(meta, sort_keys=True).encode("utf-8"))
+        fsync_path(tmp)
         return sum(p.stat().st_size for p in tmp.iterdir())
 
     # checking ----------------------------------------------------------------------
@@ -544,7 +516,7 @@ class SnapshotStore:
                     raise StoreError(f"a save of the search index holds {directory}")
                 with _flock(directory / _LOCK, exclusive=True):
                     if generation > _erased_at(directory):
-                        _replace_file(directory / _MARK, str(generation).encode("ascii"))
+                        write_atomic(directory / _MARK, str(generation).encode("ascii"))
                     with contextlib.suppress(FileNotFoundError):
                         (directory / _CURRENT).unlink()
                     for entry in sorted(directory.iterdir()):
@@ -555,7 +527,7 @@ class SnapshotStore:
                         elif entry.name not in _KEEP:
                             _overwrite(entry)
                             entry.unlink()
-                    _fsync_dir(directory)
+                    fsync_path(directory)
                 # read back before letting a save start: one begun after (another process's
                 # index from before the deletion) is refused by the mark, but while it writes
                 # its temporary directory holds the texts and a proof read then would fail
@@ -790,7 +762,7 @@ def _scrub_tree(path: Path, rows: set[int] | None) -> None:
                 raise
         entry.unlink(missing_ok=True)
     path.rmdir()
-    _fsync_dir(path.parent)
+    fsync_path(path.parent)
 
 
 def _zero_rows(path: Path, rows: set[int]) -> None:
