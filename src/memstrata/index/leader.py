@@ -11,9 +11,10 @@ process to ask takes over.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from pathlib import Path
+
+from memstrata.util.durable import FileLock
 
 log = logging.getLogger(__name__)
 
@@ -23,12 +24,12 @@ class ModelLock:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._fd: int | None = None
+        self._lock: FileLock | None = None
         self._guard = threading.Lock()
 
     @property
     def held(self) -> bool:
-        return self.path is None or self._fd is not None
+        return self.path is None or self._lock is not None
 
     def acquire(self) -> bool:
         """Take the lock if no other process holds it; whether this one holds it now. A lock
@@ -38,24 +39,24 @@ class ModelLock:
             if self.held:
                 return True
             assert self.path is not None
-            import fcntl
-
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                lock = FileLock(self.path)
             except OSError as exc:
                 log.warning("cannot open the indexer lock %s (%s); embedding here", self.path, exc)
                 self.path = None
                 return True
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                taken = lock.acquire(wait=0)
             except OSError:
-                os.close(fd)
+                taken = False
+            if not taken:
+                lock.close()
                 return False
-            self._fd = fd
+            self._lock = lock
             return True
 
     def release(self) -> None:
         with self._guard:
-            if self._fd is not None:
-                os.close(self._fd)  # closing the file releases the lock
-                self._fd = None
+            if self._lock is not None:
+                self._lock.close()  # closing the file releases the lock
+                self._lock = None

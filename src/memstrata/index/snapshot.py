@@ -43,7 +43,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
-import fcntl
 import hashlib
 import json
 import logging
@@ -72,7 +71,7 @@ from memstrata.index.scope_index import PassageReader, UserIndex
 from memstrata.index.vectors import ExactVectorIndex
 from memstrata.ports import Embedder, RecordStore
 from memstrata.private import owner_only, private_dir
-from memstrata.util.durable import fsync_path, new_file, write_atomic
+from memstrata.util.durable import FileLock, fsync_path, new_file, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -210,36 +209,14 @@ def _flock(path: Path, *, exclusive: bool, wait: float | None = None) -> Iterato
     """Hold an advisory lock on ``path`` (created if missing). Yields False when it could
     not be had within ``wait`` seconds (None: wait as long as it takes; 0: do not wait)."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        lock = FileLock(path)
     except OSError:
         if exclusive:
             raise
         yield True  # a directory nobody can write: nobody changes it either
         return
-    try:
-        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-        if wait is None:
-            fcntl.flock(fd, mode)
-            held = True
-        else:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, mode | fcntl.LOCK_NB)
-                    held = True
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        held = False
-                        break
-                    time.sleep(0.05)
-        try:
-            yield held
-        finally:
-            if held:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+    with lock:
+        yield lock.acquire(shared=not exclusive, wait=wait)
 
 
 def _overwrite(path: Path) -> None:

@@ -17,8 +17,6 @@ it, and nothing was done.
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Final
 
 from memstrata.errors import BusyError, InvalidInputError
 from memstrata.private import private_dir
+from memstrata.util.durable import FileLock
 
 #: how often a lock held elsewhere is asked for again
 POLL_S: Final = 0.05
@@ -53,23 +52,8 @@ def waited(what: str, wait_s: float) -> BusyError:
 @contextmanager
 def file_lock(directory: Path, name: str, wait_s: float) -> Iterator[None]:
     """An exclusive ``flock`` on ``directory/<digest of name>``, waited for up to ``wait_s``."""
-    import fcntl
-
     path = private_dir(directory) / digest(name)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + max(0.0, wait_s)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise waited(f"the lock {name!r}", wait_s) from None
-                time.sleep(POLL_S)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+    with FileLock(path) as lock:
+        if not lock.acquire(wait=max(0.0, wait_s)):
+            raise waited(f"the lock {name!r}", wait_s)
+        yield
