@@ -26,6 +26,7 @@ from memstrata.errors import ConfigError
 from memstrata.ids import new_id
 from memstrata.private import private_dir
 from memstrata.settings import SITE_FILE
+from memstrata.util.durable import write_temp
 
 if TYPE_CHECKING:
     from memstrata.settings import Settings
@@ -101,23 +102,20 @@ def site_of(data_dir: Path) -> tuple[str | None, bool]:
             with contextlib.suppress(OSError):
                 path.unlink()
         made = new_id("site")
-        temporary = data_dir / f".{SITE_FILE}.{os.getpid()}.{threading.get_ident()}"
         try:
             private_dir(data_dir)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="ascii") as file:
-                file.write(f"{made}\n{_DIRECTORY} {_directory_key(data_dir)}\n")
-                file.flush()
-                os.fsync(file.fileno())  # never an empty id after a crash
-            os.link(temporary, path)  # fails if another process made it first: read theirs
+            text = f"{made}\n{_DIRECTORY} {_directory_key(data_dir)}\n"
+            temporary = write_temp(path, text.encode("ascii"))  # never an empty id after a crash
+            try:
+                os.link(temporary, path)  # fails if another process made it first: read theirs
+            finally:
+                with contextlib.suppress(OSError):
+                    temporary.unlink()
         except FileExistsError:
             continue
         except OSError as exc:
             log.warning("cannot keep a site id in %s: %s", data_dir, exc)
             return None, False
-        finally:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
         return made, not damaged
     return None, False
 

@@ -46,6 +46,7 @@ from memstrata.model import ApiKey, KeyRole, Scope
 from memstrata.server.errors import error_response
 from memstrata.server.limits import ASGIApp, Receive, Send
 from memstrata.server.limits import Scope as AsgiScope
+from memstrata.util.durable import write_temp
 from memstrata.web import WEB_PATHS, WEB_PREFIXES
 
 log = logging.getLogger(__name__)
@@ -310,19 +311,10 @@ def first_admin_key(keys: KeyService, path: Path) -> bool:
     if any(k.active for k in keys.list()):
         return False
     created = keys.prepare(KeyRole.ADMIN, None, name="admin (first start)")
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, f"{created.secret}\n".encode("ascii"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        temp = write_temp(path, f"{created.secret}\n".encode("ascii"), mode=0o600)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            temp.unlink()
         raise ConfigError(
             f"cannot write the first admin key to {path}: {exc.strerror or exc}; make a key "
             "with `memstrata keys create` where the data directory can be written"
