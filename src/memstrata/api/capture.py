@@ -1,4 +1,9 @@
-"""Capture: turns stored verbatim as episodes (and in the raw trace), imports."""
+"""Capture: turns stored verbatim as episodes (and in the raw trace), and conversation files
+imported whole (:meth:`CaptureService.ingest`; keyed batches are :mod:`memstrata.api.imports`).
+
+A service of the facade (``memory.capture``): it takes the :class:`~memstrata.api.runtime.Runtime`
+and nothing else, and :class:`memstrata.api.Memory` delegates ``remember`` and ``ingest`` to it.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,8 @@ from time import perf_counter
 from typing import Final
 
 from memstrata import importers
-from memstrata.api.common import (
+from memstrata.api.inputs import (
     IngestReport,
-    MemoryState,
     ScopeLike,
     TurnLike,
     as_scope,
@@ -19,6 +23,7 @@ from memstrata.api.common import (
     scrubbed,
     scrubbed_json,
 )
+from memstrata.api.runtime import Runtime
 from memstrata.codec import episode_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.ids import new_id
@@ -29,8 +34,11 @@ from memstrata.model import Episode, JsonValue, Scope, Turn, utc
 MAX_LABEL_CHARS: Final = 256
 
 
-class CaptureMixin(MemoryState):
+class CaptureService:
     """Storing turns verbatim as episodes (and in the raw trace), and imports."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
 
     def remember(
         self,
@@ -57,21 +65,22 @@ class CaptureMixin(MemoryState):
         if not items:
             raise InvalidInputError("no turns to remember")
         turns_in = [as_turn(t) for t in items]
+        runtime = self.runtime
         for number, turn in enumerate(turns_in, start=1):
-            self.check_size(turn.text, f"turn {number}" if len(turns_in) > 1 else "the turn")
-        parsed = [self._capture_text(t, scope) for t in turns_in]
-        episodes = self._episodes(parsed, scope, surface=surface, session_id=session_id)
-        self.store.add_episodes(scope, episodes)
-        self._capture(surface, episodes)
-        self._written(scope)
-        if self._queue is not None:
-            self._queue.touch(scope)
+            runtime.check_size(turn.text, f"turn {number}" if len(turns_in) > 1 else "the turn")
+        parsed = [self.capture_text(t, scope) for t in turns_in]
+        episodes = self.episodes(parsed, scope, surface=surface, session_id=session_id)
+        runtime.store.add_episodes(scope, episodes)
+        self.trace_episodes(surface, episodes)
+        runtime.written(scope)
+        runtime.touched(scope)
         return episodes
 
-    def _capture_text(self, turn: Turn, scope: Scope) -> Turn:
+    def capture_text(self, turn: Turn, scope: Scope) -> Turn:
         """Secrets are scrubbed from verbatim capture unless configured off: from the turn's
         text and from every string of its metadata (an imported record, a LangGraph value)."""
-        if self.settings is not None and not self.settings.scrub_capture:
+        settings = self.runtime.settings
+        if settings is not None and not settings.scrub_capture:
             return turn
         text = scrubbed(turn.text, scope, secrets_only=True)
         metadata = scrubbed_json(turn.metadata, scope) if turn.metadata else turn.metadata
@@ -79,9 +88,11 @@ class CaptureMixin(MemoryState):
             return turn
         return replace(turn, text=text, metadata=metadata)
 
-    def _episodes(
+    def episodes(
         self, turns: Sequence[Turn], scope: Scope, *, surface: str, session_id: str | None
     ) -> list[Episode]:
+        """Episodes of ``turns`` as they will be stored (new ids, the session and time given
+        or now's); the labels checked."""
         if not surface or not surface.strip():
             raise InvalidInputError("surface must not be empty")
         for turn in turns:
@@ -94,7 +105,7 @@ class CaptureMixin(MemoryState):
                     raise InvalidInputError(
                         f"{name} has {len(label)} characters; at most {MAX_LABEL_CHARS}"
                     )
-        now = self.clock.now()
+        now = self.runtime.clock.now()
         default_session = session_id or now.strftime("%Y-%m-%d")
         return [
             Episode(
@@ -111,13 +122,15 @@ class CaptureMixin(MemoryState):
             for t in turns
         ]
 
-    def _capture(self, surface: str, episodes: Sequence[Episode]) -> None:
-        if self.trace is None:
+    def trace_episodes(self, surface: str, episodes: Sequence[Episode]) -> None:
+        """Append ``episodes`` to the raw trace (if there is one)."""
+        trace = self.runtime.trace
+        if trace is None:
             return
         events: list[Mapping[str, JsonValue]] = [
             {"event": "episode", **episode_to_json(e)} for e in episodes
         ]
-        self.trace.append(surface, events)
+        trace.append(surface, events)
 
     def ingest(
         self,
@@ -141,17 +154,18 @@ class CaptureMixin(MemoryState):
             batch = importers.load(source, fmt)
         if batch.turn_count == 0:
             raise ImportFormatError("holds no turns to import", source=batch.source)
+        runtime = self.runtime
         for conv in batch.conversations:  # every turn checked before anything is stored
             for number, turn in enumerate(conv.turns, start=1):
-                self.check_size(turn.text, f"{batch.source}: thread {conv.key}, turn {number}")
+                runtime.check_size(turn.text, f"{batch.source}: thread {conv.key}, turn {number}")
         prepared = []
         for conv in batch.conversations:
             scope = Scope(user, conv.key)
             prepared.append(
                 (
                     scope,
-                    self._episodes(
-                        [self._capture_text(t, scope) for t in conv.turns],
+                    self.episodes(
+                        [self.capture_text(t, scope) for t in conv.turns],
                         scope,
                         surface="import",
                         session_id=None,
@@ -159,9 +173,9 @@ class CaptureMixin(MemoryState):
                 )
             )
         everything = [e for _, episodes in prepared for e in episodes]
-        self.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
-        self._capture("import", everything)
-        self._written(Scope(user))
+        runtime.store.add_episodes(Scope(user), everything)  # one transaction: all or nothing
+        self.trace_episodes("import", everything)
+        runtime.written(Scope(user))
         return IngestReport(
             source=batch.source,
             format=batch.format,

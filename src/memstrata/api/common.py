@@ -1,34 +1,96 @@
-"""What the facade's parts share: scope and turn coercion, reports, argument checks."""
+"""The facade's shared state (:class:`MemoryState`: the store, the trace, the clock, the settings,
+the runtime every service takes, the lazily built parts) and the erasure of copies outside the
+store; the names of :mod:`memstrata.api.inputs` are importable from here too."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final
 
+from memstrata.api.capture import CaptureService
 from memstrata.api.copies import CopyHolder, Erasing, erase_copies, holders_of, prove_erased
-from memstrata.codec import parse_time
-from memstrata.errors import BusyError, InvalidInputError, StoreError, TooLargeError
+from memstrata.api.inputs import (  # re-exported: the facade's parts import them from here
+    AUDIT_STATE_KEY as AUDIT_STATE_KEY,
+)
+from memstrata.api.inputs import (
+    FACT_FIELDS as FACT_FIELDS,
+)
+from memstrata.api.inputs import (
+    TURN_KEYS as TURN_KEYS,
+)
+from memstrata.api.inputs import (
+    WHEN_KEYS as WHEN_KEYS,
+)
+from memstrata.api.inputs import (
+    DeleteReport as DeleteReport,
+)
+from memstrata.api.inputs import (
+    ImportSource as ImportSource,
+)
+from memstrata.api.inputs import (
+    IngestReport as IngestReport,
+)
+from memstrata.api.inputs import (
+    ListKind as ListKind,
+)
+from memstrata.api.inputs import (
+    Record as Record,
+)
+from memstrata.api.inputs import (
+    ScopeLike as ScopeLike,
+)
+from memstrata.api.inputs import (
+    TurnLike as TurnLike,
+)
+from memstrata.api.inputs import (
+    as_scope as as_scope,
+)
+from memstrata.api.inputs import (
+    as_turn as as_turn,
+)
+from memstrata.api.inputs import (
+    category_of as category_of,
+)
+from memstrata.api.inputs import (
+    check_unit as check_unit,
+)
+from memstrata.api.inputs import (
+    content_passages as content_passages,
+)
+from memstrata.api.inputs import (
+    document_passages as document_passages,
+)
+from memstrata.api.inputs import (
+    reason_of as reason_of,
+)
+from memstrata.api.inputs import (
+    scrubbed as scrubbed,
+)
+from memstrata.api.inputs import (
+    scrubbed_json as scrubbed_json,
+)
+from memstrata.api.inputs import (
+    slot_of as slot_of,
+)
+from memstrata.api.inputs import (
+    time_of as time_of,
+)
+from memstrata.api.inputs import (
+    when_of as when_of,
+)
+from memstrata.api.runtime import Runtime
+from memstrata.errors import BusyError, StoreError
 from memstrata.model import (
-    Category,
     DeleteReason,
-    Document,
     Episode,
     EpisodeFilter,
     Erasure,
     ErasureRecord,
-    Fact,
-    JsonValue,
-    Role,
     Scope,
-    Turn,
-    When,
-    check_slot,
-    utc,
 )
 from memstrata.ports import (
     SITE_WAIT,
@@ -38,8 +100,7 @@ from memstrata.ports import (
     SystemClock,
     TraceSink,
 )
-from memstrata.settings import DEFAULT_MAX_TURN_CHARS, Settings
-from memstrata.textio import check_unicode
+from memstrata.settings import Settings
 
 if TYPE_CHECKING:
     from memstrata.api.sites import ErasureSweep
@@ -49,142 +110,11 @@ if TYPE_CHECKING:
     from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.leader import ModelLock
     from memstrata.index.manager import IndexManager
-    from memstrata.index.scope_index import Passage
     from memstrata.layers import FactCache
-
-TurnLike = str | Turn | Mapping[str, Any]
-ScopeLike = Scope | str
-Record = Episode | Fact | Document
-ListKind = Literal["episode", "fact", "document"]
 
 log = logging.getLogger(__name__)
 
 _PENDING: Final = "the erasure stays pending: a retry, or the next open, finishes it"
-
-FACT_FIELDS: Final = frozenset(
-    {
-        "text",
-        "category",
-        "confidence",
-        "importance",
-        "topic",
-        "sources",
-        "valid_from",
-        "valid_to",
-        "superseded_by",
-        "when",
-        "slot",
-        "value",
-    }
-)
-#: the keys of a fact's ``when`` given as a mapping (``text`` may be left out)
-WHEN_KEYS: Final = frozenset({"text", "start", "end"})
-TURN_KEYS: Final = frozenset({"text", "speaker", "role", "time", "session_id", "metadata"})
-#: the state document of a scope that holds the audit flags a person kept (``api/audit``)
-AUDIT_STATE_KEY: Final = "audit"
-
-
-def as_scope(scope: ScopeLike) -> Scope:
-    if isinstance(scope, Scope):
-        return scope
-    if isinstance(scope, str):
-        return Scope(scope)
-    raise InvalidInputError(f"a scope must be a Scope or a user id, not {type(scope).__name__}")
-
-
-def as_turn(value: TurnLike) -> Turn:
-    if isinstance(value, Turn):
-        return value
-    if isinstance(value, str):
-        return Turn(text=value)
-    if isinstance(value, Mapping):
-        unknown = sorted(set(value) - TURN_KEYS)
-        if unknown:
-            raise InvalidInputError(f"unknown turn field(s): {', '.join(unknown)}")
-        if "text" not in value:
-            raise InvalidInputError("a turn needs a 'text'")
-        try:
-            role = Role(value.get("role") or "user")
-        except ValueError:
-            raise InvalidInputError(f"unknown role {value.get('role')!r}") from None
-        time = value.get("time")
-        if time is not None:
-            time = time_of("time", time)
-        metadata = value.get("metadata") or {}
-        if not isinstance(metadata, Mapping):
-            raise InvalidInputError(
-                f"turn metadata must be a mapping, not {type(metadata).__name__}"
-            )
-        return Turn(
-            text=value["text"],
-            speaker=value.get("speaker"),
-            role=role,
-            time=time,
-            session_id=value.get("session_id"),
-            metadata=dict(metadata),
-        )
-    raise InvalidInputError(f"a turn must be text, a Turn or a mapping, not {type(value).__name__}")
-
-
-@dataclass(frozen=True, slots=True)
-class ImportSource:
-    """One source of an import (a conversation, the facts, a document) in its report: what it
-    adds (``turns``, ``facts``, ``bullets``) and what was there already (``present``)."""
-
-    source: str
-    kind: Literal["conversation", "facts", "document"]
-    title: str
-    turns: int = 0
-    facts: int = 0
-    bullets: int = 0
-    present: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class IngestReport:
-    """What an import stored (or, for a dry run, would store).
-
-    ``turns``, ``facts`` and ``bullets`` count what is new; ``present`` what an earlier import
-    stored already; ``skipped`` pairs a place in the file with the reason it is left out;
-    ``unresolved`` counts citations that name nothing in memory (the import episode is cited
-    instead)."""
-
-    source: str
-    format: str
-    conversations: int
-    turns: int
-    questions: int
-    scopes: tuple[Scope, ...]
-    seconds: float
-    facts: int = 0
-    bullets: int = 0
-    present: int = 0
-    skipped: tuple[tuple[str, str], ...] = ()
-    unresolved: int = 0
-    dry_run: bool = False
-    sources: tuple[ImportSource, ...] = ()
-
-    @property
-    def turns_per_s(self) -> float:
-        return self.turns / self.seconds if self.seconds > 0 else float("inf")
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteReport:
-    """What a delete removed: the item(s) and what cascaded from them."""
-
-    deleted: tuple[str, ...]
-    cascaded: tuple[str, ...] = field(default_factory=tuple)
-    #: how many records of each kind went (episodes, facts, documents, bullets, history
-    #: entries rewritten, raw trace lines erased)
-    counts: Mapping[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, JsonValue]:
-        return {
-            "deleted": list(self.deleted),
-            "cascaded": list(self.cascaded),
-            "counts": dict(self.counts),
-        }
 
 
 class MemoryState:
@@ -220,6 +150,12 @@ class MemoryState:
         self._site_new = False  # the id was made here for a new directory, not yet enrolled
         self._sweep: ErasureSweep | None = None
         self._enrol_failed = False  # said once as a warning, then quietly
+        #: what every service takes (see :mod:`memstrata.api.runtime`)
+        self.runtime = Runtime(
+            store, trace, self.clock, settings, written=self._written, touched=self._touched
+        )
+        #: turns stored verbatim (see :mod:`memstrata.api.capture`)
+        self.capture = CaptureService(self.runtime)
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds
@@ -227,23 +163,20 @@ class MemoryState:
         if self._indexer is not None:
             self._indexer.notify(scope.user)
 
+    def _touched(self, scope: Scope) -> None:
+        """New turns of ``scope``: the curation queue (if running) curates it once quiet."""
+        if self._queue is not None:
+            self._queue.touch(scope)
+
     @property
     def max_turn_chars(self) -> int:
         """The longest turn (and search query) accepted, in characters."""
-        return DEFAULT_MAX_TURN_CHARS if self.settings is None else self.settings.max_turn_chars
+        return self.runtime.max_turn_chars
 
     def check_size(self, text: str, what: str) -> None:
         """Refuse ``text`` longer than :attr:`max_turn_chars` as :class:`TooLargeError`, and
         text no store can keep (lone surrogates) as :class:`InvalidInputError`."""
-        check_unicode(text, what)
-        limit = self.max_turn_chars
-        if len(text) > limit:
-            raise TooLargeError(
-                f"{what} has {len(text)} characters, over the limit of {limit} "
-                f"(setting max_turn_chars {limit}); split it or raise the limit",
-                limit=limit,
-                size=len(text),
-            )
+        self.runtime.check_size(text, what)
 
     def _copy_holders(self) -> list[CopyHolder]:
         """Every holder of copies of user text outside the store's rows, in the order a
@@ -445,123 +378,3 @@ def _left_message(episode_ids: Sequence[str], left: Sequence[str]) -> str:
     return f"{', '.join(episode_ids) or 'the item'} was deleted, but copies are left: " + "; ".join(
         left
     )
-
-
-def document_passages(doc: Document) -> list[Passage]:
-    """A curated document's bullets as search passages, each led by its document's title (and
-    its section's heading when that says more)."""
-    return [p for _, p in content_passages(doc.content)]
-
-
-def content_passages(content: Mapping[str, Any]) -> list[tuple[str, Passage]]:
-    """The passages of curated document content (a document, or a version in its history),
-    each with its bullet's own text; none for content that is not a readable curated
-    document."""
-    from memstrata.document.service import document_from_json
-    from memstrata.index.scope_index import Passage
-
-    try:
-        curated = document_from_json(content)
-    except InvalidInputError:  # stored malformed by an older version: not searchable
-        return []
-    out: list[tuple[str, Passage]] = []
-    for section in curated.sections:
-        lead = curated.title
-        if section.heading and section.heading.casefold() != curated.title.casefold():
-            lead = f"{curated.title} · {section.heading}"
-        out.extend((b.text, Passage(b.id, f"{lead}: {b.text}")) for b in section.bullets)
-    return out
-
-
-def scrubbed(text: str, scope: Scope, *, secrets_only: bool) -> str:
-    from memstrata.curate.scrubbing import scrub_for_storage
-
-    return scrub_for_storage(text, scope, secrets_only=secrets_only)
-
-
-def scrubbed_json(value: Mapping[str, JsonValue], scope: Scope) -> dict[str, JsonValue]:
-    """``value`` with the secrets scrubbed from every string in it (keys stay as they are)."""
-
-    def clean(item: JsonValue) -> JsonValue:
-        if isinstance(item, str):
-            return scrubbed(item, scope, secrets_only=True)
-        if isinstance(item, list):
-            return [clean(i) for i in item]
-        if isinstance(item, dict):
-            return {k: clean(v) for k, v in item.items()}
-        return item
-
-    return {k: clean(v) for k, v in value.items()}
-
-
-def category_of(value: Category | str) -> Category:
-    try:
-        return Category(value)
-    except ValueError:
-        raise InvalidInputError(
-            f"unknown category {value!r}; expected one of {', '.join(c.value for c in Category)}"
-        ) from None
-
-
-def reason_of(value: DeleteReason | str) -> DeleteReason:
-    try:
-        return DeleteReason(value)
-    except ValueError:
-        raise InvalidInputError(
-            f"unknown delete reason {value!r}; expected one of "
-            + ", ".join(r.value for r in DeleteReason)
-        ) from None
-
-
-def time_of(name: str, value: object) -> datetime:
-    """A time given as a datetime or ISO 8601 text, in UTC; anything else is refused."""
-    if isinstance(value, str):
-        return parse_time(value)
-    if isinstance(value, datetime):
-        return utc(value)
-    raise InvalidInputError(f"{name} must be a time (ISO 8601 text), got {value!r}")
-
-
-def when_of(value: object) -> When | None:
-    """A fact's ``when`` as a caller gives it: a :class:`When`, None, or a mapping with
-    ``start`` and ``end`` (datetimes or ISO 8601 text; a time without a zone is UTC) and
-    ``text``, the words that named the interval. Without ``text`` (or with null) the words
-    are a rendering of the interval (:meth:`When.between`); given text is stripped."""
-    if value is None or isinstance(value, When):
-        return value
-    if not isinstance(value, Mapping):
-        raise InvalidInputError(
-            f'when must be {{"text", "start", "end"}} or null, not {type(value).__name__}'
-        )
-    unknown = sorted(str(k) for k in set(value) - WHEN_KEYS)
-    if unknown:
-        raise InvalidInputError(f"unknown when field(s): {', '.join(unknown)}")
-    times = []
-    for name in ("start", "end"):
-        if value.get(name) is None:
-            raise InvalidInputError(f"when needs its {name} (an ISO 8601 time)")
-        try:
-            times.append(time_of(f"when {name}", value[name]))
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"when {name}: {exc}") from None
-    text = value.get("text")
-    if text is None:
-        return When.between(times[0], times[1])
-    if not isinstance(text, str):
-        raise InvalidInputError(f"when text must be text, not {type(text).__name__}")
-    return When(text.strip(), times[0], times[1])
-
-
-def slot_of(value: object, what: str = "slot") -> str | None:
-    """A fact's ``slot`` as a caller gives it (None, or text: surrounding spaces stripped)."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInputError(f"{what} must be text, not {type(value).__name__}")
-    check_slot(value.strip(), what)
-    return value.strip()
-
-
-def check_unit(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-        raise InvalidInputError(f"{name} must be a number between 0 and 1, got {value!r}")

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memstrata.api.capture import CaptureMixin
-from memstrata.api.common import ScopeLike, as_scope, document_passages
+from memstrata.api.common import MemoryState, ScopeLike, as_scope, document_passages
 from memstrata.api.curated import (
     clean_identity,
     clean_import,
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from memstrata.document.service import DocPreview, DocumentService
 
 
-class DocumentsMixin(CaptureMixin):
+class DocumentsMixin(MemoryState):
     """L1 essentials and L2 topics as markdown documents, L0 identity and the profile."""
 
     @property
@@ -33,7 +32,7 @@ class DocumentsMixin(CaptureMixin):
         from memstrata.document.service import DocumentService
 
         def capture(text: str, scope: Scope) -> str:
-            return self.remember(Turn(text=text), scope, surface="manual")[0].id
+            return self.capture.remember(Turn(text=text), scope, surface="manual")[0].id
 
         return DocumentService(self.store, capture, clean_text)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Final
 from memstrata import telemetry
 from memstrata.api.audit import AuditMixin
 from memstrata.api.browse import BrowseMixin
-from memstrata.api.common import IngestReport, ScopeLike, as_scope, document_passages, time_of
+from memstrata.api.common import (
+    IngestReport,
+    ScopeLike,
+    TurnLike,
+    as_scope,
+    document_passages,
+    time_of,
+)
 from memstrata.errors import InvalidInputError
 from memstrata.model import (
     DocumentKind,
@@ -276,6 +283,23 @@ class Memory(AuditMixin, BrowseMixin):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    # capture ---------------------------------------------------------------------
+    def remember(
+        self,
+        turns: TurnLike | Iterable[TurnLike],
+        scope: ScopeLike,
+        *,
+        surface: str = "chat",
+        session_id: str | None = None,
+    ) -> list[Episode]:
+        """Store turns verbatim as episodes (L3) and append them to the raw trace (see
+        :meth:`memstrata.api.capture.CaptureService.remember`).
+
+        ``turns`` is one turn or several: text, :class:`Turn` or a mapping with the same
+        fields. All turns are checked before any is stored; the batch is stored whole.
+        """
+        return self.capture.remember(turns, scope, surface=surface, session_id=session_id)
 
     # search ----------------------------------------------------------------------
     def search(

@@ -116,7 +116,7 @@ class ImportsMixin(DocumentsMixin):
                 raise InvalidInputError(
                     f"a dry run is offered for {', '.join(importers.KEYED)}, not {batch.format}"
                 )
-            return super().ingest(batch, user)
+            return self.capture.ingest(batch, user)
         started = perf_counter()
         Scope(user)  # a clear error for a bad user before anything else
         with self._import_hold(user, dry_run=dry_run):
@@ -197,8 +197,8 @@ class ImportsMixin(DocumentsMixin):
 
     def _keyed_episode(self, user: str, scope: Scope, turn: Turn) -> Episode:
         key = str(turn.metadata[IMPORT_KEY])
-        [episode] = self._episodes(
-            [self._capture_text(turn, scope)], scope, surface=SURFACE, session_id=None
+        [episode] = self.capture.episodes(
+            [self.capture.capture_text(turn, scope)], scope, surface=SURFACE, session_id=None
         )
         return replace(episode, id=stable_id("ep", f"{user}\n{key}", turn.time))
 
@@ -227,8 +227,8 @@ class ImportsMixin(DocumentsMixin):
             new = [(i, t) for i, t in turns if i not in existing and i not in erased]
             if new and build:
                 scope = Scope(plan.user, key)
-                episodes = self._episodes(
-                    [self._capture_text(t, scope) for _, t in new],
+                episodes = self.capture.episodes(
+                    [self.capture.capture_text(t, scope) for _, t in new],
                     scope,
                     surface=SURFACE,
                     session_id=None,
@@ -465,7 +465,7 @@ class ImportsMixin(DocumentsMixin):
         scope = Scope(plan.user)
         if plan.episodes:
             self.store.add_episodes(scope, plan.episodes)
-            self._capture(SURFACE, plan.episodes)
+            self.capture.trace_episodes(SURFACE, plan.episodes)
         now = self.clock.now()
         for fact in plan.facts:
             stored = self.store.add_fact(scope, fact)

@@ -100,7 +100,9 @@ class RecordsMixin(ForgettingMixin):
         check_unit("importance", importance)
         if not sources:
             sources = [
-                self.remember(Turn(text=text, role=Role.USER), scope, surface="manual")[0].id
+                self.capture.remember(Turn(text=text, role=Role.USER), scope, surface="manual")[
+                    0
+                ].id
             ]
         now = self.clock.now()
         fact = Fact(
