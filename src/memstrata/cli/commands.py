@@ -144,7 +144,7 @@ def ingest(
     as_json: bool,
 ) -> None:
     from memstrata.cli.index_commands import embed_with_progress, progress_mode
-    from memstrata.server.schemas import IngestOut
+    from memstrata.server.schemas.capture import IngestOut
 
     # parse and check the whole file before opening the store
     batch = importers.load(file, fmt, all_branches=all_branches)
@@ -568,7 +568,7 @@ def wake_up(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.server.schemas import WakeUpOut
+    from memstrata.server.schemas.serving import WakeUpOut
 
     with memory_for(data_dir) as mem:
         result = mem.wake_up(scope_args.scope(), budget=budget)
@@ -591,7 +591,7 @@ def recall(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.server.schemas import RecallOut
+    from memstrata.server.schemas.serving import RecallOut
 
     with memory_for(data_dir) as mem:
         result = mem.recall(topic, scope_args.scope(), budget=budget)
@@ -616,7 +616,7 @@ def context(
     data_dir: Path | None,
     as_json: bool,
 ) -> None:
-    from memstrata.server.schemas import ContextOut
+    from memstrata.server.schemas.serving import ContextOut
 
     with memory_for(data_dir) as mem:
         result = mem.context(query, scope_args.scope(), budget=budget)

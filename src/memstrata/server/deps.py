@@ -25,7 +25,7 @@ from memstrata.model import SCOPE_PART_PATTERN, KeyRole, Scope
 from memstrata.server.auth import Principal, principal, require, tenant_scope
 from memstrata.server.requestlog import note_user
 from memstrata.server.responses import Page
-from memstrata.server.schemas import ScopeIn
+from memstrata.server.schemas.common import ScopeIn
 
 #: the most items one page of an HTTP list holds
 MAX_HTTP_PAGE: Final = 1000

@@ -24,7 +24,7 @@ from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.operations import install_operations
 from memstrata.server.routes import ROUTERS
 from memstrata.server.routes.web import install_web
-from memstrata.server.schemas import ErrorOut
+from memstrata.server.schemas.common import ErrorOut
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, DEFAULT_REQUEST_BODY_TIMEOUT_S
 
 #: every route documents the one error shape

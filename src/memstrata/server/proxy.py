@@ -13,9 +13,10 @@ assistant's. ``GET /v1/models`` is passed through.
 
 A request is checked whole before anything is read from it, stored or sent: a body the main
 API would refuse (text that is not valid Unicode, such as a lone surrogate, a number that is
-not finite, objects and arrays nested past :data:`memstrata.server.schemas.MAX_DEPTH`, bytes
-that are not UTF-8) or a query string that is not UTF-8 text is 422 in the one error shape,
-by the same checks (:func:`memstrata.server.schemas.check_json_values`,
+not finite, objects and arrays nested past
+:data:`memstrata.server.schemas.common.MAX_DEPTH`, bytes that are not UTF-8) or a query string
+that is not UTF-8 text is 422 in the one error shape, by the same checks
+(:func:`memstrata.server.schemas.common.check_json_values`,
 :class:`memstrata.server.limits.QueryText`).
 
 The upstream's own errors come back with their status and body; an upstream that cannot be
@@ -56,7 +57,7 @@ from memstrata.server.auth import AuthMiddleware, AuthPolicy, KeyAuth, Principal
 from memstrata.server.errors import install_error_handlers, status_for
 from memstrata.server.limits import BodySizeLimit, QueryText
 from memstrata.server.proxy_messages import AnswerCollector, last_user_text, with_memory
-from memstrata.server.schemas import MAX_DEPTH, check_json_values
+from memstrata.server.schemas.common import MAX_DEPTH, check_json_values
 from memstrata.settings import DEFAULT_MAX_REQUEST_BYTES, ProxySettings
 
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ def _refused(reason: str) -> RequestValidationError:
 
 def _checked_json(raw: bytes) -> Any:
     """``raw`` as JSON, checked whole as every body of the main API is
-    (:func:`memstrata.server.schemas.check_json_values`); refused with 422 otherwise."""
+    (:func:`memstrata.server.schemas.common.check_json_values`); refused with 422 otherwise."""
     try:
         body = json.loads(raw)
     except RecursionError:  # deeper than the reader goes, so far deeper than the bound

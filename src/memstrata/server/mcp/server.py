@@ -36,7 +36,7 @@ from memstrata.errors import InvalidInputError, MemstrataError, NotFoundError
 from memstrata.model import Scope
 from memstrata.server.errors import validation_details
 from memstrata.server.mcp.tools import TOOLS, TOOLS_BY_NAME, ToolSpec
-from memstrata.server.schemas import MAX_DEPTH
+from memstrata.server.schemas.common import MAX_DEPTH
 from memstrata.textio import surrogate_at
 
 if TYPE_CHECKING:

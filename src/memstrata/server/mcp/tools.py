@@ -27,18 +27,17 @@ from memstrata.server.responses import (
     PreviewOut,
     RememberOut,
 )
-from memstrata.server.schemas import (
-    BodyIn,
+from memstrata.server.schemas.capture import TurnsIn
+from memstrata.server.schemas.common import BodyIn
+from memstrata.server.schemas.documents import DocChangeIn
+from memstrata.server.schemas.erasure import DeleteOut, ForgetPreviewOut
+from memstrata.server.schemas.records import FactFieldsIn
+from memstrata.server.schemas.search import SearchIn
+from memstrata.server.schemas.serving import (
     ContextIn,
     ContextOut,
-    DeleteOut,
-    DocChangeIn,
-    FactFieldsIn,
-    ForgetPreviewOut,
     RecallIn,
     RecallOut,
-    SearchIn,
-    TurnsIn,
     WakeUpIn,
     WakeUpOut,
 )

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 
 from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
 from memstrata.server.responses import AuditOut, AuditResolutionOut
-from memstrata.server.schemas import AuditResolveIn
+from memstrata.server.schemas.audit import AuditResolveIn
 
 router = APIRouter(tags=["audit"])
 

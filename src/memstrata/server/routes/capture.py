@@ -15,7 +15,7 @@ from memstrata.codec import record_to_json
 from memstrata.errors import ImportFormatError, InvalidInputError
 from memstrata.server.deps import WRITER, MemoryDep, ScopeDep, body_scope
 from memstrata.server.responses import EpisodeOut
-from memstrata.server.schemas import ImportFormat, IngestOut, RememberIn
+from memstrata.server.schemas.capture import ImportFormat, IngestOut, RememberIn
 
 router = APIRouter(tags=["capture"])
 

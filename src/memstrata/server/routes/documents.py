@@ -13,7 +13,7 @@ from memstrata.document.service import KEY_PATTERN, DocPreview
 from memstrata.errors import InvalidInputError
 from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
 from memstrata.server.responses import AppliedOut, DocOut, PreviewOut
-from memstrata.server.schemas import DocChangeIn
+from memstrata.server.schemas.documents import DocChangeIn
 
 router = APIRouter(tags=["documents"])
 

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Query
 
 from memstrata.server.auth import check_forget_scope
 from memstrata.server.deps import WRITER, CallerDep, ItemPath, MemoryDep, ScopeDep
-from memstrata.server.schemas import DeleteOut, DeleteReasonIn, ForgetPreviewOut
+from memstrata.server.schemas.common import DeleteReasonIn
+from memstrata.server.schemas.erasure import DeleteOut, ForgetPreviewOut
 
 router = APIRouter(tags=["erasure"])
 

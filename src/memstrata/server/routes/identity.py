@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata.server.deps import READER, WRITER, MemoryDep, ScopeDep
-from memstrata.server.schemas import IdentityIn, IdentityOut
+from memstrata.server.schemas.identity import IdentityIn, IdentityOut
 
 router = APIRouter(tags=["identity"])
 

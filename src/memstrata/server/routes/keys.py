@@ -14,7 +14,7 @@ from memstrata.model import ApiKey
 from memstrata.server.auth import AdminDep, Principal
 from memstrata.server.deps import CursorId, Limit, MemoryDep, page
 from memstrata.server.responses import KeyOut, KeyPage, NewKeyOut, Page
-from memstrata.server.schemas import KeyIn
+from memstrata.server.schemas.keys import KeyIn
 
 router = APIRouter(tags=["keys"])
 

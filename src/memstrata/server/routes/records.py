@@ -19,7 +19,7 @@ from memstrata.server.deps import (
     page,
 )
 from memstrata.server.responses import FactOut, Page, RecordOut, RecordPage, VersionPage
-from memstrata.server.schemas import FactIn, ListKind, UpdateIn
+from memstrata.server.schemas.records import FactIn, ListKind, UpdateIn
 
 router = APIRouter(tags=["records"])
 

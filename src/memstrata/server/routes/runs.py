@@ -16,7 +16,7 @@ from memstrata.errors import NotFoundError
 from memstrata.ids import ID_PATTERN
 from memstrata.model import Scope
 from memstrata.server.deps import READER, WRITER, Limit, MemoryDep, ScopeDep, body_scope
-from memstrata.server.schemas import EventOut, RunIn, RunOut, RunPage
+from memstrata.server.schemas.runs import EventOut, RunIn, RunOut, RunPage
 
 router = APIRouter(tags=["runs"])
 

@@ -11,7 +11,7 @@ from memstrata.codec import hit_to_json
 from memstrata.model import Scope
 from memstrata.server.deps import READER, MemoryDep, ScopeDep
 from memstrata.server.responses import HitOut, HitPage
-from memstrata.server.schemas import MAX_K, SearchIn
+from memstrata.server.schemas.search import MAX_K, SearchIn
 
 router = APIRouter(tags=["search"])
 

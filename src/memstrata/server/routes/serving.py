@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from memstrata.server.deps import READER, MemoryDep, ScopeDep
-from memstrata.server.schemas import (
+from memstrata.server.schemas.serving import (
     ContextIn,
     ContextOut,
     RecallIn,
