@@ -16,9 +16,9 @@ turn search.
 **One scale of relevance.** Every candidate is scored in the units of the hybrid search's fused
 score: its lexical and dense scores as z-scores over the entries of its kind, blended, so a
 score is how many standard deviations an item stands above a typical entry for this query.
-Turn, fact and bullet hits (bullets searched one by one, :meth:`UserIndex.search` with
+Turn, fact and bullet hits (bullets searched one by one, :meth:`Ranker.search` with
 ``passages``) carry theirs. A profile slot is scored as one more turn would be, against the
-scope's turns (:meth:`UserIndex.score_texts`; its vector is cached like any text's). A bullet
+scope's turns (:meth:`Ranker.score_texts`; its vector is cached like any text's). A bullet
 standing in for a fact takes the fact's score when it is that fact's bullet (of the bullets
 citing the fact's turns, the one sharing most of its words; the others stand on their own
 scores). For a query naming a topic, bullets are searched without the words naming it: each

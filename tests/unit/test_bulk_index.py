@@ -19,6 +19,7 @@ from memstrata.errors import InvalidInputError
 from memstrata.index.bm25 import BM25Index
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import build_query
+from memstrata.index.ranking import Ranker
 from memstrata.index.scope_index import UserIndex
 from memstrata.index.tokenize import tokenize
 from memstrata.model import Granularity, Scope, SearchFilter
@@ -82,7 +83,7 @@ def _results(index: UserIndex, embedder: HashingEmbedder) -> list[list[tuple[str
     for text in QUERIES:
         plan = build_query(text, embedder, index.config)
         for granularity in (Granularity.TURN, Granularity.SESSION):
-            hits = index.search(
+            hits = Ranker(index).search(
                 plan, Scope("u"), k=10, granularity=granularity, filters=SearchFilter()
             )
             out.append([(h.id, round(h.score, 5)) for h in hits])

@@ -20,6 +20,7 @@ from memstrata.errors import InvalidInputError
 from memstrata.ids import new_id
 from memstrata.index.manager import IndexManager, index_bytes
 from memstrata.index.query import build_query
+from memstrata.index.ranking import Ranker
 from memstrata.index.scope_index import UserIndex
 from memstrata.model import Episode, Granularity, Role, Scope, SearchFilter, Turn
 from memstrata.settings import load_settings
@@ -111,10 +112,10 @@ def test_a_dropped_index_is_rebuilt_with_the_writes_made_meanwhile(
         for text in ("violin note", "saxophone", "a note 7 about the meadow"):
             plan = build_query(text, mem.embedder, manager.config)
             for level in (Granularity.TURN, Granularity.SESSION):
-                got = rebuilt.search(
+                got = Ranker(rebuilt).search(
                     plan, Scope("a"), k=20, granularity=level, filters=SearchFilter()
                 )
-                want = followed.search(
+                want = Ranker(followed).search(
                     plan, Scope("a"), k=20, granularity=level, filters=SearchFilter()
                 )
                 assert [h.id for h in got] == [h.id for h in want]

@@ -14,6 +14,7 @@ from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import build_query
+from memstrata.index.ranking import Ranker
 from memstrata.index.scope_index import UserIndex
 from memstrata.model import Granularity, Scope, SearchFilter, Turn
 from memstrata.settings import load_settings
@@ -56,9 +57,10 @@ def _index(mem: Memory) -> UserIndex:
 
 def test_passages_are_bullets_one_by_one(mem: Memory) -> None:
     index = _index(mem)
+    ranker = Ranker(index)
     plan = build_query("Kyoto ryokan", mem.embedder, index.config)
-    grouped = index.search(plan, ALICE, k=5, granularity=Granularity.TOPIC, filters=SearchFilter())
-    single = index.search(
+    grouped = ranker.search(plan, ALICE, k=5, granularity=Granularity.TOPIC, filters=SearchFilter())
+    single = ranker.search(
         plan, ALICE, k=50, granularity=Granularity.TOPIC, filters=SearchFilter(), passages=True
     )
     travel = next(h for h in grouped if h.topic == "travel")
@@ -73,11 +75,12 @@ def test_passages_are_bullets_one_by_one(mem: Memory) -> None:
 
 def test_a_text_scores_as_one_more_turn(mem: Memory) -> None:
     index = _index(mem)
+    ranker = Ranker(index)
     query = "when did I adopt the puppy Max?"
     plan = build_query(query, mem.embedder, index.config)
     hits = mem.search(query, ALICE, k=10)
     puppy = next(h for h in hits if "puppy" in h.text)
-    scored = index.score_texts(
+    scored = ranker.score_texts(
         plan, ALICE, [puppy.text, "favourite colour: blue", "过敏: 虾"], Granularity.TURN
     )
     assert scored is not None
@@ -90,8 +93,8 @@ def test_a_text_scores_as_one_more_turn(mem: Memory) -> None:
     else:
         assert same == pytest.approx(puppy.score, abs=0.05)
     zh = build_query("她对什么过敏？", mem.embedder, index.config)
-    scored = index.score_texts(zh, ALICE, ["过敏: 虾", "colour: blue"], Granularity.TURN)
+    scored = ranker.score_texts(zh, ALICE, ["过敏: 虾", "colour: blue"], Granularity.TURN)
     assert scored is not None and scored[0] > scored[1]
-    assert index.score_texts(plan, ALICE, [], Granularity.TURN) == []
+    assert ranker.score_texts(plan, ALICE, [], Granularity.TURN) == []
     no_turns = Scope("alice", "a-thread-with-no-turns")
-    assert index.score_texts(plan, no_turns, ["x"], Granularity.TURN) is None
+    assert ranker.score_texts(plan, no_turns, ["x"], Granularity.TURN) is None

@@ -180,6 +180,7 @@ def test_session_score_is_the_mean_of_its_best_turns() -> None:
 
     from memstrata.ids import new_id
     from memstrata.index.config import RankingConfig
+    from memstrata.index.ranking import Ranker
     from memstrata.index.scope_index import UserIndex
     from memstrata.model import Episode, Role
 
@@ -204,7 +205,7 @@ def test_session_score_is_the_mean_of_its_best_turns() -> None:
         fused[index.catalog.slots[ep.id]] = score
     mask = np.isfinite(fused)
     zeros = np.zeros(n, dtype=np.float32)
-    hits = index._groups_ranked(zeros, zeros, fused, mask, 3, Granularity.SESSION)
+    hits = Ranker(index)._groups_ranked(zeros, zeros, fused, mask, 3, Granularity.SESSION)
     # a: mean(3, -1) = 1.0; b: mean(1.5, 1.4) = 1.45; c: 1.6 (one turn)
     assert [h.session_id for h in hits] == ["c", "b", "a"]
     assert [round(h.score, 2) for h in hits] == [1.6, 1.45, 1.0]
@@ -215,6 +216,7 @@ def test_approximate_graph_for_large_scopes_agrees_with_exact(data_dir: Path) ->
     from memstrata.bench.scale import synthetic_turns
     from memstrata.index.config import RankingConfig
     from memstrata.index.query import Query
+    from memstrata.index.ranking import Ranker
     from memstrata.index.scope_index import UserIndex
 
     embedder = HashingEmbedder(dim=64)
@@ -224,26 +226,29 @@ def test_approximate_graph_for_large_scopes_agrees_with_exact(data_dir: Path) ->
     exact.add_episodes(turns)
     approx.add_episodes(turns)
     assert approx.views[0].approximate and not exact.views[0].approximate
+    ranked, exactly = Ranker(approx), Ranker(exact)
     agree = 0
     queries = [t.text for t in turns[::40]]
     for text in queries:
         q = Query(text, embedder.embed_query(text))
-        a = approx.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
-        e = exact.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
+        a = ranked.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
+        e = exactly.search(q, Scope("u"), k=5, granularity=Granularity.TURN, filters=SearchFilter())
         agree += a[0].id == e[0].id
     assert agree >= len(queries) - 1  # the candidates hold the true best almost always
     target = turns[100]
     approx.remove([target.id])
     q = Query(target.text, embedder.embed_query(target.text))
-    hits = approx.search(q, Scope("u"), k=10, granularity=Granularity.TURN, filters=SearchFilter())
+    hits = ranked.search(q, Scope("u"), k=10, granularity=Granularity.TURN, filters=SearchFilter())
     assert target.id not in _ids(hits)
-    only = approx.search(
+    only = ranked.search(
         q, Scope("u"), k=3, granularity=Granularity.TURN, filters=SearchFilter(session_id="s3")
     )  # too narrow: exact fallback
     assert only and all(h.session_id == "s3" for h in only)
 
 
 def test_a_speaker_the_query_names_is_raised(mem: Memory) -> None:
+    from memstrata.index.ranking import Ranker
+
     mem.remember(
         [
             Turn(text="I went hiking on Saturday", speaker="Bob", session_id="s1"),
@@ -253,12 +258,12 @@ def test_a_speaker_the_query_names_is_raised(mem: Memory) -> None:
         ],
         ALICE,
     )
-    index = mem.indexes.index("alice")
-    assert index._speakers_named("Where did BOB go hiking?") == ["Bob"]
-    assert index._speakers_named("what did bobby say") == ["Bobby"]
-    assert index._speakers_named("小明上周六去哪了") == ["小明"]
-    assert index._speakers_named("和bob说的") == ["Bob"]
-    assert index._speakers_named("nobody said so") == []
+    ranker = Ranker(mem.indexes.index("alice"))
+    assert ranker._speakers_named("Where did BOB go hiking?") == ["Bob"]
+    assert ranker._speakers_named("what did bobby say") == ["Bobby"]
+    assert ranker._speakers_named("小明上周六去哪了") == ["小明"]
+    assert ranker._speakers_named("和bob说的") == ["Bob"]
+    assert ranker._speakers_named("nobody said so") == []
     hits = mem.search("Where did Bob go hiking on Saturday?", ALICE, k=2)
     assert hits[0].speaker == "Bob"
     hits = mem.search("小明周六去爬山了吗", ALICE, k=2)

@@ -345,6 +345,7 @@ class Memory(AuditMixin, BrowseMixin):
                 "or search without rerank"
             )
         from memstrata.index.query import build_query
+        from memstrata.index.ranking import Ranker
 
         if filters is not None and not isinstance(filters, SearchFilter):
             raise InvalidInputError(f"filters must be a SearchFilter, not {type(filters).__name__}")
@@ -359,7 +360,7 @@ class Memory(AuditMixin, BrowseMixin):
             index = self.indexes.index(scope.user)
         plan = build_query(query, self.embedder, index.config)
         pool = k if llm is None else max(k, (self.settings or load_settings()).rerank_candidates)
-        hits = index.search(plan, scope, k=pool, granularity=level, filters=filters)
+        hits = Ranker(index).search(plan, scope, k=pool, granularity=level, filters=filters)
         if llm is None:
             return hits
         from memstrata.rerank import llm_reranker
@@ -472,6 +473,7 @@ class Memory(AuditMixin, BrowseMixin):
         (unless ``fall_back_to_user`` is off)."""
         from memstrata.context import assemble
         from memstrata.index.query import build_query
+        from memstrata.index.ranking import Ranker
         from memstrata.layers import serving_scope
 
         scope = serving_scope(
@@ -497,14 +499,14 @@ class Memory(AuditMixin, BrowseMixin):
                 return self.search(q, s, k=k, granularity=level)
             found = index(s.user)  # bullets one by one, each with its own score
             plan = build_query(q, self.embedder, found.config)
-            return found.search(
+            return Ranker(found).search(
                 plan, s, k=k, granularity=level, filters=SearchFilter(), passages=True
             )
 
         def score(q: str, s: Scope, texts: Sequence[str]) -> list[float] | None:
             found = index(s.user)
             plan = build_query(q, self.embedder, found.config)
-            return found.score_texts(plan, s, texts, Granularity.TURN)
+            return Ranker(found).score_texts(plan, s, texts, Granularity.TURN)
 
         llm = self.llm
         router = None

@@ -21,6 +21,7 @@ from memstrata.embed.cache import cache_counts, with_cache
 from memstrata.importers import Conversation
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import build_query
+from memstrata.index.ranking import Ranker
 from memstrata.model import Episode, Granularity, JsonValue, Scope, SearchFilter
 from memstrata.ports import Embedder
 from memstrata.settings import Settings, default_cache_dir, load_settings
@@ -131,7 +132,9 @@ def timed_search(
     index = memory.indexes.index(scope.user)
     plan = build_query(query, memory.embedder, index.config)  # vectors cached by now
     started = perf_counter()
-    index.search(plan, scope, k=k, granularity=Granularity(granularity), filters=SearchFilter())
+    Ranker(index).search(
+        plan, scope, k=k, granularity=Granularity(granularity), filters=SearchFilter()
+    )
     timings.total.append(total * 1000)
     timings.excluding_embedding.append((perf_counter() - started) * 1000)
     return [h.id for h in hits]

@@ -36,6 +36,7 @@ from memstrata.ids import new_id
 from memstrata.index.ann import usearch_available
 from memstrata.index.config import RankingConfig
 from memstrata.index.query import Query
+from memstrata.index.ranking import Ranker
 from memstrata.index.scope_index import UserIndex
 from memstrata.model import Episode, Granularity, JsonValue, Role, Scope, SearchFilter
 from memstrata.ports import Embedder
@@ -137,7 +138,7 @@ def _timed(index: UserIndex, plans: list[Query]) -> tuple[list[float], list[floa
     wall, cpu = [], []
     for query in plans:
         started, started_cpu = perf_counter(), thread_time()
-        index.search(
+        Ranker(index).search(
             query, Scope("scale"), k=10, granularity=Granularity.TURN, filters=SearchFilter()
         )
         cpu.append((thread_time() - started_cpu) * 1000)
