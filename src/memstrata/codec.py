@@ -19,6 +19,7 @@ from memstrata.model import (
     DocumentKind,
     Episode,
     Fact,
+    Granularity,
     ItemVersion,
     JsonValue,
     Layer,
@@ -253,6 +254,18 @@ def record_to_json(record: Episode | Fact | Document) -> dict[str, JsonValue]:
     return document_to_json(record)
 
 
+def record_from_json(data: Mapping[str, Any]) -> Episode | Fact | Document:
+    """What :func:`record_to_json` wrote, told apart by its ``kind``."""
+    kind = data.get("kind")
+    if kind == "episode":
+        return episode_from_json(data)
+    if kind == "fact":
+        return fact_from_json(data)
+    if kind == "document":
+        return document_from_json(data)
+    raise InvalidInputError(f"a record's kind is episode, fact or document, not {kind!r:.40}")
+
+
 def hit_to_json(hit: SearchHit) -> dict[str, JsonValue]:
     return {
         "id": hit.id,
@@ -268,6 +281,24 @@ def hit_to_json(hit: SearchHit) -> dict[str, JsonValue]:
         "topic": hit.topic,
         "bullets": list(hit.bullets),
     }
+
+
+def hit_from_json(data: Mapping[str, Any]) -> SearchHit:
+    """What :func:`hit_to_json` wrote."""
+    return SearchHit(
+        id=data["id"],
+        granularity=Granularity(data["granularity"]),
+        score=float(data["score"]),
+        components={str(k): float(v) for k, v in dict(data.get("components") or {}).items()},
+        text=data["text"],
+        scope=scope_from_json(data["scope"]),
+        session_id=data.get("session_id"),
+        speaker=data.get("speaker"),
+        time=_opt_parse(data.get("time")),
+        episodes=tuple(data.get("episodes", ())),
+        topic=data.get("topic"),
+        bullets=tuple(data.get("bullets", ())),
+    )
 
 
 def search_filter(
