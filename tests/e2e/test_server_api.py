@@ -138,7 +138,15 @@ def test_limits_are_422_or_413_in_the_one_shape(http: httpx2.Client) -> None:
         body = error_of(http.get(url, params={**ALICE, **params}), 422)
         assert body["error"] == "InvalidInputError" and body["details"], (url, params)
     big = {"scope": ALICE, "turns": [{"text": "x" * 250_000}]}
-    assert error_of(http.post("/v1/remember", json=big), 413)["error"] == "TooLargeError"
+    body = error_of(http.post("/v1/remember", json=big), 413)
+    assert body["error"] == "TooLargeError"
+    [detail] = body["details"]  # the limit of a request body, in bytes, and at least its size
+    assert detail["type"] == "too-large" and detail["limit"] == 200_000
+    assert detail["size"] > 200_000
+    long = {"scope": ALICE, "turns": [{"text": "x" * 100_001}]}  # over max_turn_chars
+    body = error_of(http.post("/v1/remember", json=long), 413)
+    assert body["error"] == "TooLargeError"
+    assert body["details"] == [{"type": "too-large", "limit": 100_000, "size": 100_001}]
     upload = {"file": ("big.jsonl", b'{"text": "hi"}\n' * 20_000)}
     r = http.post("/v1/ingest", params=ALICE, data={"format": "jsonl"}, files=upload)
     assert error_of(r, 413)["error"] == "TooLargeError"
@@ -180,11 +188,20 @@ def test_wake_up_recall_and_context_with_explain(http: httpx2.Client, mem: Memor
     ).json()
     assert explained["text"] == plain["text"] and explained["tokens"] <= explained["budget"]
     reasons = explained["explain"]
-    assert reasons and all(set(e) == {"id", "kind", "text", "included", "why"} for e in reasons)
+    fields = {"id", "kind", "text", "included", "why", "reason", "relevance", "scored"}
+    fields |= {"position", "cut", "line", "sources", "rank"}
+    assert reasons and all(set(e) == fields for e in reasons)
     assert all(e["text"] for e in reasons)  # each item's words, for a person
     assert any(e["included"] for e in reasons)
     direct = mem.context("Where does Alice live?", "alice", budget=1000)
     assert [e["id"] for e in reasons] == [e["id"] for e in direct.explain()]
+    items = [*direct.included, *direct.cut]  # every part of each item, as served
+    assert [(e["reason"], e["line"], tuple(e["sources"])) for e in reasons] == [
+        (i.reason, i.line, i.sources) for i in items
+    ]
+    assert [(e["position"], e["cut"], e["relevance"]) for e in reasons] == [
+        (i.position, i.cut, i.relevance) for i in items
+    ]
     other = http.get("/v1/wake-up", params={"user": "bob"}).json()
     assert "Alice" not in other["text"]
 

@@ -3,9 +3,10 @@
 ``{"error": <class>, "message": <text>, "details": [...]}``: ``error`` names a class of the
 exception tree (``InvalidInputError``, ``NotFoundError``, ``TooLargeError``...) or, for what
 the tree has no class for, ``MethodNotAllowedError``, ``HTTPError`` or ``InternalError``;
-``details`` lists each problem of a request that does not match the schema. A failure the code
-did not expect is a 500 ``InternalError`` whose message says nothing of its cause (the server
-log has the traceback).
+``details`` lists each problem of a request that does not match the schema (for a 409
+``ConflictError`` the version stored now, for a 413 ``TooLargeError`` the limit and the size
+found). A failure the code did not expect is a 500 ``InternalError`` whose message says nothing
+of its cause (the server log has the traceback).
 """
 
 from __future__ import annotations
@@ -113,12 +114,28 @@ def conflict_details(exc: ConflictError) -> dict[str, Any]:
     }
 
 
+def too_large_details(limit: int, size: int) -> dict[str, Any]:
+    """An input over a size limit: the limit and the size found, in the unit the message
+    names (characters of a text, bytes of a request body), so a client can rebuild the
+    :class:`TooLargeError`."""
+    return {"type": "too-large", "limit": limit, "size": size}
+
+
+def error_details(exc: MemstrataError) -> list[dict[str, Any]] | None:
+    """The ``details`` of an error of the tree that carries more than its message."""
+    if isinstance(exc, ConflictError):
+        return [conflict_details(exc)]
+    if isinstance(exc, TooLargeError):
+        return [too_large_details(exc.limit, exc.size)]
+    return None
+
+
 def install_error_handlers(app: FastAPI, status_for: Callable[[MemstrataError], int]) -> None:
     """Answer every error of ``app`` in the one shape."""
 
     @app.exception_handler(MemstrataError)
     async def _memstrata(_: Request, exc: MemstrataError) -> ErrorResponse:
-        details = [conflict_details(exc)] if isinstance(exc, ConflictError) else None
+        details = error_details(exc)
         return error_response(status_for(exc), type(exc).__name__, str(exc), details=details)
 
     @app.exception_handler(RequestValidationError)

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import anyio
 
-from memstrata.server.errors import ErrorResponse, error_response
+from memstrata.server.errors import ErrorResponse, error_response, too_large_details
 from memstrata.settings import DEFAULT_REQUEST_BODY_TIMEOUT_S
 
 Scope = MutableMapping[str, Any]
@@ -93,6 +93,7 @@ class BodySizeLimit:
             "TooLargeError",
             f"the request body is over the limit of {self.max_bytes} bytes "
             f"(at least {size}); the setting max_request_bytes sets the limit",
+            details=[too_large_details(self.max_bytes, size)],
         )
 
     def _too_slow(self, size: int) -> ErrorResponse:

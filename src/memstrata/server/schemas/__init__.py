@@ -45,6 +45,7 @@ from memstrata.server.schemas.common import (
     ScopeIn,
     ScopePart,
     Text,
+    TooLargeDetail,
     check_json_values,
     not_blank,
 )
@@ -165,6 +166,7 @@ __all__ = [
     "SkippedOut",
     "SlotText",
     "Text",
+    "TooLargeDetail",
     "TurnIn",
     "TurnsIn",
     "UpdateIn",

@@ -156,6 +156,14 @@ class ConflictDetail(BaseModel):
     current_version: int | None = Field(description="the version stored now; null: deleted")
 
 
+class TooLargeDetail(BaseModel):
+    """What was over a size limit (413 TooLargeError): nothing was done."""
+
+    type: Literal["too-large"]
+    limit: int = Field(description="the limit, in the unit the message names (characters, bytes)")
+    size: int = Field(description="the size found (of a request body: at least this)")
+
+
 class ErrorOut(BaseModel):
     """The body of every 4xx and 5xx answer."""
 
@@ -166,8 +174,9 @@ class ErrorOut(BaseModel):
         "(409), StoreError (503), InternalError or another class of the exception tree (500)"
     )
     message: str = Field(description="what went wrong, for a person")
-    details: list[ErrorDetail | ConflictDetail] | None = Field(
+    details: list[ErrorDetail | ConflictDetail | TooLargeDetail] | None = Field(
         default=None,
         description="each problem, when the request does not match the schema; for a 409 "
-        "ConflictError, the version stored now",
+        "ConflictError, the version stored now; for a 413 TooLargeError, the limit and the "
+        "size found",
     )

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from memstrata.server.schemas.common import QueryIn, Text
 
 if TYPE_CHECKING:
-    from memstrata.context import Context
+    from memstrata.context import Context, Item
     from memstrata.layers import Recall, WakeUp
 
 #: token budgets of wake_up, recall and context
@@ -79,11 +79,41 @@ class RecallOut(BaseModel):
 
 
 class ExplainOut(BaseModel):
+    """One item of a context, in or cut, and why: ``why`` in one line for a person, then its
+    parts (every field of the item, so a client rebuilds the context whole)."""
+
     id: str
     kind: str
     text: str = Field("", description="the item's words as stored (not escaped)")
     included: bool
     why: str
+    reason: str = Field("", description="what the item is: why it is a candidate")
+    relevance: float | None = Field(
+        None,
+        description="its score on the one scale of relevance (the hybrid search's fused "
+        "score); null: nothing scored it",
+    )
+    scored: str = Field("", description="where its relevance came from")
+    position: int | None = Field(None, description="where it was admitted, from 1; null: cut")
+    cut: str = Field("", description="why an item left out is out")
+    line: str = Field("", description="the line served for it, escaped")
+    sources: list[str] = Field(default_factory=list, description="ids of the turns it rests on")
+    rank: int = Field(0, description="its rank in the search that found it, from 0")
+
+    @classmethod
+    def of(cls, item: Item, included: bool, entry: dict[str, object]) -> ExplainOut:
+        """``item`` with its entry of :meth:`Context.explain` (``entry``)."""
+        return cls.model_validate(
+            {
+                **entry,
+                "reason": item.reason,
+                "relevance": item.relevance,
+                "cut": item.cut,
+                "line": item.line,
+                "sources": list(item.sources),
+                "rank": item.rank,
+            }
+        )
 
 
 class ContextOut(BaseModel):
@@ -102,5 +132,15 @@ class ContextOut(BaseModel):
             text=result.text,
             tokens=result.tokens,
             budget=result.budget,
-            explain=[ExplainOut.model_validate(e) for e in result.explain()] if explain else None,
+            explain=_explained(result) if explain else None,
         )
+
+
+def _explained(result: Context) -> list[ExplainOut]:
+    """Every item of ``result``, in (in the order admitted) then cut, as :meth:`explain`
+    lists them."""
+    items = [(i, True) for i in result.included] + [(i, False) for i in result.cut]
+    return [
+        ExplainOut.of(item, included, entry)
+        for (item, included), entry in zip(items, result.explain(), strict=True)
+    ]
