@@ -41,6 +41,7 @@ def test_quick_start_has_exactly_the_two_commands() -> None:
 
 def test_exported_names_are_pinned() -> None:
     assert memstrata.__all__ == [
+        "AgentMemory",
         "BusyError",
         "Category",
         "ConfigError",
@@ -55,6 +56,7 @@ def test_exported_names_are_pinned() -> None:
         "EpisodeFilter",
         "Fact",
         "FactFilter",
+        "ForbiddenError",
         "Granularity",
         "Identity",
         "ImportFormatError",
@@ -66,6 +68,8 @@ def test_exported_names_are_pinned() -> None:
         "MigrationError",
         "NotFoundError",
         "Profile",
+        "RemoteError",
+        "RemoteMemory",
         "Role",
         "Scope",
         "SearchFilter",
@@ -77,8 +81,10 @@ def test_exported_names_are_pinned() -> None:
         "TooLargeError",
         "TopicDocument",
         "Turn",
+        "UnauthenticatedError",
         "When",
         "__version__",
+        "connect",
         "load_settings",
     ]
     for name in memstrata.__all__:

@@ -12,6 +12,9 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "Memory": "memstrata.api",
+    "AgentMemory": "memstrata.agent",
+    "RemoteMemory": "memstrata.client",
+    "connect": "memstrata.client",
     "IngestReport": "memstrata.api",
     "DeleteReport": "memstrata.api",
     "Settings": "memstrata.settings",
@@ -49,9 +52,13 @@ _EXPORTS = {
     "StoreError": "memstrata.errors",
     "MigrationError": "memstrata.errors",
     "DamagedStoreError": "memstrata.errors",
+    "UnauthenticatedError": "memstrata.errors",
+    "ForbiddenError": "memstrata.errors",
+    "RemoteError": "memstrata.errors",
 }
 
 __all__ = [
+    "AgentMemory",
     "BusyError",
     "Category",
     "ConfigError",
@@ -66,6 +73,7 @@ __all__ = [
     "EpisodeFilter",
     "Fact",
     "FactFilter",
+    "ForbiddenError",
     "Granularity",
     "Identity",
     "ImportFormatError",
@@ -77,6 +85,8 @@ __all__ = [
     "MigrationError",
     "NotFoundError",
     "Profile",
+    "RemoteError",
+    "RemoteMemory",
     "Role",
     "Scope",
     "SearchFilter",
@@ -88,26 +98,33 @@ __all__ = [
     "TooLargeError",
     "TopicDocument",
     "Turn",
+    "UnauthenticatedError",
     "When",
     "__version__",
+    "connect",
     "load_settings",
 ]
 
 if TYPE_CHECKING:
+    from memstrata.agent import AgentMemory
     from memstrata.api import DeleteReport, IngestReport, Memory
+    from memstrata.client import RemoteMemory, connect
     from memstrata.errors import (
         BusyError,
         ConfigError,
         ConflictError,
         DamagedStoreError,
         EmbeddingError,
+        ForbiddenError,
         ImportFormatError,
         InvalidInputError,
         MemstrataError,
         MigrationError,
         NotFoundError,
+        RemoteError,
         StoreError,
         TooLargeError,
+        UnauthenticatedError,
     )
     from memstrata.model import (
         Category,

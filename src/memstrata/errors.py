@@ -22,6 +22,8 @@ each::
      │    ├── LLMTimeoutError     it did not answer in time
      │    └── LLMBudgetError      the run's token budget is spent: no more calls
      ├── UpstreamError         the server the memory proxy forwards to cannot be reached
+     ├── RemoteError           a memory server (``memstrata.connect``) cannot be reached,
+     │                         or answers an error the tree has no class for
      └── StoreError            the record store failed (I/O, driver, corruption)
           ├── MigrationError      a schema migration could not be applied
           ├── DamagedStoreError   the database file is damaged; writes are refused
@@ -142,6 +144,21 @@ class LLMBudgetError(LLMError):
 class UpstreamError(MemstrataError):
     """The OpenAI-compatible server the memory proxy forwards to cannot be reached, or the
     connection to it broke before it answered (HTTP 502)."""
+
+
+class RemoteError(MemstrataError):
+    """A memory server reached through :func:`memstrata.connect` could not be reached, did not
+    answer in time, or answered what the tree has no class for (a 500 ``InternalError``, a
+    405, a 408, an answer that is not the API's). ``status`` is the HTTP status (None: no
+    answer) and ``error`` the class the server named, if any. The message names the server's
+    URL, never the API key."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, error: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = error
 
 
 class StoreError(MemstrataError):
