@@ -100,7 +100,7 @@ class AuditMixin(CurationMixin):
         documents: dict[str, tuple[dict[str, Bullet], int]] = {}
         for finding in report.findings:
             if finding.key not in documents:
-                doc, version = self.doc(finding.key, scope)
+                doc, version = self.docs.doc(finding.key, scope)
                 bullets = {b.id: b for s in doc.sections for b in s.bullets}
                 documents[finding.key] = (bullets, version)
             bullets, version = documents[finding.key]
@@ -149,7 +149,7 @@ class AuditMixin(CurationMixin):
             raise InvalidInputError(f"text is for an edit, not a {action}")
         if action != "delete" and reason is not None:
             raise InvalidInputError(f"reason is for a delete, not a {action}")
-        doc, version = self.doc(key, scope)
+        doc, version = self.docs.doc(key, scope)
         if version != expected_version:
             raise ConflictError(key, expected_version, version)
         bullet = next((b for s in doc.sections for b in s.bullets if b.id == bullet_id), None)
@@ -167,8 +167,8 @@ class AuditMixin(CurationMixin):
         else:
             why = reason_of(reason) if reason is not None else self._default_reason(scope, bullet)
             op = Operation(OpKind.DELETE, bullet_id, reason=why)
-        preview: DocPreview = self.preview_doc(key, scope, [op], expected_version=version)
-        _, now = self.apply_doc(key, scope, preview.operations, expected_version=version)
+        preview: DocPreview = self.docs.preview_doc(key, scope, [op], expected_version=version)
+        _, now = self.docs.apply_doc(key, scope, preview.operations, expected_version=version)
         return AuditResolution(key, bullet_id, action, now, preview.diff)
 
     # kept flags ----------------------------------------------------------------------

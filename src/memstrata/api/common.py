@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from memstrata.api.capture import CaptureService
 from memstrata.api.copies import CopyHolder, Erasing, erase_copies, holders_of, prove_erased
+from memstrata.api.documents import DocumentsService
 from memstrata.api.inputs import (  # re-exported: the facade's parts import them from here
     AUDIT_STATE_KEY as AUDIT_STATE_KEY,
 )
@@ -156,6 +157,8 @@ class MemoryState:
         )
         #: turns stored verbatim (see :mod:`memstrata.api.capture`)
         self.capture = CaptureService(self.runtime)
+        #: curated documents, identity and profile (see :mod:`memstrata.api.documents`)
+        self.docs = DocumentsService(self.runtime, self.capture, self._erase_texts)
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from memstrata.api.common import scrubbed
+from memstrata.api.inputs import scrubbed
 from memstrata.citations import missing_among, missing_episodes
 from memstrata.errors import InvalidInputError
 from memstrata.ids import kind_of

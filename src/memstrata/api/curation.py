@@ -251,7 +251,7 @@ class CurationMixin(RecordsMixin):
             llm = self.metered_llm()
         consolidator = Consolidator(
             self.store,
-            self.documents,
+            self.docs.documents,
             self.runs,
             essentials_budget=settings.essentials_budget,
             user_speaker=user_speaker or settings.user_speaker,

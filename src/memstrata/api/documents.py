@@ -1,12 +1,18 @@
-"""Curated documents: L1 essentials and L2 topics as markdown, L0 identity and the profile."""
+"""Curated documents: L1 essentials and L2 topics as markdown, L0 identity and the profile.
+
+A service of the facade (``memory.docs``, as ``memstrata doc`` on the command line): it takes
+the :class:`~memstrata.api.runtime.Runtime`, the capture service (a bullet written by hand
+cites a turn captured for it) and the erasure of texts (a bullet deleted on request leaves no
+copy); :class:`memstrata.api.Memory` delegates its document methods to it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memstrata.api.common import MemoryState, ScopeLike, as_scope, document_passages
+from memstrata.api.capture import CaptureService
 from memstrata.api.curated import (
     clean_identity,
     clean_import,
@@ -14,8 +20,11 @@ from memstrata.api.curated import (
     clean_text,
     in_store,
 )
+from memstrata.api.inputs import ScopeLike, as_scope, document_passages
+from memstrata.api.runtime import Runtime
 from memstrata.errors import InvalidInputError
 from memstrata.model import DeleteReason, DocumentKind, Identity, Profile, Scope, Turn
+from memstrata.ports import RecordStore
 from memstrata.retry import retry_conflicts
 
 if TYPE_CHECKING:
@@ -24,11 +33,28 @@ if TYPE_CHECKING:
     from memstrata.document.service import DocPreview, DocumentService
 
 
-class DocumentsMixin(MemoryState):
+class DocumentsService:
     """L1 essentials and L2 topics as markdown documents, L0 identity and the profile."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        capture: CaptureService,
+        erase_texts: Callable[[Scope, str, Sequence[str]], None],
+    ) -> None:
+        self.runtime = runtime
+        self.capture = capture
+        #: erase the copies of texts the store no longer holds (a bullet deleted on request),
+        #: through the erasure journal so every data directory erases its own
+        self.erase_texts = erase_texts
+
+    @property
+    def store(self) -> RecordStore:
+        return self.runtime.store
 
     @property
     def documents(self) -> DocumentService:
+        """The document operations over the store (compare-and-swap, per-bullet history)."""
         from memstrata.document.service import DocumentService
 
         def capture(text: str, scope: Scope) -> str:
@@ -53,11 +79,11 @@ class DocumentsMixin(MemoryState):
     ) -> DocPreview:
         """What a batch (operations, or the whole edited markdown) would do; writes nothing."""
         if not isinstance(change, str):
-            self._check_operations(change)
+            self.check_operations(change)
         preview = self.documents.plan(
             as_scope(scope), key, change, expected_version=expected_version
         )
-        self._check_operations(preview.operations)
+        self.check_operations(preview.operations)
         return preview
 
     def apply_doc(
@@ -70,7 +96,7 @@ class DocumentsMixin(MemoryState):
         from memstrata.document.ops import OpKind
         from memstrata.document.service import kind_for
 
-        self._check_operations(ops)
+        self.check_operations(ops)
         scope = as_scope(scope)
         erased = {
             op.id
@@ -81,13 +107,13 @@ class DocumentsMixin(MemoryState):
         result = self.documents.apply(scope, key, ops, expected_version=expected_version)
         if stored is not None:
             texts = [p.text for p in document_passages(stored) if p.id in erased]
-            self._erase_texts(scope, f"{stored.id} bullets {','.join(sorted(erased))}", texts)
+            self.erase_texts(scope, f"{stored.id} bullets {','.join(sorted(erased))}", texts)
         return result
 
-    def _check_operations(self, ops: Sequence[Operation]) -> None:
+    def check_operations(self, ops: Sequence[Operation]) -> None:
         for number, op in enumerate(ops, start=1):
             if isinstance(op.text, str):
-                self.check_size(op.text, f"operation {number}'s text")
+                self.runtime.check_size(op.text, f"operation {number}'s text")
 
     def export_markdown(self, scope: ScopeLike, directory: str | Path) -> dict[str, Any]:
         """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
@@ -111,19 +137,20 @@ class DocumentsMixin(MemoryState):
 
         batch = read_directory(Path(directory), user=user)
         for episode in batch.episodes:
-            self.check_size(episode.text, f"episode {episode.id}")
+            self.runtime.check_size(episode.text, f"episode {episode.id}")
         for fact in batch.facts:
-            self.check_size(fact.text, f"fact {fact.id}")
+            self.runtime.check_size(fact.text, f"fact {fact.id}")
         for doc in batch.documents:
             if doc.kind == DocumentKind.IDENTITY:
-                self.check_size(str(doc.content.get("text", "")), "the identity")
+                self.runtime.check_size(str(doc.content.get("text", "")), "the identity")
             if doc.kind in (DocumentKind.ESSENTIALS, DocumentKind.TOPIC):
                 for section in doc.content.get("sections", []):
                     for bullet in section.get("bullets", []):
-                        self.check_size(str(bullet.get("text", "")), f"a bullet of {doc.key}")
-        batch = clean_import(
-            batch, scrub_capture=self.settings is None or self.settings.scrub_capture
-        )
+                        self.runtime.check_size(
+                            str(bullet.get("text", "")), f"a bullet of {doc.key}"
+                        )
+        settings = self.runtime.settings
+        batch = clean_import(batch, scrub_capture=settings is None or settings.scrub_capture)
         batch = renumbered(batch)
         self.store.restore(batch.scope, batch.episodes, batch.facts, batch.documents)
         return batch.scope
@@ -141,7 +168,7 @@ class DocumentsMixin(MemoryState):
         scope = as_scope(scope)
         if not isinstance(text, str):
             raise InvalidInputError(f"the identity is text, not {type(text).__name__}")
-        self.check_size(text, "the identity")
+        self.runtime.check_size(text, "the identity")
         content = Identity(clean_identity(text, scope)).to_content()
 
         def attempt(version: int) -> Identity:

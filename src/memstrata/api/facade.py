@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from memstrata import telemetry
 from memstrata.api.audit import AuditMixin
@@ -32,6 +32,8 @@ from memstrata.model import (
     DocumentKind,
     Episode,
     Granularity,
+    Identity,
+    Profile,
     Scope,
     SearchFilter,
     SearchHit,
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
     from memstrata.api.keys import KeyService
     from memstrata.context import Context
     from memstrata.curate.queue import DebounceQueue
+    from memstrata.document.format import Document as CuratedDocument
+    from memstrata.document.ops import Operation
+    from memstrata.document.service import DocPreview, DocumentService
     from memstrata.index.config import RankingConfig
     from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.leader import ModelLock
@@ -300,6 +305,65 @@ class Memory(AuditMixin, BrowseMixin):
         fields. All turns are checked before any is stored; the batch is stored whole.
         """
         return self.capture.remember(turns, scope, surface=surface, session_id=session_id)
+
+    # curated documents (memory.docs) ----------------------------------------------
+    @property
+    def documents(self) -> DocumentService:
+        """The document operations over the store (see :class:`DocumentService`)."""
+        return self.docs.documents
+
+    def doc(self, key: str, scope: ScopeLike) -> tuple[CuratedDocument, int]:
+        """A curated document (``essentials`` or a topic key) and its version."""
+        return self.docs.doc(key, scope)
+
+    def doc_markdown(self, key: str, scope: ScopeLike) -> tuple[str, int]:
+        """A curated document as markdown, and its version."""
+        return self.docs.doc_markdown(key, scope)
+
+    def preview_doc(
+        self,
+        key: str,
+        scope: ScopeLike,
+        change: str | Sequence[Operation],
+        *,
+        expected_version: int | None = None,
+    ) -> DocPreview:
+        """What a batch (operations, or the whole edited markdown) would do; writes nothing."""
+        return self.docs.preview_doc(key, scope, change, expected_version=expected_version)
+
+    def apply_doc(
+        self, key: str, scope: ScopeLike, ops: Sequence[Operation], *, expected_version: int
+    ) -> tuple[CuratedDocument, int]:
+        """Apply a batch atomically against ``expected_version`` (compare-and-swap; see
+        :meth:`memstrata.api.documents.DocumentsService.apply_doc`)."""
+        return self.docs.apply_doc(key, scope, ops, expected_version=expected_version)
+
+    def export_markdown(self, scope: ScopeLike, directory: str | Path) -> dict[str, Any]:
+        """Write the scope's memory as markdown documents and JSONL (see :mod:`exchange`)."""
+        return self.docs.export_markdown(scope, directory)
+
+    def import_markdown(self, directory: str | Path, *, user: str | None = None) -> Scope:
+        """Restore an exported directory into an empty scope (of ``user`` if given)."""
+        return self.docs.import_markdown(directory, user=user)
+
+    def identity(self, scope: ScopeLike) -> Identity:
+        """The identity (L0)."""
+        return self.docs.identity(scope)
+
+    def set_identity(
+        self, text: str, scope: ScopeLike, *, expected_version: int | None = None
+    ) -> Identity:
+        """Replace the identity (L0); see
+        :meth:`memstrata.api.documents.DocumentsService.set_identity`."""
+        return self.docs.set_identity(text, scope, expected_version=expected_version)
+
+    def profile(self, scope: ScopeLike) -> Profile:
+        """The profile."""
+        return self.docs.profile(scope)
+
+    def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
+        """Store a profile; ``profile.version`` must be the version it was read at."""
+        return self.docs.put_profile(profile, scope)
 
     # search ----------------------------------------------------------------------
     def search(

@@ -25,9 +25,8 @@ from time import perf_counter
 from typing import Final
 
 from memstrata import importers
-from memstrata.api.common import ImportSource, IngestReport
+from memstrata.api.common import ImportSource, IngestReport, MemoryState
 from memstrata.api.curated import clean_text
-from memstrata.api.documents import DocumentsMixin
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.errors import ImportFormatError, InvalidInputError
@@ -85,7 +84,7 @@ def _chunks(ids: Sequence[str]) -> Iterable[Sequence[str]]:
         yield ids[start : start + _CHUNK]
 
 
-class ImportsMixin(DocumentsMixin):
+class ImportsMixin(MemoryState):
     """``ingest`` of every format, with a dry run and idempotence for the keyed ones."""
 
     def ingest(
@@ -410,7 +409,7 @@ class ImportsMixin(DocumentsMixin):
         erased = self.store.erased(scope, [*(e.id for e in episodes), *bullet_ids])
         for note, episode in zip(notes, episodes, strict=True):
             if note.doc not in plan.docs:
-                current, version = self.documents.get(scope, note.doc)
+                current, version = self.docs.documents.get(scope, note.doc)
                 plan.docs[note.doc] = _DocPlan(
                     note.doc,
                     note.title,
@@ -485,7 +484,9 @@ class ImportsMixin(DocumentsMixin):
                     )
         for docplan in plan.docs.values():
             if docplan.ops:
-                self.apply_doc(docplan.key, scope, docplan.ops, expected_version=docplan.version)
+                self.docs.apply_doc(
+                    docplan.key, scope, docplan.ops, expected_version=docplan.version
+                )
         if plan.episodes or plan.facts:
             self._written(scope)
             if self._queue is not None:
