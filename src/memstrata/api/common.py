@@ -83,6 +83,7 @@ from memstrata.api.inputs import (
 from memstrata.api.inputs import (
     when_of as when_of,
 )
+from memstrata.api.records import RecordsService
 from memstrata.api.runtime import Runtime
 from memstrata.errors import BusyError, StoreError
 from memstrata.model import (
@@ -159,6 +160,8 @@ class MemoryState:
         self.capture = CaptureService(self.runtime)
         #: curated documents, identity and profile (see :mod:`memstrata.api.documents`)
         self.docs = DocumentsService(self.runtime, self.capture, self._erase_texts)
+        #: facts filed by hand, reads and changes of any item (see :mod:`memstrata.api.records`)
+        self.records = RecordsService(self.runtime, self.capture)
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from memstrata.api.common import ScopeLike, as_scope
 from memstrata.api.fallback import ModelFallback, model_fallback
+from memstrata.api.forgetting import ForgettingMixin
 from memstrata.api.kept import kept_check
-from memstrata.api.records import RecordsMixin
 from memstrata.errors import InvalidInputError
 from memstrata.model import Category, JsonValue, Scope
 from memstrata.ports import LLM, Extractor, LockingStore
@@ -98,7 +98,7 @@ def _check_run(kind: str, mode: str) -> None:
         raise InvalidInputError(f"unknown mode {mode!r}; expected update, audit or dedup")
 
 
-class CurationMixin(RecordsMixin):
+class CurationMixin(ForgettingMixin):
     """Extraction and consolidation, and the runs that carry them."""
 
     @property

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -21,6 +22,8 @@ from memstrata.api.audit import AuditMixin
 from memstrata.api.browse import BrowseMixin
 from memstrata.api.common import (
     IngestReport,
+    ListKind,
+    Record,
     ScopeLike,
     TurnLike,
     as_scope,
@@ -29,15 +32,24 @@ from memstrata.api.common import (
 )
 from memstrata.errors import InvalidInputError
 from memstrata.model import (
+    Category,
+    Document,
     DocumentKind,
     Episode,
+    EpisodeFilter,
+    Fact,
+    FactFilter,
     Granularity,
     Identity,
+    ItemVersion,
+    JsonValue,
     Profile,
     Scope,
     SearchFilter,
     SearchHit,
     SearchHits,
+    Stats,
+    When,
 )
 from memstrata.ports import Clock, Embedder, RecordStore
 from memstrata.settings import DEFAULT_INDEX_MEMORY_MB, Settings, load_settings
@@ -616,8 +628,96 @@ class Memory(AuditMixin, BrowseMixin):
         self.consolidate(scope, use_llm=False)  # the sample shows its documents, by rules
         return report
 
+    # records (memory.records) -----------------------------------------------------
+    def add_fact(
+        self,
+        text: str,
+        scope: ScopeLike,
+        *,
+        category: Category | str = Category.OTHER,
+        confidence: float = 1.0,
+        importance: float = 0.5,
+        topic: str | None = None,
+        sources: Sequence[str] = (),
+        valid_from: datetime | None = None,
+        supersede: bool = True,
+        when: When | Mapping[str, Any] | None = None,
+        slot: str | None = None,
+        value: str | None = None,
+    ) -> Fact:
+        """File a fact by hand (see :meth:`memstrata.api.records.RecordsService.add_fact`)."""
+        return self.records.add_fact(
+            text,
+            scope,
+            category=category,
+            confidence=confidence,
+            importance=importance,
+            topic=topic,
+            sources=sources,
+            valid_from=valid_from,
+            supersede=supersede,
+            when=when,
+            slot=slot,
+            value=value,
+        )
 
-__all__ = ["Memory"]
+    def get(self, item_id: str, scope: ScopeLike) -> Record:
+        """An episode, fact or document by id."""
+        return self.records.get(item_id, scope)
+
+    def update(
+        self,
+        item_id: str,
+        scope: ScopeLike,
+        *,
+        expected_version: int | None = None,
+        **changes: Any,
+    ) -> Fact | Document:
+        """Change a fact or a document (see
+        :meth:`memstrata.api.records.RecordsService.update`)."""
+        return self.records.update(item_id, scope, expected_version=expected_version, **changes)
+
+    def history(self, item_id: str, scope: ScopeLike) -> list[ItemVersion]:
+        """Every version of an item, oldest first."""
+        return self.records.history(item_id, scope)
+
+    def list(
+        self,
+        scope: ScopeLike,
+        kind: ListKind = "episode",
+        *,
+        limit: int = 100,
+        after: str | None = None,
+        episode_filter: EpisodeFilter | None = None,
+        fact_filter: FactFilter | None = None,
+    ) -> list[Record]:
+        """A page of a scope's records of one kind (see
+        :meth:`memstrata.api.records.RecordsService.list`)."""
+        return self.records.list(
+            scope,
+            kind,
+            limit=limit,
+            after=after,
+            episode_filter=episode_filter,
+            fact_filter=fact_filter,
+        )
+
+    def stats(self, scope: ScopeLike) -> Stats:
+        """How many records of each kind a scope holds."""
+        return self.records.stats(scope)
+
+    def sizes(self, scope: ScopeLike) -> dict[str, int]:
+        """The bytes of text a scope holds, per kind."""
+        return self.records.sizes(scope)
+
+    def record_counts(self) -> dict[str, int]:
+        """How many records of each kind the whole store holds."""
+        return self.records.record_counts()
+
+    def export(self, scope: ScopeLike) -> Iterator[dict[str, JsonValue]]:
+        """Every record of a scope as JSON objects (see
+        :meth:`memstrata.api.records.RecordsService.export`)."""
+        return self.records.export(scope)
 
 
 def _in_utc(filters: SearchFilter) -> SearchFilter:
@@ -629,3 +729,6 @@ def _in_utc(filters: SearchFilter) -> SearchFilter:
         since=None if filters.since is None else time_of("since", filters.since),
         until=None if filters.until is None else time_of("until", filters.until),
     )
+
+
+__all__ = ["Memory"]

@@ -1,4 +1,11 @@
-"""Reading and changing any item: facts, get, update, delete, forget, history, list, export."""
+"""Reading and changing any item: facts filed by hand, get, update, history, list, stats,
+sizes, export.
+
+A service of the facade (``memory.records``): it takes the
+:class:`~memstrata.api.runtime.Runtime` and the capture service (a fact filed without sources
+cites a turn captured for it); :class:`memstrata.api.Memory` delegates to it. Deleting and
+forgetting are the erasure's (:mod:`memstrata.api.forgetting`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from memstrata.api.common import (
+from memstrata.api.capture import CaptureService
+from memstrata.api.curated import (
+    clean_content,
+    clean_slot,
+    clean_text,
+    clean_value,
+    clean_when,
+    in_store,
+    require_episodes,
+)
+from memstrata.api.inputs import (
     FACT_FIELDS,
     ListKind,
     Record,
@@ -19,16 +36,7 @@ from memstrata.api.common import (
     time_of,
     when_of,
 )
-from memstrata.api.curated import (
-    clean_content,
-    clean_slot,
-    clean_text,
-    clean_value,
-    clean_when,
-    in_store,
-    require_episodes,
-)
-from memstrata.api.forgetting import ForgettingMixin
+from memstrata.api.runtime import Runtime
 from memstrata.codec import episode_to_json, format_time, record_to_json
 from memstrata.errors import ConflictError, InvalidInputError
 from memstrata.ids import kind_of, new_id
@@ -47,14 +55,22 @@ from memstrata.model import (
     Turn,
     When,
 )
-from memstrata.ports import SizingStore
+from memstrata.ports import RecordStore, SizingStore
 
-#: the largest page :meth:`RecordsMixin.list` returns
+#: the largest page :meth:`RecordsService.list` returns
 MAX_PAGE: Final = 10_000
 
 
-class RecordsMixin(ForgettingMixin):
-    """Facts added by hand, and reading, changing and deleting any item."""
+class RecordsService:
+    """Facts added by hand, and reading and changing any item."""
+
+    def __init__(self, runtime: Runtime, capture: CaptureService) -> None:
+        self.runtime = runtime
+        self.capture = capture
+
+    @property
+    def store(self) -> RecordStore:
+        return self.runtime.store
 
     def add_fact(
         self,
@@ -91,7 +107,7 @@ class RecordsMixin(ForgettingMixin):
             raise InvalidInputError("a fact's value is the value of its slot: give a slot too")
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("fact text is empty")
-        self.check_size(text, "the fact text")
+        self.runtime.check_size(text, "the fact text")
         if topic is not None and not isinstance(topic, str):
             raise InvalidInputError(f"a fact topic is text, not {type(topic).__name__}")
         category = category_of(category)
@@ -104,7 +120,7 @@ class RecordsMixin(ForgettingMixin):
                     0
                 ].id
             ]
-        now = self.clock.now()
+        now = self.runtime.clock.now()
         fact = Fact(
             id=new_id("fa"),
             scope=scope,
@@ -124,7 +140,7 @@ class RecordsMixin(ForgettingMixin):
             value=fact_value,
         )
         stored = self.store.add_fact(scope, fact)
-        self._written(scope)
+        self.runtime.written(scope)
         if supersede:
             from memstrata.curate.supersede import supersede_older
 
@@ -201,7 +217,7 @@ class RecordsMixin(ForgettingMixin):
         if "text" in values and (not isinstance(values["text"], str) or not values["text"].strip()):
             raise InvalidInputError("fact text is empty")
         if "text" in values:
-            self.check_size(values["text"], "the fact text")
+            self.runtime.check_size(values["text"], "the fact text")
             values["text"] = clean_text(values["text"], scope).strip()
         if "sources" in values:
             sources = values["sources"]
@@ -237,7 +253,7 @@ class RecordsMixin(ForgettingMixin):
             )
         if current.evolve(**values) == current:
             return _unchanged(current, expected)
-        updated = current.evolve(**values, updated_at=self.clock.now())
+        updated = current.evolve(**values, updated_at=self.runtime.clock.now())
         op = "supersede" if values.get("superseded_by") else "update"
         return self.store.update_fact(
             scope,
@@ -352,7 +368,7 @@ def _utf8(text: str) -> int:
 
 
 def _validity_time(name: str, value: object) -> datetime | None:
-    """A fact's ``valid_from`` or ``valid_to`` as given to :meth:`RecordsMixin.update`: a
+    """A fact's ``valid_from`` or ``valid_to`` as given to :meth:`RecordsService.update`: a
     datetime or ISO 8601 text; ``valid_to`` may be None (the fact holds again)."""
     if value is None and name == "valid_to":
         return None
