@@ -99,6 +99,22 @@ def open_fresh(backend: str, tmp_path: Path, clock: Clock) -> Iterator[RecordSto
             store.close()
 
 
+def migration_names(backend: str) -> tuple[str, ...]:
+    """The names of the migrations a store on ``backend`` is made by, in order (MySQL's are
+    the same whatever collation its server takes)."""
+    if backend == "sqlite":
+        from memstrata.store.sqlite_schema import MIGRATIONS
+
+        return tuple(m.name for m in MIGRATIONS)
+    if backend == "postgresql":
+        from memstrata.store.server.postgres_schema import MIGRATIONS as PG_MIGRATIONS
+
+        return tuple(m.name for m in PG_MIGRATIONS)
+    from memstrata.store.server.mysql_schema import migrations
+
+    return tuple(m.name for m in migrations("utf8mb4_nopad_bin"))
+
+
 def open_before_last_migration(backend: str, url: str, clock: Clock) -> RecordStore:
     """The store at ``url`` with every migration of its engine but the newest, as the
     previous version of memstrata made it."""

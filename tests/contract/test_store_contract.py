@@ -35,7 +35,13 @@ from memstrata.model import (
 )
 from memstrata.ports import RecordStore
 from tests.conftest import FixedClock
-from tests.contract.backends import BACKENDS, fresh_url, open_before_last_migration, open_fresh
+from tests.contract.backends import (
+    BACKENDS,
+    fresh_url,
+    migration_names,
+    open_before_last_migration,
+    open_fresh,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ALICE = Scope("alice")
@@ -96,9 +102,26 @@ def fact(
     )
 
 
-def test_store_satisfies_the_protocol(store: RecordStore) -> None:
-    assert isinstance(store, RecordStore)
-    assert store.applied_migrations()
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_store_applies_every_migration_of_its_engine_once(
+    backend: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    from memstrata.store.opening import open_store
+
+    with fresh_url(backend, tmp_path) as url:
+        store = open_store(url, clock=clock)
+        try:
+            assert store.applied_migrations() == list(migration_names(backend))
+            ep = episode(ALICE)
+            store.add_episodes(ALICE, [ep])
+        finally:
+            store.close()
+        again = open_store(url, clock=clock)  # finds them recorded: applies none again
+        try:
+            assert again.applied_migrations() == list(migration_names(backend))
+            assert again.get_episode(ALICE, ep.id) == ep
+        finally:
+            again.close()
 
 
 class TestEpisodes:

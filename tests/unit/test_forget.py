@@ -165,8 +165,10 @@ def test_a_store_damaged_by_an_older_delete_keeps_working(memory: Memory) -> Non
     memory.consolidate(ALICE)
     memory.store.delete_episodes(ALICE, [stale.id])  # what delete used to do: bullets still cite it
     key = "events"
-    _, version = memory.doc(key, ALICE)
-    memory.apply_doc(
+    before, version = memory.doc(key, ALICE)
+    (chess,) = before.sections[0].bullets
+    assert chess.citations == (Citation("chat", stale.id),)  # the citation left dangling
+    doc, written = memory.apply_doc(
         key,
         ALICE,
         [
@@ -179,13 +181,20 @@ def test_a_store_damaged_by_an_older_delete_keeps_working(memory: Memory) -> Non
         ],
         expected_version=version,
     )
+    assert written == version + 1
+    assert [b.text for b in doc.sections[0].bullets] == ["Alice plays chess", "Went to Nara"]
     new = memory.remember(["I started pottery"], ALICE)[0]
     memory.add_fact("Alice does pottery", ALICE, category=Category.EVENT, sources=[new.id])
-    memory.consolidate(ALICE)
-    memory.consolidate(ALICE, mode="dedup")
-    memory.consolidate(ALICE, mode="audit", remove=True)
-    memory.forget(secret, ALICE)
-    memory.forget(other, ALICE)
+    assert memory.consolidate(ALICE).added == 1
+    assert memory.consolidate(ALICE, mode="dedup").merged == 0
+    audit = memory.consolidate(ALICE, mode="audit", remove=True)
+    assert (chess.id, "missing-evidence") in {(f.bullet_id, f.problem) for f in audit.findings}
+    (bullet,) = memory.doc(key, ALICE)[0].sections[0].bullets
+    assert bullet.text == "Alice does pottery" and bullet.citations == (Citation("chat", new.id),)
+    assert memory.forget(secret, ALICE).deleted == (secret,)
+    assert memory.forget(other, ALICE).deleted == (other,)
+    left = _everything(memory, ALICE)
+    assert SECRET not in left and "green tea" not in left and "Alice does pottery" in left
 
 
 def test_forgetting_a_bullet_id_shared_with_another_user_keeps_their_history(

@@ -65,7 +65,7 @@ def _reads_on(request: pytest.FixtureRequest) -> Iterator[None]:
     assert answer["id"] == "after" and "result" in answer, answer
 
 
-def _error(answer: dict[str, Any], request_id: int | str | None, code: int) -> str:
+def _expect_error(answer: dict[str, Any], request_id: int | str | None, code: int) -> str:
     assert answer["id"] == request_id, answer
     error = answer["error"]
     assert error["code"] == code, answer
@@ -76,23 +76,23 @@ def _error(answer: dict[str, Any], request_id: int | str | None, code: int) -> s
 
 
 def test_a_lone_surrogate_in_tool_arguments_is_invalid_params(server: StdioServer) -> None:
-    message = _error(server.ask(SURROGATE_CALL), 2, INVALID_PARAMS)
+    message = _expect_error(server.ask(SURROGATE_CALL), 2, INVALID_PARAMS)
     assert "params.arguments.q" in message and "lone surrogate" in message
 
 
 def test_a_lone_surrogate_in_a_resource_uri_is_invalid_params(server: StdioServer) -> None:
-    message = _error(server.ask(SURROGATE_URI), 3, INVALID_PARAMS)
+    message = _expect_error(server.ask(SURROGATE_URI), 3, INVALID_PARAMS)
     assert "params.uri" in message and "lone surrogate" in message
 
 
 def test_an_invalid_utf8_byte_is_invalid_params(server: StdioServer) -> None:
-    message = _error(server.ask(INVALID_UTF8), 5, INVALID_PARAMS)
+    message = _expect_error(server.ask(INVALID_UTF8), 5, INVALID_PARAMS)
     assert "params.arguments.q" in message and "UTF-8" in message
 
 
 @pytest.mark.parametrize("depth", [300, 100_000], ids=["past-the-sdk-reader", "past-recursion"])
 def test_nesting_too_deep_is_answered_with_the_requests_id(server: StdioServer, depth: int) -> None:
-    message = _error(server.ask(_deep(6, depth)), 6, INVALID_PARAMS)
+    message = _expect_error(server.ask(_deep(6, depth)), 6, INVALID_PARAMS)
     assert "nest deeper than" in message and "params" in message
 
 
@@ -109,7 +109,7 @@ def test_a_truncated_line_is_a_parse_error_with_id_null(server: StdioServer) -> 
 def test_json_that_is_no_request_is_an_invalid_request(server: StdioServer, text: bytes) -> None:
     answer = server.ask(text)
     expected = 7 if b'"id":7' in text else None
-    _error(answer, expected, INVALID_REQUEST)
+    _expect_error(answer, expected, INVALID_REQUEST)
 
 
 def test_a_notification_that_cannot_be_read_gets_no_answer(server: StdioServer) -> None:
@@ -122,7 +122,9 @@ def test_a_notification_that_cannot_be_read_gets_no_answer(server: StdioServer) 
 def test_a_line_over_the_size_limit_is_refused_naming_the_limit(server: StdioServer) -> None:
     blob = "x" * 5_000_000
     turn = {"text": "I keep a very large blob", "metadata": {"blob": blob}}
-    message = _error(server.ask(server.call(9, "remember", {"turns": [turn]})), 9, INVALID_REQUEST)
+    message = _expect_error(
+        server.ask(server.call(9, "remember", {"turns": [turn]})), 9, INVALID_REQUEST
+    )
     assert str(DEFAULT_MAX_REQUEST_BYTES) in message and "max_request_bytes" in message
     found = server.ask(server.call(10, "search", {"q": "very large blob"}))
     assert found["result"]["structuredContent"]["items"] == []  # nothing was stored
@@ -134,7 +136,7 @@ def test_a_huge_line_is_not_held_in_memory(server: StdioServer) -> None:
     filler = b"y" * (96 * 1024 * 1024)
     huge = b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"search",'
     huge += b'"arguments":{"q":"' + filler + b'"}}}'
-    _error(server.ask(huge, timeout=60), 11, INVALID_REQUEST)
+    _expect_error(server.ask(huge, timeout=60), 11, INVALID_REQUEST)
     grown = server.peak_rss() - before
     assert grown < 32 * 1024 * 1024, f"the peak memory grew by {grown} bytes"
 
