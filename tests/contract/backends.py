@@ -1,7 +1,12 @@
 """The record stores the contract suite runs on: SQLite always; PostgreSQL and MySQL/MariaDB
 when ``MEMSTRATA_TEST_POSTGRES_URL`` / ``MEMSTRATA_TEST_MYSQL_URL`` name a server whose user
 may create schemas (PostgreSQL) or databases (MySQL). Each case gets a fresh schema or database,
-dropped after it."""
+dropped after it.
+
+Every case of the suite that needs a database server takes its URL here
+(:func:`server_url`, :func:`servers_given`). Without one, a case skips, saying which variable
+to set; under CI (``CI=true``, as ``.ci/run`` runs) it fails instead: CI never passes with a
+store untested."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
@@ -20,13 +26,46 @@ BACKENDS = ("mysql", "postgresql", "sqlite")
 URL_VARS = {"postgresql": "MEMSTRATA_TEST_POSTGRES_URL", "mysql": "MEMSTRATA_TEST_MYSQL_URL"}
 
 
+def in_ci() -> bool:
+    """Whether the suite runs in CI (which sets ``CI=true``)."""
+    return os.environ.get("CI", "").strip().lower() == "true"
+
+
+def _given(backend: str) -> str:
+    return os.environ.get(URL_VARS[backend], "").strip()
+
+
+def no_server(*backends: str) -> NoReturn:
+    """End a case that needs these backends' test servers and lacks their URLs: it fails
+    under CI, and skips elsewhere; either way saying which variables to set."""
+    missing = ", ".join(f"{backend}: {URL_VARS[backend]}" for backend in backends)
+    if in_ci():
+        pytest.fail(
+            f"{missing} unset and CI=true: CI must run every store's cases "
+            "(.ci/run starts the servers with .ci/databases.sh, whose output says why one "
+            "is missing)",
+            pytrace=False,
+        )
+    variables = " and ".join(URL_VARS[backend] for backend in backends)
+    pytest.skip(f"set {variables} to a test server's URL to run the {' and '.join(backends)} cases")
+
+
 def server_url(backend: str) -> str:
-    """The test server's URL, or a skip that says how to give one."""
-    var = URL_VARS[backend]
-    url = os.environ.get(var, "").strip()
+    """The test server's URL; without one, :func:`no_server` (a failure under CI, a skip
+    elsewhere)."""
+    url = _given(backend)
     if not url:
-        pytest.skip(f"{backend}: set {var} to a test server's URL to run these cases")
+        no_server(backend)
     return url
+
+
+def servers_given() -> list[str]:
+    """The server backends whose test server's URL is set, for a case that also runs without
+    them; under CI a backend without one fails the case (:func:`no_server`)."""
+    missing = [backend for backend in URL_VARS if not _given(backend)]
+    if missing and in_ci():
+        no_server(*missing)
+    return [backend for backend in URL_VARS if backend not in missing]
 
 
 @contextmanager

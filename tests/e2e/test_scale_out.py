@@ -4,8 +4,8 @@ the other, both ways, with no restart and no wait for the model. Each process ke
 search index, built from the shared store and kept current from its change feed.
 
 Runs on PostgreSQL (``MEMSTRATA_TEST_POSTGRES_URL``) and MySQL/MariaDB
-(``MEMSTRATA_TEST_MYSQL_URL``), skipping a backend whose variable is unset;
-``.ci/databases.sh`` starts both."""
+(``MEMSTRATA_TEST_MYSQL_URL``), skipping a backend whose variable is unset (failing under
+``CI=true``); ``.ci/databases.sh`` starts both."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Server record stores beyond the contract: the memory over them, migrations by concurrent
 openers, and a connection the server drops. Each runs on PostgreSQL and MySQL/MariaDB when
-their test server's URL is set (see ``tests/contract/backends.py``), and skips otherwise."""
+their test server's URL is set (see ``tests/contract/backends.py``), and skips otherwise (fails
+under CI)."""
 
 from __future__ import annotations
 

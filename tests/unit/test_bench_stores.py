@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -15,20 +14,20 @@ from memstrata.bench.stores import run_stores_bench
 from memstrata.cli import main
 from memstrata.errors import InvalidInputError
 from memstrata.settings import load_settings
-from tests.contract.backends import URL_VARS, fresh_url
+from tests.contract.backends import fresh_url, servers_given
 
 MINI = Path(__file__).parents[1] / "fixtures" / "locomo_mini.json"
 
 
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """A fresh database on each test server named by the environment (none when unset): never
-    the server's own database, which other runs on the same server may be using."""
+    """A fresh database on each test server named by the environment (none when unset, but
+    under CI, where a missing one fails): never the server's own database, which other runs on
+    the same server may be using."""
     with ExitStack() as stack:
         yield {
             backend: stack.enter_context(fresh_url(backend, tmp_path))
-            for backend in ("postgresql", "mysql")
-            if os.environ.get(URL_VARS[backend], "").strip()
+            for backend in servers_given()
         }
 
 
