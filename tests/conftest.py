@@ -99,8 +99,17 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
-    with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
+def memory(data_dir: Path, clock: FixedClock, request: pytest.FixtureRequest) -> Iterator[Memory]:
+    """A memory in ``data_dir`` on the fixed clock. In a module marked ``light_memory`` it
+    loads no model and no sample: the hashing embedder (64 dimensions), ``load_sample`` off."""
+    if request.node.get_closest_marker("light_memory") is None:
+        with Memory.open(settings=load_settings(data_dir=data_dir), clock=clock) as mem:
+            yield mem
+        return
+    from memstrata.embed.fake import HashingEmbedder
+
+    settings = load_settings(data_dir=data_dir, load_sample=False)
+    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder(dim=64)) as mem:
         yield mem
 
 

@@ -5,7 +5,6 @@ documents' compare-and-swap apply)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +34,6 @@ def seeded(memory: Memory) -> dict[str, Any]:
     doc, version = memory.apply_doc("tea", ALICE, preview.operations, expected_version=0)
     bullets = {b.text: b.id for s in doc.sections for b in s.bullets}
     return {"version": version, "bad": bullets[UNSUPPORTED], "oolong": oolong.id}
-
-
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
 
 
 def _flags(client: TestClient) -> list[dict[str, Any]]:

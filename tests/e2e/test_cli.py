@@ -12,29 +12,9 @@ import pytest
 
 from memstrata.cli import main
 from tests.conftest import LOCOMO_DEV
+from tests.e2e.cli import Cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-class Cli:
-    def __init__(self, data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.data_dir = data_dir
-        self.capsys = capsys
-
-    def __call__(self, *args: str, code: int = 0) -> tuple[str, str]:
-        self.capsys.readouterr()
-        assert main([*args, "--data-dir", str(self.data_dir)]) == code
-        out = self.capsys.readouterr()
-        return out.out, out.err
-
-    def json(self, *args: str) -> object:
-        out, _ = self(*args, "--json")
-        return json.loads(out)
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
 
 
 def test_round_trip(cli: Cli) -> None:

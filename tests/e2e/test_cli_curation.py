@@ -6,16 +6,10 @@ from __future__ import annotations
 import json
 import re
 import socket
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import Cli
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
+from tests.e2e.cli import Cli
 
 
 def _unreachable(monkeypatch: pytest.MonkeyPatch) -> str:

@@ -9,12 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import Cli
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
+from tests.e2e.cli import Cli
 
 
 def _editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> None:

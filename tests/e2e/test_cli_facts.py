@@ -3,18 +3,11 @@ line, the filters, and bad values refused with exit 2 and nothing stored."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.test_cli import Cli
+from tests.e2e.cli import Cli
 
 ALICE = ("--user", "alice")
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
 
 
 def test_add_with_time_and_slot_then_list_by_slot(cli: Cli) -> None:

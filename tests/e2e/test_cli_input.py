@@ -8,12 +8,7 @@ from pathlib import Path
 import pytest
 
 from memstrata.cli import main
-from tests.e2e.test_cli import Cli
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
+from tests.e2e.cli import Cli
 
 
 def _one_line_error(err: str, *needles: str) -> None:

@@ -11,12 +11,7 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.errors import InvalidInputError
-from tests.e2e.test_cli import Cli
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
+from tests.e2e.cli import Cli
 
 
 @pytest.mark.parametrize(

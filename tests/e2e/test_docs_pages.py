@@ -4,7 +4,6 @@ answers, so the pages work offline."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from fastapi import FastAPI
@@ -13,7 +12,6 @@ from fastapi.testclient import TestClient
 from memstrata.api import Memory
 from memstrata.errors import ConfigError
 from memstrata.server.docs_assets import install_docs
-from tests.keyed import keyed_client
 
 URL_IN_PAGE = re.compile(r"""(?:src|href|spec-url)="([^"]*)"|url: '([^']*)'""")
 CONTENT_TYPES = {
@@ -22,12 +20,6 @@ CONTENT_TYPES = {
     ".png": ("image/png",),
     ".json": ("application/json",),
 }
-
-
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])

@@ -7,21 +7,14 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from memstrata.api import Memory
 from memstrata.cli.doctor_commands import PROBLEMS_REMAIN
 from memstrata.model import Episode, EpisodeFilter, Role, Scope
 from memstrata.settings import load_settings
 from memstrata.trace import JsonlTrace
 from tests.conftest import FixedClock
-from tests.e2e.test_cli import Cli
+from tests.e2e.cli import Cli
 from tests.integration.test_damaged_store import damaged_data_dir
-
-
-@pytest.fixture
-def cli(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(data_dir, capsys)
 
 
 def doctor(cli: Cli, *args: str, code: int) -> dict:  # type: ignore[type-arg]

@@ -4,7 +4,6 @@ nothing, and equals what the forget then reports and does (HTTP, facade, CLI, MC
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +62,6 @@ def _snapshot(mem: Memory, data_dir: Path) -> tuple[Any, ...]:
 @pytest.fixture
 def seeded(memory: Memory) -> dict[str, str]:
     return _seed(memory)
-
-
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
 
 
 def test_item_preview_lists_the_cascade_and_equals_the_forget(

@@ -4,7 +4,6 @@ conflicts and retries, curation runs and records by kind."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,13 +13,6 @@ from memstrata import telemetry
 from memstrata.api import Memory
 from memstrata.ids import new_id
 from memstrata.retry import retry_conflicts
-from tests.keyed import keyed_client
-
-
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
 
 
 def scrape(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

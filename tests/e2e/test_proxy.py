@@ -23,16 +23,17 @@ from fastapi.responses import Response, StreamingResponse
 
 from memstrata.api import Memory
 from memstrata.cli import main
-from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import StoreError
 from memstrata.model import EpisodeFilter, Scope
 from memstrata.server.auth import KeyAuth, LocalAuth
 from memstrata.server.proxy import create_proxy_app
-from memstrata.settings import ProxySettings, load_settings
-from tests.conftest import FixedClock
+from memstrata.settings import ProxySettings
 from tests.e2e.live import live_server
 from tests.inert import HOSTILE, assert_inert
 from tests.keyed import key_headers
+
+#: the memory fixture with the hashing embedder and no sample (tests/conftest.py)
+pytestmark = pytest.mark.light_memory
 
 
 def sse(*deltas: str) -> list[bytes]:
@@ -103,13 +104,6 @@ class FakeUpstream:
                         await asyncio.sleep(0.01)
         finally:
             self.closed.set()
-
-
-@pytest.fixture
-def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
-    settings = load_settings(data_dir=data_dir, load_sample=False)
-    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder(dim=64)) as mem:
-        yield mem
 
 
 @pytest.fixture

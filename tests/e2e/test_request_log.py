@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,12 +15,6 @@ from memstrata.api import Memory
 from memstrata.server.requestlog import configure_server_logging, resolve_format
 from tests.conftest import SERVER_LOGGERS
 from tests.keyed import keyed_client
-
-
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
 
 
 def lines(stream: io.StringIO) -> list[dict[str, Any]]:

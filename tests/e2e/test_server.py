@@ -26,12 +26,6 @@ from tests.keyed import keyed_client
 from tests.ports import free_port
 
 
-@pytest.fixture
-def client(memory: Memory) -> Iterator[TestClient]:
-    with keyed_client(memory) as c:
-        yield c
-
-
 def test_healthz(client: TestClient) -> None:
     body = client.get("/healthz").json()
     assert body["status"] == "ok" and "0001_initial" in body["migrations"]

@@ -13,7 +13,7 @@ from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.model import DocumentKind, Scope
 from memstrata.settings import load_settings
-from tests.e2e.test_cli import Cli
+from tests.e2e.cli import Cli
 from tests.keyed import keyed_client
 
 ALICE = Scope("alice")

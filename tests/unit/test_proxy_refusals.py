@@ -7,17 +7,15 @@ is 422 in the one error shape, never a 500."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from memstrata.api import Memory
-from memstrata.embed.fake import HashingEmbedder
 from memstrata.server.schemas import MAX_DEPTH
-from memstrata.settings import load_settings
-from tests.conftest import FixedClock
 from tests.proxied import ScriptedUpstream, captured, proxy_client
+
+#: the memory fixture with the hashing embedder and no sample (tests/conftest.py)
+pytestmark = pytest.mark.light_memory
 
 LONE = "\\ud800"  # a lone surrogate as JSON writes it
 USER = "alice"
@@ -36,13 +34,6 @@ def chat_body(content: str = '"I prefer aisle seats."', **fields: str) -> bytes:
 
 def nested(depth: int) -> str:
     return "[" * depth + "]" * depth
-
-
-@pytest.fixture
-def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
-    settings = load_settings(data_dir=data_dir, load_sample=False)
-    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder(dim=64)) as mem:
-        yield mem
 
 
 REFUSED = {

@@ -4,7 +4,6 @@ aisle seats", beside "Bob likes chess"), never of "the user"."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,8 @@ from memstrata.settings import load_settings
 from tests.conftest import FixedClock
 from tests.proxied import ScriptedUpstream, captured, completion, proxy_client
 
-
-@pytest.fixture
-def memory(data_dir: Path, clock: FixedClock) -> Iterator[Memory]:
-    settings = load_settings(data_dir=data_dir, load_sample=False)
-    with Memory.open(settings=settings, clock=clock, embedder=HashingEmbedder(dim=64)) as mem:
-        yield mem
+#: the memory fixture with the hashing embedder and no sample (tests/conftest.py)
+pytestmark = pytest.mark.light_memory
 
 
 def ask(memory: Memory, user: str, text: str, answer: str = "Noted.") -> None:

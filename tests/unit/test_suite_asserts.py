@@ -26,7 +26,7 @@ PYTEST_CHECKS = frozenset({"raises", "warns", "fail", "deprecated_call"})
 #: each definition of it (``path::qualified name`` under ``tests/``), whose body must check
 ASSERTING_HELPERS: dict[str, tuple[str, ...]] = {
     # the e2e ``cli`` fixture's callable: runs a command, asserts its exit code (``code=``)
-    "cli": ("e2e/test_cli.py::Cli.__call__",),
+    "cli": ("e2e/cli.py::Cli.__call__",),
     # a response is the error named, with the error body's fields
     "error_of": ("e2e/test_server_api.py::error_of", "e2e/test_workbench_api.py::error_of"),
     "_is_error": ("unit/test_auth.py::_is_error",),
