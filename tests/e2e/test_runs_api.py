@@ -12,13 +12,12 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
+from memstrata.llm.fake import ByPrompt, fake_openai_server
 from memstrata.settings import OpenAILLMSettings, load_settings
 from tests.conftest import FixedClock
 from tests.e2e.live import live_server
 from tests.e2e.test_server_api import wait_run
-from tests.fakes import fake_openai_server
 from tests.keyed import key_headers, keyed_app
-from tests.unit.llm_script import ByPrompt
 
 ALICE = {"user": "alice"}
 T1 = {"user": "alice", "thread": "t1"}

@@ -144,8 +144,8 @@ def test_a_thread_without_memory_uses_its_user(mem: Memory) -> None:
 
 def test_the_llm_router_and_its_fallback() -> None:
     from memstrata.context import llm_router
+    from memstrata.llm.fake import ScriptedChat, fake_openai_server
     from memstrata.llm.openai_compat import OpenAIChat
-    from tests.fakes import ScriptedChat, fake_openai_server
 
     script = ScriptedChat(
         [

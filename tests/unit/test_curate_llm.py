@@ -11,9 +11,10 @@ from memstrata.api import Memory
 from memstrata.citations import missing_episodes
 from memstrata.consolidate import ConsolidationReport
 from memstrata.document.format import parse, serialize
+from memstrata.llm.fake import ByPrompt, reply
 from memstrata.model import DocumentKind, FactFilter, Profile, Scope
 from tests.conftest import FixedClock
-from tests.unit.llm_script import ByPrompt, model_memory, reply
+from tests.unit.llm_script import model_memory
 
 WEI = Scope("wei")
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm"

@@ -11,10 +11,10 @@ from memstrata.api import Memory
 from memstrata.document.coverage import topic_key
 from memstrata.document.service import DocumentService
 from memstrata.errors import StoreError
+from memstrata.llm.fake import ByPrompt, Reply, reply
 from memstrata.model import DocumentKind, FactFilter
 from tests.conftest import FixedClock
-from tests.fakes import Reply
-from tests.unit.llm_script import ByPrompt, model_memory, reply
+from tests.unit.llm_script import model_memory
 from tests.unit.test_curate_llm import WEI, _bullets, _consistent, _turns, _wait
 
 TOPICS = {

@@ -10,9 +10,10 @@ import pytest
 from memstrata.api import Memory
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
+from memstrata.llm.fake import ByPrompt, reply
 from memstrata.model import Scope
 from tests.conftest import FixedClock
-from tests.unit.llm_script import ByPrompt, model_memory, reply
+from tests.unit.llm_script import model_memory
 
 WEI = Scope("wei")
 

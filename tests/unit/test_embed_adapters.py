@@ -19,6 +19,7 @@ from memstrata.embed.fastembed import FastEmbedEmbedder
 from memstrata.embed.openai_compat import OpenAIEmbedder
 from memstrata.embed.sentence_transformers import SentenceTransformerEmbedder
 from memstrata.errors import EmbeddingError
+from memstrata.llm.fake import serve_json
 from memstrata.ports import Embedder
 from memstrata.settings import (
     FastEmbedEmbedderSettings,
@@ -28,7 +29,6 @@ from memstrata.settings import (
     SentenceTransformersEmbedderSettings,
     load_settings,
 )
-from tests.fakes import serve_json
 
 REFERENCE = HashingEmbedder(dim=32)
 

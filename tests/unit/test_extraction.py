@@ -13,9 +13,9 @@ from memstrata.curate.extract_llm import LLMExtractor
 from memstrata.curate.extract_rules import RuleExtractor, sentences, third_person
 from memstrata.curate.guards import GuardConfig, guard
 from memstrata.ids import new_id
+from memstrata.llm.fake import ScriptedChat, fake_openai_server
 from memstrata.llm.openai_compat import OpenAIChat
 from memstrata.model import Candidate, Category, Episode, Role, Scope
-from tests.fakes import ScriptedChat, fake_openai_server
 
 ALICE = Scope("alice")
 

@@ -12,9 +12,10 @@ import pytest
 from memstrata.api import Memory
 from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.curate.guards import guard
+from memstrata.llm.fake import ByPrompt, reply
 from memstrata.model import Candidate, Category, Role, Scope, Turn
 from tests.conftest import FixedClock
-from tests.unit.llm_script import ByPrompt, model_memory, reply
+from tests.unit.llm_script import model_memory
 
 ALICE = Scope("alice")
 WHEN = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)

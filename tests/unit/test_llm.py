@@ -10,11 +10,11 @@ import pytest
 
 from memstrata.errors import LLMError, LLMReplyError
 from memstrata.ids import new_id
+from memstrata.llm.fake import ScriptedChat, fake_openai_server
 from memstrata.llm.openai_compat import OpenAIChat, parse_json_reply
 from memstrata.llm.prompting import CitationMap, episodes_block
 from memstrata.model import Episode, Role, Scope
 from memstrata.ports import LLM
-from tests.fakes import ScriptedChat, fake_openai_server
 
 
 def test_round_trip_with_json_mode_and_auth() -> None:

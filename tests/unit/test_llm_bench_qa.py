@@ -9,9 +9,8 @@ import pytest
 from memstrata.api import Memory
 from memstrata.bench.qa import answer_tokens, run_qa, token_f1
 from memstrata.cli import main
+from memstrata.llm.fake import ByPrompt, Reply, fake_openai_server, reply
 from memstrata.llm.openai_compat import OpenAIChat
-from tests.fakes import Reply, fake_openai_server
-from tests.unit.llm_script import ByPrompt, reply
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "locomo_mini.json"
 

@@ -13,12 +13,12 @@ from memstrata.curate.extract_llm import LLMExtractor
 from memstrata.curate.extract_rules import RuleExtractor
 from memstrata.errors import LLMBudgetError, LLMReplyError, LLMTimeoutError, LLMUnavailableError
 from memstrata.httpjson import retry_after_seconds
+from memstrata.llm.fake import Reply, ScriptedChat, fake_openai_server
 from memstrata.llm.metered import Call, MeteredLLM, ask
 from memstrata.llm.openai_compat import OpenAIChat
 from memstrata.model import Scope
 from memstrata.retry import RETRY_AFTER_CAP_S
 from memstrata.settings import OpenAILLMSettings, load_settings
-from tests.fakes import Reply, ScriptedChat, fake_openai_server
 
 ASK = [{"role": "user", "content": "answer in JSON"}]
 

@@ -12,12 +12,12 @@ import pytest
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
 from memstrata.errors import InvalidInputError
+from memstrata.llm.fake import ScriptedChat, fake_openai_server
 from memstrata.llm.openai_compat import OpenAIChat
 from memstrata.model import Granularity, Scope, SearchHit, Turn
 from memstrata.rerank import llm_reranker
 from memstrata.settings import OpenAILLMSettings, load_settings
 from tests.conftest import FixedClock
-from tests.fakes import ScriptedChat, fake_openai_server
 
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -15,14 +15,13 @@ import pytest
 
 from memstrata.api import Memory
 from memstrata.embed.fake import HashingEmbedder
+from memstrata.llm.fake import ByPrompt, fake_openai_server
 from memstrata.model import Scope
 from memstrata.server.auth import KeyAuth
 from memstrata.server.http import create_app
 from memstrata.settings import OpenAILLMSettings, load_settings
 from tests.e2e.live import live_server
 from tests.e2e.web.test_tools import Server, open_page
-from tests.fakes import fake_openai_server
-from tests.unit.llm_script import ByPrompt
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
