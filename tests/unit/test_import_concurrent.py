@@ -28,14 +28,14 @@ def test_two_imports_of_one_export_at_once_take_turns(data_dir: Path, clock: Fix
     first, second = _open(data_dir, clock), _open(data_dir, clock)
     second_done = threading.Event()
     planned = threading.Event()
-    apply = first._apply
+    apply = first.imports._apply
 
     def slow_apply(plan: Any) -> None:  # the first has planned; the second starts meanwhile
         planned.set()
         second_done.wait(2)  # without turns the second stores everything here first
         apply(plan)
 
-    first._apply = slow_apply  # type: ignore[method-assign]
+    first.imports._apply = slow_apply  # type: ignore[method-assign]
     reports: dict[str, IngestReport] = {}
     errors: list[BaseException] = []
 

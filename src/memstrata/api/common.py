@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 from memstrata.api.capture import CaptureService
 from memstrata.api.copies import CopyHolder, Erasing, erase_copies, holders_of, prove_erased
 from memstrata.api.documents import DocumentsService
+from memstrata.api.imports import ImportService
 from memstrata.api.inputs import (  # re-exported: the facade's parts import them from here
     AUDIT_STATE_KEY as AUDIT_STATE_KEY,
 )
@@ -162,6 +163,8 @@ class MemoryState:
         self.docs = DocumentsService(self.runtime, self.capture, self._erase_texts)
         #: facts filed by hand, reads and changes of any item (see :mod:`memstrata.api.records`)
         self.records = RecordsService(self.runtime, self.capture)
+        #: imports of other systems' exports (see :mod:`memstrata.api.imports`)
+        self.imports = ImportService(self.runtime, self.capture, self.docs)
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds

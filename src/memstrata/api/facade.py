@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from memstrata.document.format import Document as CuratedDocument
     from memstrata.document.ops import Operation
     from memstrata.document.service import DocPreview, DocumentService
+    from memstrata.importers import ImportBatch
     from memstrata.index.config import RankingConfig
     from memstrata.index.indexer import BackgroundIndexer
     from memstrata.index.leader import ModelLock
@@ -376,6 +377,22 @@ class Memory(AuditMixin, BrowseMixin):
     def put_profile(self, profile: Profile, scope: ScopeLike) -> Profile:
         """Store a profile; ``profile.version`` must be the version it was read at."""
         return self.docs.put_profile(profile, scope)
+
+    def ingest(
+        self,
+        source: str | Path | ImportBatch,
+        user: str,
+        *,
+        fmt: str | None = None,
+        dry_run: bool = False,
+        all_branches: bool = False,
+    ) -> IngestReport:
+        """Import a file into ``user``: each conversation goes to thread ``<key>`` (see
+        :meth:`memstrata.api.imports.ImportService.ingest`; the exports of other systems are
+        imported idempotently, with a dry run)."""
+        return self.imports.ingest(
+            source, user, fmt=fmt, dry_run=dry_run, all_branches=all_branches
+        )
 
     # search ----------------------------------------------------------------------
     def search(

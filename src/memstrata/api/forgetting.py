@@ -13,10 +13,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from memstrata.api.common import DeleteReport, ScopeLike, as_scope, content_passages, reason_of
+from memstrata.api.common import (
+    DeleteReport,
+    MemoryState,
+    ScopeLike,
+    as_scope,
+    content_passages,
+    reason_of,
+)
 from memstrata.api.erasure_plan import ErasurePlanner
 from memstrata.api.forget_preview import ForgetPreview, describe, pending_preview
-from memstrata.api.imports import ImportsMixin
 from memstrata.errors import (
     InvalidInputError,
     MemstrataError,
@@ -43,7 +49,7 @@ def scope_target(scope: Scope) -> str:
     return f"scope {scope}"
 
 
-class ForgettingMixin(ImportsMixin):
+class ForgettingMixin(MemoryState):
     """delete, forget, forget_scope, and finishing erasures left pending."""
 
     def delete(

@@ -12,6 +12,10 @@ Guards apply as on every write of curated text: the privacy scrub, the size limi
 confidence threshold of the fact's category (a fact below it is skipped and reported), and
 citations that name no episode in memory are not kept (they are counted as unresolved and
 recorded in the import episode).
+
+A service of the facade (``memory.imports``): it takes the
+:class:`~memstrata.api.runtime.Runtime`, the capture service and the documents service;
+:meth:`memstrata.api.Memory.ingest` delegates to it.
 """
 
 from __future__ import annotations
@@ -25,8 +29,11 @@ from time import perf_counter
 from typing import Final
 
 from memstrata import importers
-from memstrata.api.common import ImportSource, IngestReport, MemoryState
+from memstrata.api.capture import CaptureService
 from memstrata.api.curated import clean_text
+from memstrata.api.documents import DocumentsService
+from memstrata.api.inputs import ImportSource, IngestReport
+from memstrata.api.runtime import Runtime
 from memstrata.document.format import Citation
 from memstrata.document.ops import Operation, OpKind
 from memstrata.errors import ImportFormatError, InvalidInputError
@@ -44,7 +51,7 @@ from memstrata.model import (
     Turn,
     utc,
 )
-from memstrata.ports import LockingStore
+from memstrata.ports import LockingStore, RecordStore
 
 #: the surface of episodes an import captures
 SURFACE: Final = "import"
@@ -84,8 +91,17 @@ def _chunks(ids: Sequence[str]) -> Iterable[Sequence[str]]:
         yield ids[start : start + _CHUNK]
 
 
-class ImportsMixin(MemoryState):
+class ImportService:
     """``ingest`` of every format, with a dry run and idempotence for the keyed ones."""
+
+    def __init__(self, runtime: Runtime, capture: CaptureService, docs: DocumentsService) -> None:
+        self.runtime = runtime
+        self.capture = capture
+        self.docs = docs
+
+    @property
+    def store(self) -> RecordStore:
+        return self.runtime.store
 
     def ingest(
         self,
@@ -166,11 +182,13 @@ class ImportsMixin(MemoryState):
     def _check_sizes(self, batch: ImportBatch, notes: Sequence[ImportedNote]) -> None:
         for conv in batch.conversations:
             for turn in conv.turns:
-                self.check_size(turn.text, f"{batch.source}: {turn.metadata.get(IMPORT_KEY)}")
+                self.runtime.check_size(
+                    turn.text, f"{batch.source}: {turn.metadata.get(IMPORT_KEY)}"
+                )
         for fact in batch.facts:
-            self.check_size(fact.text, f"{batch.source}: {fact.key}")
+            self.runtime.check_size(fact.text, f"{batch.source}: {fact.key}")
         for note in notes:
-            self.check_size(note.text, f"{batch.source}: {note.key}")
+            self.runtime.check_size(note.text, f"{batch.source}: {note.key}")
 
     def _record_episode(
         self,
@@ -250,7 +268,7 @@ class ImportsMixin(MemoryState):
         from memstrata.curate.guards import DEFAULT_THRESHOLDS
         from memstrata.settings import load_settings
 
-        settings = self.settings or load_settings()
+        settings = self.runtime.settings or load_settings()
         return {
             **DEFAULT_THRESHOLDS,
             **{Category(k): v for k, v in settings.confidence_thresholds.items()},
@@ -261,7 +279,7 @@ class ImportsMixin(MemoryState):
             return
         thresholds = self._thresholds()
         scope = Scope(plan.user)
-        now = self.clock.now()
+        now = self.runtime.clock.now()
         pairs: list[tuple[Episode, Fact]] = []
         for item in sorted(batch.facts, key=lambda f: (f.time or now, f.key)):
             threshold = thresholds[item.category]
@@ -465,7 +483,7 @@ class ImportsMixin(MemoryState):
         if plan.episodes:
             self.store.add_episodes(scope, plan.episodes)
             self.capture.trace_episodes(SURFACE, plan.episodes)
-        now = self.clock.now()
+        now = self.runtime.clock.now()
         for fact in plan.facts:
             stored = self.store.add_fact(scope, fact)
             supersede_older(self.store, scope, stored, now=now)
@@ -488,9 +506,8 @@ class ImportsMixin(MemoryState):
                     docplan.key, scope, docplan.ops, expected_version=docplan.version
                 )
         if plan.episodes or plan.facts:
-            self._written(scope)
-            if self._queue is not None:
-                self._queue.touch(scope)
+            self.runtime.written(scope)
+            self.runtime.touched(scope)
 
 
 def _forgotten(count: int, kind: str) -> str:
