@@ -4,6 +4,8 @@ validity (with what replaced a superseded fact).
 
 Everything here reads through the store's scoped methods, so isolation holds as for any
 other read: a scope sees nothing of another user, and a session or fact outside it is absent.
+A service of the facade (``memory.browse``) over the store alone; :class:`memstrata.api.Memory`
+delegates its browsing methods to it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal
 
-from memstrata.api.common import MemoryState, ScopeLike, as_scope, category_of, slot_of
+from memstrata.api.inputs import ScopeLike, as_scope, category_of, slot_of
 from memstrata.codec import format_time
 from memstrata.errors import InvalidInputError, NotFoundError
 from memstrata.ids import kind_of
@@ -108,8 +110,11 @@ class FactView:
     superseded_by_text: str | None
 
 
-class BrowseMixin(MemoryState):
+class BrowseService:
     """Read-only views for people browsing a memory (the web workbench)."""
+
+    def __init__(self, store: RecordStore) -> None:
+        self.store = store
 
     def users(
         self, allowed: Collection[str] | None = None, *, after: str | None = None, limit: int = 100

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from memstrata.api.browse import BrowseService
 from memstrata.api.capture import CaptureService
 from memstrata.api.copies import CopyHolder, Erasing, erase_copies, holders_of, prove_erased
 from memstrata.api.documents import DocumentsService
@@ -165,6 +166,8 @@ class MemoryState:
         self.records = RecordsService(self.runtime, self.capture)
         #: imports of other systems' exports (see :mod:`memstrata.api.imports`)
         self.imports = ImportService(self.runtime, self.capture, self.docs)
+        #: read-only views for people browsing a memory (see :mod:`memstrata.api.browse`)
+        self.browse = BrowseService(store)
 
     def _written(self, scope: Scope) -> None:
         """Records of ``scope`` were written: the background indexer (if running) embeds

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from importlib import resources
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from memstrata import telemetry
 from memstrata.api.audit import AuditMixin
-from memstrata.api.browse import BrowseMixin
 from memstrata.api.common import (
     IngestReport,
     ListKind,
@@ -45,9 +44,11 @@ from memstrata.model import (
     JsonValue,
     Profile,
     Scope,
+    ScopeSummary,
     SearchFilter,
     SearchHit,
     SearchHits,
+    SessionSummary,
     Stats,
     When,
 )
@@ -58,6 +59,7 @@ from memstrata.settings import DEFAULT_INDEX_MEMORY_MB, Settings, load_settings
 _NEAR_CANDIDATES: Final = 5
 
 if TYPE_CHECKING:
+    from memstrata.api.browse import FactView, UserSummary, Validity
     from memstrata.api.keys import KeyService
     from memstrata.context import Context
     from memstrata.curate.queue import DebounceQueue
@@ -73,7 +75,7 @@ if TYPE_CHECKING:
     from memstrata.layers import FactCache, Recall, WakeUp
 
 
-class Memory(AuditMixin, BrowseMixin):
+class Memory(AuditMixin):
     """Long-term memory for agents: capture, curate, serve.
 
     ``Memory.open()`` uses the settings (data directory, trace); tests and embedders can pass
@@ -644,6 +646,50 @@ class Memory(AuditMixin, BrowseMixin):
             )
         self.consolidate(scope, use_llm=False)  # the sample shows its documents, by rules
         return report
+
+    # browsing (memory.browse) -----------------------------------------------------
+    def users(
+        self, allowed: Collection[str] | None = None, *, after: str | None = None, limit: int = 100
+    ) -> list[UserSummary]:
+        """The users that hold memory (see :meth:`memstrata.api.browse.BrowseService.users`)."""
+        return self.browse.users(allowed, after=after, limit=limit)
+
+    def scopes(self, user: ScopeLike) -> list[ScopeSummary]:
+        """The threads and agents of a user."""
+        return self.browse.scopes(user)
+
+    def sessions(self, scope: ScopeLike) -> list[SessionSummary]:
+        """The sessions of a scope."""
+        return self.browse.sessions(scope)
+
+    def session(self, session_id: str, scope: ScopeLike) -> list[Episode]:
+        """The turns of one session."""
+        return self.browse.session(session_id, scope)
+
+    def facts(
+        self,
+        scope: ScopeLike,
+        *,
+        category: str | None = None,
+        topic: str | None = None,
+        valid: Validity = "current",
+        after: str | None = None,
+        limit: int = 100,
+        slot: str | None = None,
+        slot_kind: str | None = None,
+    ) -> list[FactView]:
+        """Facts by category, topic and validity, each with what replaced it (see
+        :meth:`memstrata.api.browse.BrowseService.facts`)."""
+        return self.browse.facts(
+            scope,
+            category=category,
+            topic=topic,
+            valid=valid,
+            after=after,
+            limit=limit,
+            slot=slot,
+            slot_kind=slot_kind,
+        )
 
     # records (memory.records) -----------------------------------------------------
     def add_fact(
