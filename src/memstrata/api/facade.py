@@ -1,9 +1,13 @@
 """The facade: :class:`Memory`, the one entry point the CLI, HTTP and MCP front-ends call.
 
 Synchronous and thread-safe (the store serialises its own access). Every method takes the
-scope it acts in; a bare string is taken as a user id. The methods live in one module per
-concern (capture, records, curation, documents); this one holds construction, search, serving
-and the sample memory.
+scope it acts in; a bare string is taken as a user id. The behaviour lives in one service per
+concern (``memory.capture``, ``memory.docs``, ``memory.records``, ``memory.imports``,
+``memory.browse``, ``memory.keys``; docs/adr/0017-services-of-the-facade.md), each method here
+handing its call on with the service's full signature, so that ``Memory`` reads as the table
+of contents of the API (which is why this module is long: most of its lines are those
+signatures and their one-line documentation). Search, serving and the sample memory are still
+here, and curation, audit and forgetting still mixins, until they become services too.
 """
 
 from __future__ import annotations
