@@ -60,6 +60,20 @@ def _holder(mem: Memory, kind: type) -> CopyHolder:
     return found[0]
 
 
+def _delete_in_store(mem: Memory, episode_id: str) -> None:
+    """The store's part of a deletion on request of the turn (its transaction and journal)."""
+    record = mem.store.erase(
+        Scope("u"),
+        Erasure(
+            target=episode_id,
+            reason=DeleteReason.USER_REQUEST.value,
+            episode_ids=(episode_id,),
+            derived=True,
+        ),
+    )
+    assert record.episode_ids == (episode_id,)
+
+
 def test_a_memory_on_a_data_directory_has_every_holder(memory: Memory) -> None:
     assert [type(h) for h in memory._copy_holders()] == KINDS
 
@@ -71,16 +85,7 @@ def test_a_holder_erases_its_copies_and_proves_none_is_left(memory: Memory, kind
     holder = _holder(memory, kind)
     if isinstance(holder, SEES_LIVE_COPIES):
         assert holder.residue(job), f"{holder.what}: the copy is not found before the erase"
-    record = memory.store.erase(
-        Scope("u"),
-        Erasure(
-            target=episode_id,
-            reason=DeleteReason.USER_REQUEST.value,
-            episode_ids=(episode_id,),
-            derived=True,
-        ),
-    )
-    assert record.episode_ids == (episode_id,)
+    _delete_in_store(memory, episode_id)
     done = holder.erase(job)
     assert done.left == [], f"{holder.what}: {done.left}"
     assert holder.residue(job) == [], holder.what
@@ -97,15 +102,7 @@ def test_a_holder_that_cannot_erase_leaves_the_others_erasing(
     from memstrata.errors import StoreError
 
     job, episode_id = _job(memory, "u", TEXT, "Oskvarel dumplings")
-    memory.store.erase(
-        Scope("u"),
-        Erasure(
-            target=episode_id,
-            reason=DeleteReason.USER_REQUEST.value,
-            episode_ids=(episode_id,),
-            derived=True,
-        ),
-    )
+    _delete_in_store(memory, episode_id)
     holders = memory._copy_holders()
     snapshots = next(h for h in holders if isinstance(h, SnapshotCopies))
 
